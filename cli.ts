@@ -1,0 +1,207 @@
+import { parseArgs } from 'node:util'
+import type { SqlClient } from '@effect/sql'
+import type { SqlError } from '@effect/sql/SqlError'
+import { Effect, ManagedRuntime } from 'effect'
+import { loadConfig } from './engine/config'
+import { makeLogger } from './engine/log'
+import { servicesLayer } from './http/app'
+import * as ApiKeys from './store/apiKeys'
+import { migrate } from './store/migrate'
+import { isPaidActive, type Plan, plans } from './store/plans'
+import * as Sessions from './store/sessions'
+import * as Users from './store/users'
+import * as Workspaces from './store/workspaces'
+
+/**
+ * The operator CLI: bootstraps a deployment without any identity provider. Talks to the same
+ * database as the server (DATABASE_URL, or the embedded one under DATA_DIR while the server is
+ * stopped). Prints JSON on success; a clear message and a non-zero exit otherwise.
+ */
+
+const usage = `Usage: npm run kotak -- <command> [options]
+
+  workspace create --name NAME --owner-email EMAIL --owner-name NAME
+                   [--plan free|pro|custom] [--pro-until YYYY-MM-DD] [--timezone ZONE]
+  workspace plan   --workspace ID --plan free|pro|custom [--pro-until YYYY-MM-DD]
+  workspace freeze --workspace ID        (workspace unfreeze --workspace ID)
+  key create       --workspace ID --name NAME [--scope read|write]
+                   Prints the key once; it cannot be shown again.
+  login-link       --email EMAIL [--minutes 1..1440]
+                   A one-time sign-in link (default valid 30 minutes).`
+
+class UsageError extends Error {}
+
+const options = {
+  name: { type: 'string' },
+  'owner-email': { type: 'string' },
+  'owner-name': { type: 'string' },
+  plan: { type: 'string' },
+  'pro-until': { type: 'string' },
+  timezone: { type: 'string' },
+  workspace: { type: 'string' },
+  scope: { type: 'string' },
+  email: { type: 'string' },
+  minutes: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const
+
+type Opts = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean }
+
+const need = (o: Opts, key: keyof Opts): string => {
+  const v = o[key]
+  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${key} is required`)
+  return v.trim()
+}
+
+const emailOf = (v: string) => {
+  if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v))
+    throw new UsageError(`--owner-email/--email is not an e-mail address: ${v}`)
+  return v
+}
+
+const planOf = (v: string): Plan => {
+  if (!(plans as readonly string[]).includes(v))
+    throw new UsageError(`--plan must be one of ${plans.join(', ')}`)
+  return v as Plan
+}
+
+const dateOf = (v: string | undefined): Date | null => {
+  if (v === undefined) return null
+  const d = new Date(`${v}T00:00:00Z`)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(v) || Number.isNaN(d.getTime()))
+    throw new UsageError('--pro-until must be YYYY-MM-DD')
+  return d
+}
+
+const idOf = (v: string) => {
+  const n = Number(v)
+  if (!Number.isInteger(n) || n < 1)
+    throw new UsageError(`--workspace must be a positive integer id, got ${v}`)
+  return n
+}
+
+const zoneOf = (v: string | undefined) => {
+  const zone = v ?? 'Asia/Jakarta'
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone })
+  } catch {
+    throw new UsageError(`--timezone is not an IANA zone: ${zone}`)
+  }
+  return zone
+}
+
+const fail = (message: string) => Effect.fail(new Error(message))
+
+const command = (
+  words: readonly string[],
+  o: Opts,
+): Effect.Effect<unknown, Error | SqlError, SqlClient.SqlClient> => {
+  const cmd = words.join(' ')
+  switch (cmd) {
+    case 'workspace create': {
+      const name = need(o, 'name')
+      if (name.length < 2 || name.length > 120) throw new UsageError('--name must be 2 to 120 characters')
+      const input = {
+        name,
+        owner: { email: emailOf(need(o, 'owner-email')), name: need(o, 'owner-name') },
+        plan: planOf(o.plan ?? 'free'),
+        proUntil: dateOf(o['pro-until']),
+        timezone: zoneOf(o.timezone),
+      }
+      return Workspaces.create(input).pipe(
+        Effect.map(({ workspace, user }) => ({
+          workspace: { id: workspace.id, name: workspace.name, slug: workspace.slug, plan: workspace.plan },
+          owner: { id: user.id, email: user.email, name: user.name },
+        })),
+      )
+    }
+    case 'workspace plan': {
+      const id = idOf(need(o, 'workspace'))
+      const plan = planOf(need(o, 'plan'))
+      const proUntil = dateOf(o['pro-until'])
+      return Effect.flatMap(Workspaces.setPlan(id, plan, proUntil), (w) =>
+        w
+          ? Effect.succeed({ workspace: { id: w.id, plan: w.plan, pro_until: w.pro_until } })
+          : fail(`no workspace ${id}`),
+      )
+    }
+    case 'workspace freeze':
+    case 'workspace unfreeze': {
+      const id = idOf(need(o, 'workspace'))
+      const frozen = words[1] === 'freeze'
+      return Effect.flatMap(Workspaces.byId(id), (w) =>
+        w
+          ? Effect.as(Workspaces.setFrozen(id, frozen), { workspace: { id, frozen } })
+          : fail(`no workspace ${id}`),
+      )
+    }
+    case 'key create': {
+      const id = idOf(need(o, 'workspace'))
+      const name = need(o, 'name')
+      const scope = o.scope ?? 'write'
+      if (scope !== 'read' && scope !== 'write') throw new UsageError('--scope must be read or write')
+      return Effect.gen(function* () {
+        const w = yield* Workspaces.byId(id)
+        if (!w) return yield* fail(`no workspace ${id}`)
+        if (!isPaidActive(w, new Date())) {
+          return yield* fail(
+            `workspace ${id} is on the ${w.plan} plan; API keys need an active Pro or Custom plan`,
+          )
+        }
+        if ((yield* ApiKeys.countActive(id)) >= ApiKeys.MAX_ACTIVE_KEYS) {
+          return yield* fail(`workspace ${id} already has ${ApiKeys.MAX_ACTIVE_KEYS} active keys`)
+        }
+        if (w.owner_user_id === null) return yield* fail(`workspace ${id} has no owner`)
+        const { row, key } = yield* ApiKeys.create(id, w.owner_user_id, name, scope)
+        return { id: row.id, name: row.name, scope: row.scope, prefix: row.prefix, key }
+      })
+    }
+    case 'login-link': {
+      const email = emailOf(need(o, 'email'))
+      const minutes = Number(o.minutes ?? '30')
+      if (!Number.isInteger(minutes) || minutes < 1 || minutes > 1440)
+        throw new UsageError('--minutes must be 1 to 1440')
+      return Effect.gen(function* () {
+        const user = yield* Users.byEmail(email)
+        if (!user) return yield* fail(`no user with e-mail ${email}`)
+        const token = yield* Sessions.createLoginLink(user.id, minutes)
+        const cfg = loadConfig()
+        return { url: `${cfg.publicUrl}/auth/link/${token}`, expires_in_minutes: minutes }
+      })
+    }
+    default:
+      throw new UsageError(words.length ? `unknown command: ${cmd}` : 'no command given')
+  }
+}
+
+const main = async (argv: readonly string[]) => {
+  let parsed: { values: Opts; positionals: string[] }
+  try {
+    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) as typeof parsed
+  } catch (e) {
+    throw new UsageError((e as Error).message)
+  }
+  if (parsed.values.help) {
+    process.stdout.write(`${usage}\n`)
+    return
+  }
+  const program = command(parsed.positionals, parsed.values)
+  const cfg = { ...loadConfig(), logLevel: 'none' as const }
+  const runtime = ManagedRuntime.make(servicesLayer(cfg, { logger: makeLogger('none') }))
+  try {
+    const result = await runtime.runPromise(Effect.zipRight(migrate, program))
+    process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+main(process.argv.slice(2)).catch((e: unknown) => {
+  if (e instanceof UsageError) {
+    process.stderr.write(`kotak: ${e.message}\n\n${usage}\n`)
+    process.exit(2)
+  }
+  const msg = e instanceof Error ? e.message : String(e)
+  process.stderr.write(`kotak: ${msg.replace(/^\(FiberFailure\) Error: /, '')}\n`)
+  process.exit(1)
+})

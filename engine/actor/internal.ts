@@ -1,0 +1,339 @@
+/**
+ * The actor kit's machinery, with types erased; `Actor.ts` holds the typed surface.
+ *
+ * Per entity: one `Queue.bounded` mailbox, one fiber (forked from the runtime captured by `make`,
+ * so entity fibers carry the actor's services, not a caller's fiber refs), a `Deferred` per reply.
+ * The registry is a plain `Map`; lookup, activation and the in-flight count are updated in one
+ * synchronous step, and the sweeper removes an entity in one synchronous step, so an ask can never
+ * reach a retired entity.
+ */
+import {
+  Cause,
+  Deferred,
+  Duration,
+  Effect,
+  Exit,
+  Fiber,
+  FiberId,
+  Option,
+  Queue,
+  Runtime,
+  type Scope,
+} from 'effect'
+import { ActorDefect, ActorLoadFailed, ActorStopped, type EntityId, type HandlerContext } from './Actor.js'
+
+export interface TaggedMessage {
+  readonly _tag: string
+}
+
+type ErasedHandler<R> = (
+  state: unknown,
+  msg: TaggedMessage,
+  ctx: HandlerContext<EntityId>,
+) => Effect.Effect<readonly [unknown, unknown], unknown, R>
+
+export interface ErasedDefinition<R> {
+  readonly name: string
+  readonly load: (id: EntityId) => Effect.Effect<unknown, unknown, R>
+  readonly handlers: { readonly [tag: string]: ErasedHandler<R> }
+  readonly mailbox?: number
+  readonly idleMs?: number
+  readonly sweepMs?: number
+  readonly onPassivate?: (id: EntityId, state: unknown) => Effect.Effect<void, unknown, R>
+  readonly restart?: { readonly baseMs?: number; readonly maxMs?: number }
+}
+
+export interface ErasedActor {
+  readonly name: string
+  readonly ask: (id: EntityId, msg: TaggedMessage) => Effect.Effect<unknown, unknown>
+  readonly tell: (id: EntityId, msg: TaggedMessage) => Effect.Effect<void, ActorStopped>
+  readonly stop: (id: EntityId) => Effect.Effect<void>
+  readonly size: Effect.Effect<number>
+  readonly passivateIdle: Effect.Effect<number>
+}
+
+/** Wakes a parked entity fiber so that it notices it is retiring. */
+const WAKE: unique symbol = Symbol('actor/wake')
+
+interface Envelope {
+  readonly msg: TaggedMessage
+  /** Absent for `tell`. */
+  readonly reply: Deferred.Deferred<unknown, unknown> | undefined
+  /** Set when the caller was interrupted; an envelope not yet taken is then skipped. */
+  cancelled: boolean
+}
+
+type MailboxItem = Envelope | typeof WAKE
+
+interface Entity {
+  readonly id: EntityId
+  readonly ctx: HandlerContext<EntityId>
+  readonly mailbox: Queue.Queue<MailboxItem>
+  fiber: Fiber.RuntimeFiber<void> | undefined
+  state: unknown
+  loaded: boolean
+  /** Consecutive defects or load failures, for the restart backoff. */
+  failures: number
+  /** Asks and tells between registry lookup and completion (reply, or enqueued for tell). */
+  inflight: number
+  lastActive: number
+  retiring: boolean
+  /** The envelope being processed, failed with `ActorStopped` if the fiber is interrupted. */
+  current: Envelope | undefined
+}
+
+const DEFAULT_MAILBOX = 1024
+const DEFAULT_RESTART_BASE_MS = 10
+const DEFAULT_RESTART_MAX_MS = 5_000
+
+const isDefect = (cause: Cause.Cause<unknown>): boolean => Cause.isDie(cause) || Cause.isInterrupted(cause)
+
+const isMailboxEmpty = (e: Entity): boolean => Option.getOrElse(e.mailbox.unsafeSize(), () => 0) <= 0
+
+export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, never, Scope.Scope | R> =>
+  Effect.gen(function* () {
+    const runtime = yield* Effect.runtime<R>()
+    const clock = yield* Effect.clock
+    const fork = Runtime.runFork(runtime)
+    const name = def.name
+    const handlers = def.handlers
+    const capacity = def.mailbox ?? DEFAULT_MAILBOX
+    const idleMs = def.idleMs
+    const restartBase = def.restart?.baseMs ?? DEFAULT_RESTART_BASE_MS
+    const restartMax = def.restart?.maxMs ?? DEFAULT_RESTART_MAX_MS
+
+    const entities = new Map<EntityId, Entity>()
+    /** Fibers of retired entities still finishing (`onPassivate`); a new incarnation waits for them. */
+    const retiring = new Map<EntityId, Fiber.RuntimeFiber<void>>()
+    let closed = false
+
+    const now = (): number => clock.unsafeCurrentTimeMillis()
+    const stopped = (id: EntityId): ActorStopped => new ActorStopped({ actor: name, id: String(id) })
+    const backoffMs = (failures: number): number =>
+      failures <= 1 ? 0 : Math.min(restartBase * 2 ** (failures - 2), restartMax)
+
+    const settle = (e: Entity, env: Envelope, exit: Exit.Exit<unknown, unknown>): void => {
+      e.current = undefined
+      e.lastActive = now()
+      if (env.reply !== undefined) Deferred.unsafeDone(env.reply, exit)
+    }
+
+    // -- the entity fiber ------------------------------------------------------------------------
+
+    const handle = (e: Entity, env: Envelope): Effect.Effect<void, never, R> => {
+      const tag = env.msg._tag
+      const handler = Object.hasOwn(handlers, tag) ? handlers[tag] : undefined
+      if (handler === undefined) {
+        const cause = Cause.die(new Error(`actor ${name} has no handler for ${String(tag)}`))
+        settle(e, env, Exit.fail(new ActorDefect({ actor: name, id: String(e.id), tag: String(tag), cause })))
+        return Effect.void
+      }
+      return Effect.matchCause(
+        Effect.suspend(() => handler(e.state, env.msg, e.ctx)),
+        {
+          onSuccess: (result) => {
+            e.state = result[1]
+            e.failures = 0
+            settle(e, env, Exit.succeed(result[0]))
+          },
+          onFailure: (cause) => {
+            if (isDefect(cause)) {
+              // Restart: forget the state; the next message reloads it (after a backoff if repeated).
+              e.loaded = false
+              e.state = undefined
+              e.failures++
+              settle(e, env, Exit.fail(new ActorDefect({ actor: name, id: String(e.id), tag, cause })))
+            } else {
+              settle(e, env, Exit.failCause(cause))
+            }
+          },
+        },
+      )
+    }
+
+    const loadThenHandle = (e: Entity, env: Envelope): Effect.Effect<void, never, R> => {
+      const load = Effect.matchCauseEffect(
+        Effect.suspend(() => def.load(e.id)),
+        {
+          onSuccess: (state) => {
+            e.state = state
+            e.loaded = true
+            return handle(e, env)
+          },
+          onFailure: (cause) => {
+            e.failures++
+            settle(e, env, Exit.fail(new ActorLoadFailed({ actor: name, id: String(e.id), cause })))
+            return Effect.void
+          },
+        },
+      )
+      const delay = backoffMs(e.failures)
+      return delay > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(delay)), load) : load
+    }
+
+    const processEnvelope = (e: Entity, env: Envelope): Effect.Effect<void, never, R> => {
+      if (env.cancelled) return Effect.void
+      e.current = env
+      return e.loaded ? handle(e, env) : loadThenHandle(e, env)
+    }
+
+    const passivate = (e: Entity): Effect.Effect<void, never, R> => {
+      const onPassivate = def.onPassivate
+      if (!e.loaded || onPassivate === undefined) return Effect.void
+      return Effect.catchAllCause(
+        Effect.suspend(() => onPassivate(e.id, e.state)),
+        (cause) =>
+          Effect.logWarning('actor onPassivate failed', cause).pipe(
+            Effect.annotateLogs({ actor: name, entity: String(e.id) }),
+          ),
+      )
+    }
+
+    /** Runs when the entity fiber ends (retired, or interrupted at shutdown): nothing is left waiting. */
+    const cleanup = (e: Entity): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        if (entities.get(e.id) === e) entities.delete(e.id)
+        if (e.fiber !== undefined && retiring.get(e.id) === e.fiber) retiring.delete(e.id)
+        const failure = Exit.fail(stopped(e.id))
+        if (e.current !== undefined) settle(e, e.current, failure)
+        const drain: Effect.Effect<void> = Effect.flatMap(Queue.takeAll(e.mailbox), (items) => {
+          if (items.length === 0) return Queue.shutdown(e.mailbox)
+          for (const item of items)
+            if (item !== WAKE && item.reply !== undefined) Deferred.unsafeDone(item.reply, failure)
+          return drain
+        })
+        return drain
+      })
+
+    const run = (
+      e: Entity,
+      previous: Fiber.RuntimeFiber<void> | undefined,
+    ): Effect.Effect<void, never, R> => {
+      const loop: Effect.Effect<void, never, R> = Effect.suspend(() => {
+        if (e.retiring && isMailboxEmpty(e)) return passivate(e)
+        return Effect.flatMap(Queue.take(e.mailbox), (item) =>
+          item === WAKE ? loop : Effect.zipRight(processEnvelope(e, item), loop),
+        )
+      })
+      const body = previous === undefined ? loop : Effect.zipRight(Fiber.await(previous), loop)
+      return Effect.ensuring(body, cleanup(e))
+    }
+
+    // -- registry ----------------------------------------------------------------------------------
+
+    const activate = (id: EntityId, mailbox: Queue.Queue<MailboxItem>): Entity => {
+      const e: Entity = {
+        id,
+        ctx: { actor: name, id },
+        mailbox,
+        fiber: undefined,
+        state: undefined,
+        loaded: false,
+        failures: 0,
+        inflight: 0,
+        lastActive: now(),
+        retiring: false,
+        current: undefined,
+      }
+      entities.set(id, e)
+      e.fiber = fork(run(e, retiring.get(id)), { immediate: false })
+      return e
+    }
+
+    /** Takes `e` out of the registry at once; its fiber finishes the mailbox, then passivates. */
+    const retire = (e: Entity): void => {
+      entities.delete(e.id)
+      e.retiring = true
+      if (e.fiber !== undefined) retiring.set(e.id, e.fiber)
+      e.mailbox.unsafeOffer(WAKE)
+    }
+
+    const release = (e: Entity, env: Envelope, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> =>
+      Effect.sync(() => {
+        e.inflight--
+        e.lastActive = now()
+        if (Exit.isInterrupted(exit)) env.cancelled = true
+      })
+
+    const send = (e: Entity, msg: TaggedMessage, withReply: boolean): Effect.Effect<unknown, unknown> => {
+      e.inflight++
+      e.lastActive = now()
+      const env: Envelope = {
+        msg,
+        reply: withReply ? Deferred.unsafeMake<unknown, unknown>(FiberId.none) : undefined,
+        cancelled: false,
+      }
+      // Fast path: room in the mailbox. Otherwise wait for room (backpressure); a mailbox shut
+      // down under us means the actor is shutting down.
+      const waitForRoom = e.mailbox.unsafeOffer(env)
+        ? undefined
+        : Effect.catchAllCause(Queue.offer(e.mailbox, env), () => Effect.fail(stopped(e.id)))
+      const reply = env.reply === undefined ? undefined : Deferred.await(env.reply)
+      const body =
+        waitForRoom === undefined
+          ? (reply ?? Effect.void)
+          : reply === undefined
+            ? waitForRoom
+            : Effect.zipRight(waitForRoom, reply)
+      return Effect.onExit(body, (exit) => release(e, env, exit))
+    }
+
+    const route = (id: EntityId, msg: TaggedMessage, withReply: boolean): Effect.Effect<unknown, unknown> =>
+      Effect.suspend(() => {
+        if (closed) return Effect.fail(stopped(id))
+        const e = entities.get(id)
+        if (e !== undefined) return send(e, msg, withReply)
+        return Effect.flatMap(Queue.bounded<MailboxItem>(capacity), (mailbox) => {
+          if (closed) return Effect.fail(stopped(id))
+          return send(entities.get(id) ?? activate(id, mailbox), msg, withReply)
+        })
+      })
+
+    const passivateIdle: Effect.Effect<number> = Effect.sync(() => {
+      if (idleMs === undefined) return 0
+      const t = now()
+      let count = 0
+      for (const e of entities.values()) {
+        if (e.inflight === 0 && t - e.lastActive >= idleMs) {
+          retire(e)
+          count++
+        }
+      }
+      return count
+    })
+
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => {
+        closed = true
+        const fibers: Array<Fiber.RuntimeFiber<void>> = []
+        for (const e of entities.values()) if (e.fiber !== undefined) fibers.push(e.fiber)
+        for (const fiber of retiring.values()) fibers.push(fiber)
+        return Fiber.interruptAll(fibers)
+      }),
+    )
+
+    if (idleMs !== undefined) {
+      const sweepMs = def.sweepMs ?? Math.min(Math.max(Math.floor(idleMs / 2), 10), 60_000)
+      if (Number.isFinite(sweepMs) && sweepMs > 0) {
+        yield* Effect.forkScoped(
+          Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(sweepMs)), passivateIdle)),
+        )
+      }
+    }
+
+    const actor: ErasedActor = {
+      name,
+      ask: (id, msg) => route(id, msg, true),
+      tell: (id, msg) => Effect.asVoid(route(id, msg, false)) as Effect.Effect<void, ActorStopped>,
+      stop: (id) =>
+        Effect.suspend(() => {
+          const e = entities.get(id)
+          if (e === undefined) return Effect.void
+          retire(e)
+          return e.fiber === undefined ? Effect.void : Fiber.await(e.fiber)
+        }).pipe(Effect.asVoid),
+      size: Effect.sync(() => entities.size),
+      passivateIdle,
+    }
+    return actor
+  })

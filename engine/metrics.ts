@@ -1,0 +1,35 @@
+import { Context } from 'effect'
+import client from 'prom-client'
+
+/**
+ * Prometheus metrics of one service instance. A registry per instance (not the global one), so
+ * several servers in one process (tests) do not collide.
+ */
+export interface Metrics {
+  readonly registry: client.Registry
+  readonly httpRequests: client.Counter<'method' | 'route' | 'status'>
+  readonly httpDuration: client.Histogram<'method' | 'route'>
+}
+
+export class MetricsTag extends Context.Tag('kotak/Metrics')<MetricsTag, Metrics>() {}
+
+export const makeMetrics = (): Metrics => {
+  const registry = new client.Registry()
+  client.collectDefaultMetrics({ register: registry, prefix: 'kotak_' })
+  return {
+    registry,
+    httpRequests: new client.Counter({
+      name: 'kotak_http_requests_total',
+      help: 'HTTP requests by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    }),
+    httpDuration: new client.Histogram({
+      name: 'kotak_http_request_duration_seconds',
+      help: 'HTTP request duration by route template',
+      labelNames: ['method', 'route'],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
+  }
+}

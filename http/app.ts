@@ -1,0 +1,97 @@
+import { type Effect, Layer, ManagedRuntime } from 'effect'
+import { type AppConfig, Config } from '../engine/config'
+import { Log, type Logger, makeLogger } from '../engine/log'
+import { MetricsTag, makeMetrics } from '../engine/metrics'
+import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
+import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
+import * as Database from '../store/database'
+import { migrate } from '../store/migrate'
+import { handle, tooLarge } from './pipeline'
+import type { Route } from './route'
+import * as Router from './router'
+import * as ApiKeyRoutes from './routes/apiKeys'
+import * as AuthRoutes from './routes/auth'
+import * as IdentityRoutes from './routes/identity'
+import * as PublicRoutes from './routes/public'
+import * as SystemRoutes from './routes/system'
+import { isNative, listen } from './server'
+
+/** Every route of the service, in one list: the router, the OpenAPI document and tests read it. */
+export const allRoutes = (): readonly Route[] => {
+  const list: Route[] = []
+  list.push(
+    ...SystemRoutes.makeRoutes(() => list),
+    ...AuthRoutes.routes,
+    ...IdentityRoutes.routes,
+    ...PublicRoutes.routes,
+    ...ApiKeyRoutes.routes,
+  )
+  return list
+}
+
+export interface AppOptions {
+  /** Overrides where the database lives (tests use an in-memory embedded database). */
+  readonly database?: Database.DatabaseOptions
+  readonly logger?: Logger
+}
+
+/** The services a running node is made of; the CLI uses the same layer without the HTTP server. */
+export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
+  const logger = opts.logger ?? makeLogger(cfg.logLevel)
+  return Layer.mergeAll(
+    Layer.succeed(Config, cfg),
+    Layer.succeed(Log, logger),
+    Layer.succeed(MetricsTag, makeMetrics()),
+    Database.layer(opts.database ?? { url: cfg.databaseUrl, dataDir: cfg.dataDir }),
+    cfg.redisUrl
+      ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
+      : RateLimiterMemory.layerMemory,
+  )
+}
+
+export interface RunningApp {
+  readonly port: number
+  readonly url: string
+  readonly stop: () => Promise<void>
+  /** Runs an effect against this node's services (operator tasks, test fixtures). */
+  readonly run: <A, E>(
+    effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof servicesLayer>>>,
+  ) => Promise<A>
+}
+
+export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<RunningApp> => {
+  if (!isNative() && !cfg.allowUwsFallback) {
+    throw new Error(
+      'uWebSockets.js could not load its native binary and fell back to a slow emulation; refusing to start. ' +
+        'Set UWS_ALLOW_FALLBACK=1 to run anyway.',
+    )
+  }
+  const runtime = ManagedRuntime.make(servicesLayer(cfg, opts))
+  try {
+    const applied = await runtime.runPromise(migrate)
+    const log = await runtime.runPromise(Log)
+    if (applied.length > 0) log.info('migrations applied', { migrations: applied })
+    const router = Router.make<Route>()
+    for (const r of allRoutes()) router.add(r.method, r.path, r)
+    const server = await listen({
+      host: cfg.host,
+      port: cfg.port,
+      maxBodyBytes: cfg.maxBodyBytes,
+      handle: (req) => runtime.runPromise(handle(router, req)),
+      tooLarge: (req) => tooLarge(req, cfg.maxBodyBytes),
+    })
+    log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
+    return {
+      port: server.port,
+      url: `http://127.0.0.1:${server.port}`,
+      run: (effect) => runtime.runPromise(effect),
+      stop: async () => {
+        server.close()
+        await runtime.dispose()
+      },
+    }
+  } catch (e) {
+    await runtime.dispose()
+    throw e
+  }
+}

@@ -1,0 +1,112 @@
+import { JSONSchema, Schema, SchemaAST } from 'effect'
+import YAML from 'yaml'
+import { errorStatus } from './errors'
+import type { Route } from './route'
+
+/**
+ * The OpenAPI 3.1 document, generated from the routes and the very schemas that validate their
+ * requests, so the description cannot drift from the behaviour.
+ */
+type Json = Record<string, unknown>
+
+const jsonSchema = (schema: Schema.Schema.All): Json => {
+  const out = JSONSchema.make(schema as Schema.Schema<unknown, unknown, never>, {
+    target: 'openApi3.1',
+  }) as unknown as Json
+  delete out.$schema
+  return out
+}
+
+/** Optional properties carry `| undefined`, which JSON Schema cannot say and need not. */
+const withoutUndefined = (ast: SchemaAST.AST): SchemaAST.AST =>
+  SchemaAST.isUnion(ast)
+    ? SchemaAST.Union.make(ast.types.filter((t) => !SchemaAST.isUndefinedKeyword(t)))
+    : ast
+
+/** Query and path parameters, one per property of the (encoded) struct. */
+const parameters = (schema: Schema.Schema.All | undefined, where: 'query' | 'path'): Json[] => {
+  if (!schema) return []
+  // Decoded side: a `page` is documented as an integer ≥ 1, not as the string it travels as.
+  const ast = SchemaAST.typeAST(schema.ast)
+  if (!SchemaAST.isTypeLiteral(ast)) return []
+  return ast.propertySignatures.map((p) => ({
+    name: String(p.name),
+    in: where,
+    required: where === 'path' || !p.isOptional,
+    schema: jsonSchema(Schema.make(withoutUndefined(p.type))),
+  }))
+}
+
+const ErrorSchema = Schema.Struct({
+  error: Schema.Struct({
+    code: Schema.Literal(...(Object.keys(errorStatus) as [keyof typeof errorStatus])),
+    message: Schema.String,
+    fields: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.String })),
+  }),
+})
+
+/** `GET /v1/api-keys/{id}` → `getV1ApiKeysById`. */
+const operationId = (r: Route) =>
+  r.method.toLowerCase() +
+  r.path
+    .split('/')
+    .filter(Boolean)
+    .map((seg) => seg.replace(/^\{(\w+)\}$/, 'by-$1'))
+    .join('-')
+    .replace(/(^|[-_.])(\w)/g, (_, __: string, c: string) => c.toUpperCase())
+
+const security = (r: Route) =>
+  r.access === 'P' ? [] : r.access === 'A' ? [{ session: [] }] : [{ apiKey: [] }, { session: [] }]
+
+export const document = (routes: readonly Route[], serverUrl: string): Json => {
+  const paths: Record<string, Record<string, Json>> = {}
+  for (const r of routes) {
+    const op: Json = {
+      summary: r.summary,
+      tags: [r.tag],
+      operationId: operationId(r),
+      security: security(r),
+      'x-access': r.access,
+      ...('permission' in r && r.permission ? { 'x-permission': r.permission } : {}),
+      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+      responses: {
+        '200': {
+          description: 'Success',
+          content: {
+            'application/json': {
+              schema: {
+                type: 'object',
+                required: ['data'],
+                properties: { data: r.response ? jsonSchema(r.response) : {}, meta: { type: 'object' } },
+              },
+            },
+          },
+        },
+        default: {
+          description: 'Error',
+          content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+        },
+      },
+    }
+    if (r.body) {
+      op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } }
+    }
+    paths[r.path] ??= {}
+    paths[r.path]![r.method.toLowerCase()] = op
+  }
+  return {
+    openapi: '3.1.0',
+    info: { title: 'Kotak workspace messaging service', version: '1.0.0' },
+    servers: [{ url: serverUrl }],
+    paths,
+    components: {
+      schemas: { Error: jsonSchema(ErrorSchema) },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'Workspace API key `svca_live_…`' },
+        session: { type: 'apiKey', in: 'cookie', name: 'kotak_session' },
+      },
+    },
+  }
+}
+
+export const toYaml = (doc: Json): string => YAML.stringify(doc, { aliasDuplicateObjects: false })

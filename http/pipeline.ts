@@ -1,0 +1,273 @@
+import type { SqlError } from '@effect/sql/SqlError'
+import { Cause, Effect, Either, Exit } from 'effect'
+import { Log } from '../engine/log'
+import { MetricsTag } from '../engine/metrics'
+import { RateLimiter } from '../engine/ratelimit/RateLimiter'
+import { randomToken, safeEqual } from '../engine/tokens'
+import { isPaidActive } from '../store/plans'
+import { authenticate, SESSION_COOKIE } from './auth'
+import { type Caller, holds } from './caller'
+import { dataBody, errorBody } from './envelope'
+import { ApiError, invalid } from './errors'
+import { type Locale, pickLocale } from './i18n'
+import type { AuthedRequest, Reply, Request, Route, Services } from './route'
+import type { Method, Router } from './router'
+import { decode } from './validation'
+
+/** A request as the transport hands it over: everything copied out, nothing lazy. */
+export interface Incoming {
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly headers: ReadonlyMap<string, string>
+  readonly body: Uint8Array | null
+  readonly ip: string
+}
+
+export interface Outgoing {
+  readonly status: number
+  readonly headers: ReadonlyArray<readonly [string, string]>
+  readonly body: string | Uint8Array
+}
+
+/** Per-minute request budgets. Keys: spec 1 §8; sessions and public callers: our choice (decisions.md). */
+export const RATE_LIMITS = { key: 120, session: 600, public: 300 } as const
+
+const JSON_TYPE = 'application/json; charset=utf-8'
+
+const parseQuery = (qs: string): Record<string, string | string[]> => {
+  const out: Record<string, string | string[]> = {}
+  for (const [k, v] of new URLSearchParams(qs)) {
+    const arrayKey = k.endsWith('[]')
+    const key = arrayKey ? k.slice(0, -2) : k
+    const prev = out[key]
+    if (prev === undefined) out[key] = arrayKey ? [v] : v
+    else out[key] = Array.isArray(prev) ? [...prev, v] : [prev, v]
+  }
+  return out
+}
+
+const parseCookies = (header: string | undefined): Map<string, string> => {
+  const jar = new Map<string, string>()
+  if (!header) return jar
+  for (const part of header.split(';')) {
+    const i = part.indexOf('=')
+    if (i > 0) jar.set(part.slice(0, i).trim(), decodeURIComponent(part.slice(i + 1).trim()))
+  }
+  return jar
+}
+
+const decodeJsonBody = (
+  body: Uint8Array | null,
+  contentType: string | undefined,
+): Either.Either<unknown, ApiError> => {
+  if (!body || body.length === 0) return Either.right({})
+  if (!contentType?.toLowerCase().includes('application/json')) {
+    return Either.left(invalid({ body: { key: 'field.content_type' } }))
+  }
+  try {
+    return Either.right(JSON.parse(Buffer.from(body).toString('utf8')))
+  } catch {
+    return Either.left(invalid({ body: { key: 'field.json' } }))
+  }
+}
+
+const fromEither = <A>(e: Either.Either<A, ApiError>): Effect.Effect<A, ApiError> =>
+  Either.isRight(e) ? Effect.succeed(e.right) : Effect.fail(e.left)
+
+interface Meta {
+  headers: Array<[string, string]>
+  locale: Locale
+  readonly requestId: string
+}
+
+const rateLimit = (key: string, limit: number, meta: Meta) =>
+  Effect.gen(function* () {
+    const limiter = yield* RateLimiter
+    const r = yield* limiter.hit(key, limit)
+    meta.headers.push(['X-RateLimit-Limit', String(r.limit)], ['X-RateLimit-Remaining', String(r.remaining)])
+    if (!r.allowed) {
+      const seconds = Math.max(1, Math.ceil((r.resetAtMs - Date.now()) / 1000))
+      return yield* Effect.fail(
+        new ApiError({
+          code: 'rate_limited',
+          params: { seconds },
+          headers: { 'Retry-After': String(seconds) },
+        }),
+      )
+    }
+  })
+
+/** Access, plan, frozen state, scope and permission, in the order a caller would expect to hear. */
+const authorize = (route: Route, caller: Caller, method: Method, csrfHeader: string | undefined) =>
+  Effect.gen(function* () {
+    if (route.access === 'P') return
+    const mutating = method !== 'GET'
+    if (caller.via === 'key' && route.access === 'A') {
+      return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'forbidden.app_only' }))
+    }
+    if (
+      caller.via === 'session' &&
+      mutating &&
+      !(csrfHeader && safeEqual(csrfHeader, caller.session.csrf_token))
+    ) {
+      return yield* Effect.fail(new ApiError({ code: 'csrf_mismatch' }))
+    }
+    const ws = caller.workspace
+    if (ws === null) {
+      if (route.workspace === 'optional') return
+      return yield* Effect.fail(new ApiError({ code: 'workspace_required' }))
+    }
+    if (caller.via === 'key' && !isPaidActive(ws, new Date())) {
+      return yield* Effect.fail(new ApiError({ code: 'plan_required' }))
+    }
+    if (ws.frozen_at !== null && mutating && !route.whileFrozen) {
+      return yield* Effect.fail(new ApiError({ code: 'workspace_frozen' }))
+    }
+    if (caller.via === 'key' && mutating && caller.scope === 'read') {
+      return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'forbidden.read_key' }))
+    }
+    if (!holds(caller, route.permission)) return yield* Effect.fail(new ApiError({ code: 'forbidden' }))
+  })
+
+const run = (route: Route, params: Record<string, string>, req: Incoming, meta: Meta) =>
+  Effect.gen(function* () {
+    const method = req.method as Method
+    const cookies = parseCookies(req.headers.get('cookie'))
+    const header = (name: string) => req.headers.get(name.toLowerCase())
+    let caller: Caller | null = null
+    if (route.access === 'P') {
+      yield* rateLimit(`ip:${req.ip}`, RATE_LIMITS.public, meta)
+    } else {
+      caller = yield* authenticate(header('authorization'), cookies.get(SESSION_COOKIE))
+      if (!header('x-locale')) meta.locale = caller.user.locale
+      yield* rateLimit(
+        caller.via === 'key' ? `key:${caller.keyId}` : `user:${caller.user.id}`,
+        caller.via === 'key' ? RATE_LIMITS.key : RATE_LIMITS.session,
+        meta,
+      )
+      yield* authorize(route, caller, method, header('x-csrf-token'))
+    }
+    // A path parameter that does not fit its schema names nothing that exists.
+    const decodedParams: unknown = route.params
+      ? yield* Effect.mapError(
+          fromEither(decode(route.params, params, 'params')),
+          () => new ApiError({ code: 'not_found' }),
+        )
+      : params
+    const query = route.query ? yield* fromEither(decode(route.query, parseQuery(req.query), 'query')) : {}
+    const body = route.body
+      ? yield* fromEither(
+          Either.flatMap(decodeJsonBody(req.body, header('content-type')), (json) =>
+            decode(route.body!, json, 'body'),
+          ),
+        )
+      : undefined
+    const request: Request<unknown, unknown, unknown> = {
+      method,
+      path: req.path,
+      params: decodedParams,
+      query,
+      rawQuery: req.query,
+      body,
+      locale: meta.locale,
+      requestId: meta.requestId,
+      ip: req.ip,
+      header,
+      cookie: (name) => cookies.get(name),
+      caller,
+    }
+    if (route.access === 'P') return yield* route.handler(request)
+    return yield* route.handler({ ...request, workspace: caller!.workspace! } as AuthedRequest<
+      unknown,
+      unknown,
+      unknown
+    >)
+  })
+
+const toOutgoing = (reply: Reply, meta: Meta): Outgoing => {
+  const headers = [...meta.headers]
+  for (const [k, v] of Object.entries(reply.headers ?? {})) headers.push([k, v])
+  for (const c of reply.cookies ?? []) headers.push(['Set-Cookie', c])
+  if (reply._tag === 'Raw') {
+    headers.push(['Content-Type', reply.contentType])
+    return { status: reply.status, headers, body: reply.body }
+  }
+  headers.push(['Content-Type', JSON_TYPE])
+  return { status: reply.status, headers, body: dataBody(reply.data, reply.meta) }
+}
+
+export const errorResponse = (err: ApiError, meta: Meta): Outgoing => {
+  const headers = [...meta.headers, ['Content-Type', JSON_TYPE] as [string, string]]
+  for (const [k, v] of Object.entries(err.headers ?? {})) headers.push([k, v])
+  return { status: err.status, headers, body: errorBody(err, meta.locale) }
+}
+
+/**
+ * The path of every request: route match (404 / 405 + Allow), credential, rate limit, access,
+ * decoding, handler, envelope. Never fails: faults become 500 `server_error` and are logged.
+ */
+export const handle = (
+  router: Router<Route>,
+  req: Incoming,
+): Effect.Effect<Outgoing, never, Services | MetricsTag> =>
+  Effect.gen(function* () {
+    const started = performance.now()
+    const log = yield* Log
+    const metrics = yield* MetricsTag
+    const incomingId = req.headers.get('x-request-id')
+    const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomToken(9)
+    const meta: Meta = {
+      headers: [
+        ['X-Request-Id', requestId],
+        ['Cache-Control', 'no-store'],
+      ],
+      locale: pickLocale(req.headers.get('x-locale')),
+      requestId,
+    }
+    const match = router.match(req.method, req.path)
+    let routeLabel = 'unmatched'
+    let out: Outgoing
+    if (match._tag === 'NotFound') {
+      out = errorResponse(new ApiError({ code: 'not_found' }), meta)
+    } else if (match._tag === 'MethodNotAllowed') {
+      out = errorResponse(
+        new ApiError({ code: 'method_not_allowed', headers: { Allow: match.allow.join(', ') } }),
+        meta,
+      )
+    } else {
+      routeLabel = match.value.path
+      const exit = yield* Effect.exit(run(match.value, match.params, req, meta))
+      if (Exit.isSuccess(exit)) {
+        out = toOutgoing(exit.value, meta)
+      } else {
+        const failure = Cause.failureOption(exit.cause)
+        if (failure._tag === 'Some' && failure.value instanceof ApiError) {
+          out = errorResponse(failure.value, meta)
+        } else {
+          const sqlError = failure._tag === 'Some' ? (failure.value as SqlError) : undefined
+          log.error('request failed', {
+            request_id: requestId,
+            route: routeLabel,
+            method: req.method,
+            cause: sqlError ? String(sqlError.cause ?? sqlError) : Cause.pretty(exit.cause),
+          })
+          out = errorResponse(new ApiError({ code: 'server_error' }), meta)
+        }
+      }
+    }
+    metrics.httpRequests.inc({ method: req.method, route: routeLabel, status: String(out.status) })
+    metrics.httpDuration.observe(
+      { method: req.method, route: routeLabel },
+      (performance.now() - started) / 1000,
+    )
+    return out
+  })
+
+/** The answer to a body over the size limit, given before the pipeline reads it. */
+export const tooLarge = (req: Incoming, limit: number): Outgoing =>
+  errorResponse(new ApiError({ code: 'payload_too_large', params: { limit } }), {
+    headers: [['X-Request-Id', randomToken(9)]],
+    locale: pickLocale(req.headers.get('x-locale')),
+    requestId: '',
+  })

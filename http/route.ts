@@ -1,0 +1,124 @@
+import type { SqlClient } from '@effect/sql'
+import type { SqlError } from '@effect/sql/SqlError'
+import type { Effect, Schema } from 'effect'
+import type { Config } from '../engine/config'
+import type { Log } from '../engine/log'
+import type { MetricsTag } from '../engine/metrics'
+import type { RateLimiter } from '../engine/ratelimit/RateLimiter'
+import type { WorkspaceRow } from '../store/workspaces'
+import type { Caller, PermissionRule } from './caller'
+import type { ApiError } from './errors'
+import type { Locale } from './i18n'
+import type { Method } from './router'
+
+/**
+ * Access classes of spec 1: K = key or session, A = app session only, P = public.
+ * (C = channel key and V = visitor token come with their channels.)
+ */
+export type Access = 'K' | 'A' | 'P'
+
+/** Services every handler may use. Domain issues extend this union. */
+export type Services = SqlClient.SqlClient | Config | Log | RateLimiter | MetricsTag
+
+export interface Request<P, Q, B> {
+  readonly method: Method
+  readonly path: string
+  readonly params: P
+  readonly query: Q
+  /** The query string as received, for handlers that must see every parameter (OIDC callback). */
+  readonly rawQuery: string
+  readonly body: B
+  readonly locale: Locale
+  readonly requestId: string
+  readonly ip: string
+  readonly header: (name: string) => string | undefined
+  readonly cookie: (name: string) => string | undefined
+  /** The authenticated caller; only absent on public (P) routes. */
+  readonly caller: Caller | null
+}
+
+/** What a handler of an authenticated, workspace-scoped route gets: caller and workspace are known. */
+export interface AuthedRequest<P, Q, B> extends Request<P, Q, B> {
+  readonly caller: Caller
+  readonly workspace: WorkspaceRow
+}
+
+export type Reply =
+  | {
+      readonly _tag: 'Json'
+      readonly status: number
+      readonly data: unknown
+      readonly meta?: Readonly<Record<string, unknown>> | undefined
+      readonly headers?: Readonly<Record<string, string>>
+      readonly cookies?: readonly string[]
+    }
+  | {
+      readonly _tag: 'Raw'
+      readonly status: number
+      readonly contentType: string
+      readonly body: string | Uint8Array
+      readonly headers?: Readonly<Record<string, string>>
+      readonly cookies?: readonly string[]
+    }
+
+export const ok = (data: unknown, meta?: Readonly<Record<string, unknown>>): Reply => ({
+  _tag: 'Json',
+  status: 200,
+  data,
+  meta,
+})
+export const created = (data: unknown, meta?: Readonly<Record<string, unknown>>): Reply => ({
+  _tag: 'Json',
+  status: 201,
+  data,
+  meta,
+})
+export const raw = (status: number, contentType: string, body: string | Uint8Array): Reply => ({
+  _tag: 'Raw',
+  status,
+  contentType,
+  body,
+})
+export const redirect = (location: string, cookies: readonly string[] = []): Reply => ({
+  _tag: 'Raw',
+  status: 302,
+  contentType: 'text/plain; charset=utf-8',
+  body: '',
+  headers: { location },
+  cookies,
+})
+
+// biome-ignore lint/suspicious/noExplicitAny: only the decoded side matters to a route; the encoded side varies.
+type AnySchema<A> = Schema.Schema<A, any, never>
+
+interface RouteBase<P, Q, B> {
+  readonly method: Method
+  /** Full path in the spec's form, `/v1/members/{id}`. */
+  readonly path: string
+  readonly summary: string
+  readonly tag: string
+  readonly params?: AnySchema<P>
+  readonly query?: AnySchema<Q>
+  readonly body?: AnySchema<B>
+  /** Response `data` schema, for the OpenAPI document. */
+  readonly response?: Schema.Schema.Any
+}
+
+export type Route<P = unknown, Q = unknown, B = unknown> =
+  | (RouteBase<P, Q, B> & {
+      readonly access: 'P'
+      readonly handler: (req: Request<P, Q, B>) => Effect.Effect<Reply, ApiError | SqlError, Services>
+    })
+  | (RouteBase<P, Q, B> & {
+      readonly access: 'K' | 'A'
+      readonly permission?: PermissionRule
+      /** `optional`: a signed-in user without any workspace may call it (otherwise 409). */
+      readonly workspace?: 'optional'
+      /** A mutation that keeps working in a frozen workspace (billing, transfer, notifications). */
+      readonly whileFrozen?: true
+      readonly handler: (req: AuthedRequest<P, Q, B>) => Effect.Effect<Reply, ApiError | SqlError, Services>
+    })
+
+/** Identity functions that keep each route's parameter types inferred from its schemas. */
+export const route = <P = undefined, Q = undefined, B = undefined>(r: Route<P, Q, B>): Route =>
+  r as unknown as Route

@@ -1,0 +1,42 @@
+import FindMyWay from 'find-my-way'
+
+export type Method = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'
+export const methods: readonly Method[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE']
+
+export type Match<T> =
+  | { readonly _tag: 'Found'; readonly value: T; readonly params: Readonly<Record<string, string>> }
+  | { readonly _tag: 'MethodNotAllowed'; readonly allow: readonly string[] }
+  | { readonly _tag: 'NotFound' }
+
+/**
+ * Method + path to a value. Paths use the spec's `{name}` form. Knows the difference between an
+ * unknown path (404) and a known path with another method (405 with `Allow`).
+ */
+export interface Router<T> {
+  readonly add: (method: Method, path: string, value: T) => void
+  readonly match: (method: string, path: string) => Match<T>
+}
+
+export const make = <T>(): Router<T> => {
+  const fmw = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false, caseSensitive: true })
+  const noop = () => undefined
+  return {
+    add: (method, path, value) => {
+      fmw.on(method, path.replace(/\{(\w+)\}/g, ':$1'), noop, { value })
+    },
+    match: (method, path) => {
+      const found = fmw.find(method as Method, path)
+      if (found) {
+        return {
+          _tag: 'Found',
+          value: (found.store as { value: T }).value,
+          params: found.params as Record<string, string>,
+        }
+      }
+      const allow = methods.filter((m) => m !== method && fmw.find(m, path) !== null)
+      if (allow.length === 0) return { _tag: 'NotFound' }
+      // HEAD is answered like GET by HTTP clients' expectations; we list what is routed.
+      return { _tag: 'MethodNotAllowed', allow }
+    },
+  }
+}

@@ -1,0 +1,155 @@
+import { Effect, Schema } from 'effect'
+import * as client from 'openid-client'
+import { Config } from '../../engine/config'
+import * as Members from '../../store/members'
+import * as Sessions from '../../store/sessions'
+import * as Users from '../../store/users'
+import { clearedSessionCookies, sessionCookies } from '../auth'
+import { ApiError } from '../errors'
+import { ok, type Route, redirect, route } from '../route'
+
+/**
+ * Sign-in to the app: OpenID Connect (authorization code + PKCE) against `OIDC_ISSUER`, one-time
+ * links issued by the operator CLI, and sign-out. Users are matched by e-mail; nobody is created
+ * here (accounts come from workspaces and invitations).
+ */
+
+const discovered = new Map<string, Promise<client.Configuration>>()
+
+const oidcConfiguration = Effect.gen(function* () {
+  const cfg = yield* Config
+  const oidc = cfg.oidc
+  if (!oidc) return yield* Effect.fail(new ApiError({ code: 'not_found', message: 'auth.oidc_unconfigured' }))
+  const key = `${oidc.issuer}|${oidc.clientId}`
+  let pending = discovered.get(key)
+  if (!pending) {
+    pending = client.discovery(new URL(oidc.issuer), oidc.clientId, oidc.clientSecret, undefined, {
+      ...(oidc.allowInsecure ? { execute: [client.allowInsecureRequests] } : {}),
+    })
+    discovered.set(key, pending)
+    // A failed discovery is retried on the next sign-in instead of being cached forever.
+    pending.catch(() => discovered.delete(key))
+  }
+  const found = pending
+  return yield* Effect.tryPromise({
+    try: () => found,
+    catch: () => new ApiError({ code: 'server_error', message: 'auth.sign_in_failed' }),
+  })
+})
+
+/** Only same-site paths are followed after sign-in, never another origin. */
+const safeReturnTo = (v: string | undefined) => (v && /^\/(?!\/)[\x21-\x7e]*$/.test(v) ? v : '/')
+
+const startSession = (userId: number, via: 'oidc' | 'link', returnTo: string) =>
+  Effect.gen(function* () {
+    const cfg = yield* Config
+    const user = yield* Users.byId(userId)
+    if (user && user.active_workspace_id === null) {
+      const ws = yield* Members.firstActiveWorkspaceId(userId)
+      if (ws !== null) yield* Users.setActiveWorkspace(userId, ws)
+    }
+    yield* Users.touchLogin(userId)
+    const { session, token } = yield* Sessions.create(userId, via, cfg.sessionTtlHours)
+    const secure = cfg.publicUrl.startsWith('https:')
+    return redirect(returnTo, sessionCookies(token, session.csrf_token, cfg.sessionTtlHours * 3600, secure))
+  })
+
+export const routes: readonly Route[] = [
+  route({
+    method: 'GET',
+    path: '/auth/login',
+    access: 'P',
+    tag: 'Sign-in',
+    summary: 'Start signing in with the configured OpenID Connect provider',
+    query: Schema.Struct({ return_to: Schema.optional(Schema.String) }),
+    handler: ({ query }) =>
+      Effect.gen(function* () {
+        const cfg = yield* Config
+        const config = yield* oidcConfiguration
+        const code_verifier = client.randomPKCECodeVerifier()
+        const code_challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(code_verifier))
+        const state = client.randomState()
+        const nonce = client.randomNonce()
+        yield* Sessions.putAuthRequest({
+          state,
+          code_verifier,
+          nonce,
+          return_to: safeReturnTo(query.return_to),
+        })
+        const url = client.buildAuthorizationUrl(config, {
+          redirect_uri: `${cfg.publicUrl}/auth/callback`,
+          scope: 'openid email profile',
+          code_challenge,
+          code_challenge_method: 'S256',
+          state,
+          nonce,
+        })
+        return redirect(url.href)
+      }),
+  }),
+  route({
+    method: 'GET',
+    path: '/auth/callback',
+    access: 'P',
+    tag: 'Sign-in',
+    summary: 'Return from the identity provider; sets the session and CSRF cookies',
+    query: Schema.Struct({ state: Schema.String }),
+    handler: ({ query, path, rawQuery }) =>
+      Effect.gen(function* () {
+        const cfg = yield* Config
+        const config = yield* oidcConfiguration
+        const pending = yield* Sessions.takeAuthRequest(query.state)
+        const failed = new ApiError({ code: 'unauthorized', message: 'auth.sign_in_failed' })
+        if (!pending) return yield* Effect.fail(failed)
+        const current = new URL(`${cfg.publicUrl}${path}?${rawQuery}`)
+        const tokens = yield* Effect.tryPromise({
+          try: () =>
+            client.authorizationCodeGrant(config, current, {
+              pkceCodeVerifier: pending.code_verifier,
+              expectedState: pending.state,
+              expectedNonce: pending.nonce,
+            }),
+          catch: () => failed,
+        })
+        const claims = tokens.claims()
+        const email = typeof claims?.email === 'string' ? claims.email : undefined
+        if (!email || claims?.email_verified === false) return yield* Effect.fail(failed)
+        const user = yield* Users.byEmail(email)
+        if (!user) return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'auth.no_account' }))
+        return yield* startSession(user.id, 'oidc', pending.return_to)
+      }),
+  }),
+  route({
+    method: 'GET',
+    path: '/auth/link/{token}',
+    access: 'P',
+    tag: 'Sign-in',
+    summary: 'Sign in with a one-time link issued by the operator CLI',
+    params: Schema.Struct({ token: Schema.String }),
+    handler: ({ params }) =>
+      Effect.gen(function* () {
+        const userId = yield* Sessions.consumeLoginLink(params.token)
+        if (userId === null)
+          return yield* Effect.fail(new ApiError({ code: 'unauthorized', message: 'auth.link_invalid' }))
+        return yield* startSession(userId, 'link', '/')
+      }),
+  }),
+  route({
+    method: 'POST',
+    path: '/auth/logout',
+    access: 'A',
+    workspace: 'optional',
+    whileFrozen: true,
+    tag: 'Sign-in',
+    summary: 'End the current session (needs X-CSRF-Token)',
+    handler: ({ caller }) =>
+      Effect.gen(function* () {
+        const cfg = yield* Config
+        if (caller.via === 'session') yield* Sessions.end(caller.session.id)
+        return {
+          ...ok({ signed_out: true }),
+          cookies: clearedSessionCookies(cfg.publicUrl.startsWith('https:')),
+        }
+      }),
+  }),
+]

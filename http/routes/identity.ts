@@ -1,0 +1,115 @@
+import { Effect, Schema } from 'effect'
+import { allPermissions } from '../../store/permissions'
+import * as Users from '../../store/users'
+import type { WorkspaceRow } from '../../store/workspaces'
+import { type Caller, isOwner } from '../caller'
+import { iso } from '../envelope'
+import { presentWorkspace, Timestamp, WorkspaceSchema } from '../presenters'
+import { ok, type Route, route } from '../route'
+
+/** Spec 1 §4.1, identity and workspace. */
+
+const MeSchema = Schema.Struct({
+  user: Schema.Struct({
+    id: Schema.Number,
+    name: Schema.String,
+    email: Schema.String,
+    avatar_url: Schema.NullOr(Schema.String),
+    locale: Schema.Literal('en', 'id'),
+    timezone: Schema.NullOr(Schema.String),
+    last_login_at: Schema.NullOr(Timestamp),
+  }),
+  via: Schema.Literal('key', 'session'),
+  timezone: Schema.String,
+  workspace: WorkspaceSchema,
+  role: Schema.NullOr(Schema.Struct({ id: Schema.Number, name: Schema.String })),
+  is_owner: Schema.Boolean,
+  is_platform_admin: Schema.Boolean,
+  permissions: Schema.Array(Schema.String),
+  channel_ids: Schema.NullOr(Schema.Array(Schema.Number)),
+  preferences: Schema.Array(Schema.Struct({ key: Schema.String, value: Schema.Unknown })),
+  realtime: Schema.Boolean,
+})
+
+const presentMe = (caller: Caller, workspace: WorkspaceRow): typeof MeSchema.Type => ({
+  user: {
+    id: caller.user.id,
+    name: caller.user.name,
+    email: caller.user.email,
+    avatar_url: caller.user.avatar_url,
+    locale: caller.user.locale,
+    timezone: caller.user.timezone,
+    last_login_at: iso(caller.user.last_login_at),
+  },
+  via: caller.via,
+  timezone: caller.user.timezone ?? workspace.timezone,
+  workspace: presentWorkspace(workspace),
+  role: caller.role ? { id: caller.role.id, name: caller.role.name } : null,
+  is_owner: isOwner(caller),
+  is_platform_admin: caller.user.is_platform_admin,
+  // Catalogue order, so clients can diff lists.
+  permissions: allPermissions.filter((p) => caller.permissions.has(p)),
+  channel_ids:
+    caller.via === 'key' || !caller.member || caller.member.channel_access === 'all'
+      ? null
+      : [...caller.member.channel_ids],
+  preferences: Object.entries(caller.user.preferences).map(([key, value]) => ({ key, value })),
+  realtime: false,
+})
+
+/** An IANA zone name this runtime knows, or '' (follow the workspace zone). */
+export const TimeZone = Schema.String.pipe(
+  Schema.filter(
+    (z) => {
+      if (z === '') return true
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: z })
+        return true
+      } catch {
+        return false
+      }
+    },
+    { message: () => 'field.timezone' },
+  ),
+)
+
+export const routes: readonly Route[] = [
+  route({
+    method: 'GET',
+    path: '/v1/me',
+    access: 'K',
+    tag: 'Identity',
+    summary: 'The caller: user, workspace, role, permissions and channel access',
+    response: MeSchema,
+    handler: ({ caller, workspace }) => Effect.succeed(ok(presentMe(caller, workspace))),
+  }),
+  route({
+    method: 'PATCH',
+    path: '/v1/me',
+    access: 'A',
+    tag: 'Identity',
+    summary: 'Change your language and personal time zone (empty string = follow the workspace)',
+    body: Schema.Struct({
+      locale: Schema.optional(Schema.Literal('en', 'id')),
+      timezone: Schema.optional(TimeZone),
+    }),
+    response: MeSchema,
+    handler: ({ caller, workspace, body }) =>
+      Effect.map(
+        Users.updateProfile(caller.user.id, {
+          ...(body.locale !== undefined ? { locale: body.locale } : {}),
+          ...(body.timezone !== undefined ? { timezone: body.timezone === '' ? null : body.timezone } : {}),
+        }),
+        (user) => ok(presentMe({ ...caller, user }, workspace)),
+      ),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/workspace',
+    access: 'K',
+    tag: 'Identity',
+    summary: 'Name, plan, paid-until date, time zone and plan limits of the active workspace',
+    response: WorkspaceSchema,
+    handler: ({ workspace }) => Effect.succeed(ok(presentWorkspace(workspace))),
+  }),
+]

@@ -1,0 +1,107 @@
+import uws from 'uWebSockets.js'
+import { STATUS_CODES } from 'node:http'
+import type { Incoming, Outgoing } from './pipeline'
+
+/**
+ * The uWebSockets.js transport: copies each request out of uWS synchronously (its request object
+ * dies when the handler returns), reads the body with a size cap, hands the request to the
+ * pipeline, and writes the answer corked. Knows nothing of routes or auth.
+ */
+
+/** True when the native binary loaded; the package silently falls back to a slow emulation. */
+export const isNative = (): boolean => typeof (uws as { SSLApp?: unknown }).SSLApp === 'function'
+
+export interface Listening {
+  readonly app: uws.TemplatedApp
+  readonly port: number
+  readonly close: () => void
+}
+
+export interface ServerOptions {
+  readonly host: string
+  readonly port: number
+  readonly maxBodyBytes: number
+  readonly handle: (req: Incoming) => Promise<Outgoing>
+  /** Answers a request refused before the pipeline (body too large). */
+  readonly tooLarge: (req: Incoming) => Outgoing
+  /** Lets other modules (the real-time gateway) add WebSocket routes before listening. */
+  readonly configure?: (app: uws.TemplatedApp) => void
+}
+
+const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`
+
+const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
+
+export const listen = (opts: ServerOptions): Promise<Listening> => {
+  const app = uws.App()
+  opts.configure?.(app)
+  app.any('/*', (res, req) => {
+    let aborted = false
+    res.onAborted(() => {
+      aborted = true
+    })
+    const headers = new Map<string, string>()
+    req.forEach((k, v) => {
+      headers.set(k, v)
+    })
+    const base = {
+      method: req.getMethod().toUpperCase(),
+      path: req.getUrl(),
+      query: req.getQuery() ?? '',
+      headers,
+      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    }
+    const respond = (out: Outgoing, close = false) => {
+      if (aborted) return
+      res.cork(() => {
+        res.writeStatus(statusLine(out.status))
+        for (const [k, v] of out.headers) res.writeHeader(k, v)
+        res.end(out.body, close)
+      })
+    }
+    const dispatch = (body: Uint8Array | null) => {
+      opts.handle({ ...base, body }).then(
+        (out) => respond(out),
+        () =>
+          respond({
+            status: 500,
+            headers: [['Content-Type', 'application/json']],
+            body: '{"error":{"code":"server_error","message":"Server fault."}}',
+          }),
+      )
+    }
+    const declared = headers.get('content-length')
+    if (BODYLESS.has(base.method) && !declared && !headers.has('transfer-encoding')) {
+      dispatch(null)
+      return
+    }
+    if (declared && Number(declared) > opts.maxBodyBytes) {
+      respond(opts.tooLarge({ ...base, body: null }), true)
+      return
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let refused = false
+    res.onData((chunk, isLast) => {
+      if (refused) return
+      size += chunk.byteLength
+      if (size > opts.maxBodyBytes) {
+        refused = true
+        respond(opts.tooLarge({ ...base, body: null }), true)
+        return
+      }
+      // The chunk's memory is reused by uWS after this callback: copy it.
+      chunks.push(Buffer.from(chunk.slice(0)))
+      if (isLast) dispatch(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks))
+    })
+  })
+  return new Promise((resolve, reject) => {
+    app.listen(opts.host, opts.port, (token) => {
+      if (!token) {
+        reject(new Error(`cannot listen on ${opts.host}:${opts.port}`))
+        return
+      }
+      resolve({ app, port: uws.us_socket_local_port(token), close: () => uws.us_listen_socket_close(token) })
+    })
+  })
+}

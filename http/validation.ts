@@ -1,0 +1,168 @@
+import { SchemaAST as AST, Either, ParseResult, type Schema } from 'effect'
+import { type ApiError, type FieldMessage, invalid } from './errors'
+import { hasMessage } from './i18n'
+
+/**
+ * Decodes input with a schema and turns every issue into `error.fields`: field path to a message
+ * key with parameters, derived from the schema itself (its JSON Schema annotations), so that one
+ * schema gives validation, localized messages and the OpenAPI document.
+ */
+export const decode = <A, I>(
+  schema: Schema.Schema<A, I, never>,
+  input: unknown,
+  root: string,
+): Either.Either<A, ApiError> => {
+  const result = ParseResult.decodeUnknownEither(schema, { errors: 'all', onExcessProperty: 'ignore' })(input)
+  if (Either.isRight(result)) return Either.right(result.right)
+  const fields: Record<string, FieldMessage> = {}
+  collect(result.left, [], fields)
+  if (Object.keys(fields).length === 0) fields[root] = { key: 'field.invalid' }
+  return Either.left(invalid(renameRoot(fields, root)))
+}
+
+const renameRoot = (fields: Record<string, FieldMessage>, root: string) => {
+  const out: Record<string, FieldMessage> = {}
+  for (const [k, v] of Object.entries(fields)) out[k === '' ? root : k] = v
+  return out
+}
+
+const put = (fields: Record<string, FieldMessage>, path: readonly PropertyKey[], msg: FieldMessage) => {
+  const key = path.map(String).join('.')
+  if (!(key in fields)) fields[key] = msg
+}
+
+const collect = (
+  issue: ParseResult.ParseIssue,
+  path: readonly PropertyKey[],
+  fields: Record<string, FieldMessage>,
+) => {
+  switch (issue._tag) {
+    case 'Pointer': {
+      const p = Array.isArray(issue.path) ? issue.path : [issue.path]
+      collect(issue.issue, [...path, ...p], fields)
+      return
+    }
+    case 'Composite': {
+      const list = Array.isArray(issue.issues) ? issue.issues : [issue.issues]
+      // A union whose members all failed on type: say what the value must be, once.
+      if (AST.isUnion(issue.ast) && list.every((i: ParseResult.ParseIssue) => i._tag === 'Type')) {
+        put(fields, path, describeType(issue.ast))
+        return
+      }
+      for (const i of list as ParseResult.ParseIssue[]) collect(i, path, fields)
+      return
+    }
+    case 'Missing':
+      put(fields, path, { key: 'field.required' })
+      return
+    case 'Unexpected':
+      put(fields, path, { key: 'field.unexpected' })
+      return
+    case 'Forbidden':
+      put(fields, path, { key: 'field.invalid' })
+      return
+    case 'Type':
+      put(fields, path, describeType(issue.ast))
+      return
+    case 'Refinement':
+      if (issue.kind === 'From') collect(issue.issue, path, fields)
+      else put(fields, path, describeRefinement(issue))
+      return
+    case 'Transformation':
+      if (issue.kind === 'Transformation') put(fields, path, describeType(AST.typeAST(issue.ast)))
+      else collect(issue.issue, path, fields)
+      return
+  }
+}
+
+const typeName = (ast: AST.AST): string | undefined => {
+  switch (ast._tag) {
+    case 'StringKeyword':
+      return 'string'
+    case 'NumberKeyword':
+      return 'number'
+    case 'BooleanKeyword':
+      return 'boolean'
+    case 'TypeLiteral':
+      return 'object'
+    case 'TupleType':
+      return 'array'
+    case 'Refinement':
+      return typeName(ast.from)
+    case 'Transformation':
+      return typeName(ast.to)
+    default:
+      return undefined
+  }
+}
+
+const literals = (ast: AST.AST): string[] | undefined => {
+  if (AST.isLiteral(ast)) return [String(ast.literal)]
+  if (AST.isUnion(ast)) {
+    const all = ast.types.map(literals)
+    if (all.every((x): x is string[] => x !== undefined)) return all.flat()
+  }
+  return undefined
+}
+
+const describeType = (ast: AST.AST): FieldMessage => {
+  const values = literals(ast)
+  if (values) return { key: 'field.one_of', params: { values: values.join(', ') } }
+  if (AST.isUnion(ast)) {
+    const names = ast.types
+      .map((t) => (AST.isLiteral(t) && t.literal === null ? 'null' : typeName(t)))
+      .filter((x): x is string => x !== undefined)
+    if (names.length > 0) return { key: 'field.type', params: { type: names.join(' | ') } }
+  }
+  const name = typeName(ast)
+  return name ? { key: 'field.type', params: { type: name } } : { key: 'field.invalid' }
+}
+
+type JsonSchemaHints = {
+  minLength?: number
+  maxLength?: number
+  minimum?: number
+  maximum?: number
+  exclusiveMinimum?: number
+  minItems?: number
+  maxItems?: number
+  pattern?: string
+  type?: string
+}
+
+const describeRefinement = (issue: ParseResult.Refinement): FieldMessage => {
+  const ast = issue.ast
+  // A filter can name its own catalogue key through its message annotation.
+  const message = AST.getMessageAnnotation(ast)
+  if (message._tag === 'Some') {
+    const m = message.value(issue)
+    if (typeof m === 'string' && hasMessage(m)) return { key: m }
+  }
+  const js = AST.getJSONSchemaAnnotation(ast)
+  const h: JsonSchemaHints = js._tag === 'Some' ? (js.value as JsonSchemaHints) : {}
+  const actual = issue.actual
+  const length =
+    typeof actual === 'string' ? actual.trim().length : Array.isArray(actual) ? actual.length : undefined
+  // Query values reach a number refinement as the string that was sent.
+  const num =
+    typeof actual === 'number' ? actual : typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : undefined
+  // Several bounds may sit on one filter (between): name the one the value broke.
+  if (h.minLength !== undefined && (length === undefined || length < h.minLength)) {
+    return { key: 'field.min_length', params: { n: h.minLength } }
+  }
+  if (h.maxLength !== undefined) return { key: 'field.max_length', params: { n: h.maxLength } }
+  if (h.minItems !== undefined && (length === undefined || length < h.minItems)) {
+    return { key: 'field.min_items', params: { n: h.minItems } }
+  }
+  if (h.maxItems !== undefined) return { key: 'field.max_items', params: { n: h.maxItems } }
+  if (h.minimum !== undefined && (num === undefined || num < h.minimum)) {
+    return { key: 'field.minimum', params: { n: h.minimum } }
+  }
+  if (h.exclusiveMinimum !== undefined && (num === undefined || num <= h.exclusiveMinimum)) {
+    return { key: 'field.minimum', params: { n: h.exclusiveMinimum + 1 } }
+  }
+  if (h.maximum !== undefined) return { key: 'field.maximum', params: { n: h.maximum } }
+  if (h.type === 'integer') return { key: 'field.integer' }
+  if (h.pattern !== undefined) return { key: 'field.pattern' }
+  return { key: 'field.invalid' }
+}

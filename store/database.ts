@@ -1,0 +1,101 @@
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { PgClient } from '@effect/sql-pg'
+import { PGlite } from '@electric-sql/pglite'
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
+import { Effect, Layer, Redacted } from 'effect'
+import pg from 'pg'
+
+/**
+ * The database: PostgreSQL when a URL is given, otherwise the embedded PGlite under `dataDir`,
+ * served over a unix socket so that one client (node-postgres through @effect/sql-pg) serves
+ * both modes. PGlite is single-connection, hence the pool of 1.
+ */
+export interface DatabaseOptions {
+  readonly url: string | undefined
+  /** Embedded data directory; `memory` keeps the embedded database in memory (tests). */
+  readonly dataDir: string | 'memory'
+  /** Directory for the embedded server's unix socket (defaults to dataDir). */
+  readonly socketDir?: string
+}
+
+// int8 (COUNT(*), bigint ids) as numbers: ids stay far below 2^53.
+const types: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === 20
+      ? (v: string) => Number(v)
+      : pg.types.getTypeParser(oid, format)) as pg.CustomTypesConfig['getTypeParser'],
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * PGlite must be opened by one process at a time: a second opener would corrupt it. The lock
+ * file holds the owner's pid; a stale one (owner gone) is taken over.
+ */
+const lockDataDir = (dir: string) =>
+  Effect.acquireRelease(
+    Effect.try({
+      try: () => {
+        fs.mkdirSync(dir, { recursive: true })
+        const file = path.join(dir, 'kotak.lock')
+        const holder = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) : 0
+        if (holder && holder !== process.pid && alive(holder)) {
+          throw new Error(
+            `the embedded database in ${dir} is in use by process ${holder}; stop it first, or use DATABASE_URL`,
+          )
+        }
+        fs.writeFileSync(file, String(process.pid))
+        return file
+      },
+      catch: (e) => e as Error,
+    }),
+    (file) => Effect.sync(() => fs.rmSync(file, { force: true })),
+  )
+
+const embedded = (opts: DatabaseOptions) =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const socketDir = opts.socketDir ?? (opts.dataDir === 'memory' ? undefined : opts.dataDir)
+      if (!socketDir) return yield* Effect.dieMessage('embedded database needs a socket directory')
+      fs.mkdirSync(socketDir, { recursive: true })
+      if (opts.dataDir !== 'memory') yield* lockDataDir(opts.dataDir)
+      const socketPath = path.join(socketDir, '.s.PGSQL.5432')
+      fs.rmSync(socketPath, { force: true })
+      const db = yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const instance =
+            opts.dataDir === 'memory' ? new PGlite() : new PGlite(path.join(opts.dataDir, 'pg'))
+          await instance.waitReady
+          return instance
+        }),
+        (instance) => Effect.promise(() => instance.close()).pipe(Effect.ignore),
+      )
+      yield* Effect.acquireRelease(
+        Effect.promise(async () => {
+          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 })
+          await server.start()
+          return server
+        }),
+        (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore),
+      )
+      return PgClient.layer({
+        host: socketDir,
+        port: 5432,
+        database: 'postgres',
+        username: 'postgres',
+        maxConnections: 1,
+        types,
+      })
+    }),
+  )
+
+export const layer = (opts: DatabaseOptions) =>
+  opts.url ? PgClient.layer({ url: Redacted.make(opts.url), maxConnections: 20, types }) : embedded(opts)

@@ -1,0 +1,162 @@
+import { type ChildProcess, spawn } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort, freshDatabase, runCli, tempDir } from './support/server'
+
+/**
+ * The operator's path on a fresh deployment: bootstrap with the CLI, run `npm start`'s entry as a
+ * child process, restart it, and find everything still there.
+ */
+const root = path.resolve(__dirname, '..')
+let env: NodeJS.ProcessEnv
+let dir: string
+let drop: (() => Promise<void>) | undefined
+
+beforeAll(async () => {
+  dir = tempDir('kotak-cli-')
+  const port = await freePort()
+  env = {
+    ...process.env,
+    DATA_DIR: dir,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    LOG_LEVEL: 'warn',
+    REDIS_PREFIX: `kotak_cli_${process.pid}:`,
+  }
+  if (process.env.DATABASE_URL) {
+    const db = await freshDatabase(process.env.DATABASE_URL)
+    env.DATABASE_URL = db.url
+    drop = db.drop
+  }
+})
+afterAll(async () => {
+  await drop?.()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const startNode = async (): Promise<ChildProcess> => {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'main.ts')], {
+    env,
+    cwd: root,
+    stdio: 'pipe',
+  })
+  let output = ''
+  child.stdout?.on('data', (d) => {
+    output += String(d)
+  })
+  child.stderr?.on('data', (d) => {
+    output += String(d)
+  })
+  for (let i = 0; i < 300; i++) {
+    if (child.exitCode !== null) throw new Error(`server exited: ${output}`)
+    try {
+      if ((await fetch(`${env.PUBLIC_URL}/healthz`)).ok) return child
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  child.kill('SIGKILL')
+  throw new Error(`server did not start: ${output}`)
+}
+
+const stopNode = (child: ChildProcess) =>
+  new Promise<number | null>((resolve) => {
+    child.once('exit', (code) => resolve(code))
+    child.kill('SIGTERM')
+  })
+
+describe('operator CLI and restart', () => {
+  it('refuses bad arguments with a clear message and a non-zero exit', async () => {
+    const none = await runCli([], env)
+    expect(none.code).toBe(2)
+    expect(none.stderr).toMatch(/no command given/)
+    expect(none.stderr).toMatch(/Usage:/)
+    const plan = await runCli(
+      [
+        'workspace',
+        'create',
+        '--name',
+        'Acme',
+        '--owner-email',
+        'a@x.io',
+        '--owner-name',
+        'A',
+        '--plan',
+        'gold',
+      ],
+      env,
+    )
+    expect(plan.code).toBe(2)
+    expect(plan.stderr).toMatch(/--plan must be one of free, pro, custom/)
+    const missing = await runCli(['workspace', 'create', '--name', 'Acme'], env)
+    expect(missing.code).toBe(2)
+    expect(missing.stderr).toMatch(/--owner-email is required/)
+    const unknown = await runCli(['key', 'create', '--workspace', '999', '--name', 'x'], env)
+    expect(unknown.code).toBe(1)
+    expect(unknown.stderr).toMatch(/no workspace 999/)
+  })
+
+  it('bootstraps a workspace, a key and a sign-in link, and keeps them across a restart', async () => {
+    const created = await runCli(
+      [
+        'workspace',
+        'create',
+        '--name',
+        'Toko Maju',
+        '--owner-email',
+        'sari@toko.id',
+        '--owner-name',
+        'Sari',
+        '--plan',
+        'free',
+      ],
+      env,
+    )
+    expect(created.code, created.stderr).toBe(0)
+    const ws = JSON.parse(created.stdout) as { workspace: { id: number; slug: string; plan: string } }
+    expect(ws.workspace).toMatchObject({ slug: 'toko-maju', plan: 'free' })
+    const id = String(ws.workspace.id)
+
+    const refused = await runCli(['key', 'create', '--workspace', id, '--name', 'ci'], env)
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toMatch(/free plan/)
+
+    expect((await runCli(['workspace', 'plan', '--workspace', id, '--plan', 'pro'], env)).code).toBe(0)
+    const key = await runCli(['key', 'create', '--workspace', id, '--name', 'ci', '--scope', 'read'], env)
+    expect(key.code, key.stderr).toBe(0)
+    const secret = (JSON.parse(key.stdout) as { key: string }).key
+    expect(secret).toMatch(/^svca_live_[A-Za-z0-9_-]{43}$/)
+
+    const link = await runCli(['login-link', '--email', 'SARI@toko.id'], env)
+    expect(link.code, link.stderr).toBe(0)
+    const url = (JSON.parse(link.stdout) as { url: string }).url
+    expect(url.startsWith(`${env.PUBLIC_URL}/auth/link/`)).toBe(true)
+
+    let node = await startNode()
+    try {
+      const me = await fetch(`${env.PUBLIC_URL}/v1/me`, { headers: { authorization: `Bearer ${secret}` } })
+      expect(me.status).toBe(200)
+      expect(((await me.json()) as { data: { workspace: { plan: string } } }).data.workspace.plan).toBe('pro')
+    } finally {
+      expect(await stopNode(node)).toBe(0)
+    }
+
+    node = await startNode()
+    try {
+      const me = await fetch(`${env.PUBLIC_URL}/v1/me`, { headers: { authorization: `Bearer ${secret}` } })
+      expect(me.status).toBe(200)
+      const signIn = await fetch(url, { redirect: 'manual' })
+      expect(signIn.status).toBe(302)
+      const cookies = signIn.headers.getSetCookie()
+      expect(cookies.find((c) => c.startsWith('kotak_session='))).toMatch(/HttpOnly/)
+      expect(cookies.find((c) => c.startsWith('kotak_csrf='))).not.toMatch(/HttpOnly/)
+      // One-time: a second use is refused.
+      expect((await fetch(url, { redirect: 'manual' })).status).toBe(401)
+    } finally {
+      await stopNode(node)
+    }
+  }, 120_000)
+})

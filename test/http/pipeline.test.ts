@@ -1,0 +1,117 @@
+import { Effect, Schema } from 'effect'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { pageFields, pageMeta, pageOf } from '../../http/pagination'
+import { handle, type Incoming } from '../../http/pipeline'
+import { ok, type Route, route } from '../../http/route'
+import * as Router from '../../http/router'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+
+/**
+ * Rules of the kernel that no endpoint of this stage exercises yet (a K mutation, permission
+ * alternatives, pagination) are checked in-process, Hono-style: the real pipeline, auth and
+ * database, with probe routes declared the way domain modules declare theirs.
+ */
+let s: TestServer
+let w: F.Seeded
+const router = Router.make<Route>()
+
+const probes: Route[] = [
+  route({
+    method: 'POST',
+    path: '/v1/probe/write',
+    access: 'K',
+    tag: 'Probe',
+    summary: 'a K mutation',
+    handler: () => Effect.succeed(ok({ written: true })),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/probe/either',
+    access: 'K',
+    permission: ['settings.roles', 'settings.members'],
+    tag: 'Probe',
+    summary: 'needs one of two permissions',
+    handler: () => Effect.succeed(ok({ allowed: true })),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/probe/items',
+    access: 'K',
+    tag: 'Probe',
+    summary: 'a paginated list of 57 items',
+    query: Schema.Struct(pageFields),
+    handler: ({ query }) => {
+      const page = pageOf(query)
+      const all = Array.from({ length: 57 }, (_, i) => i + 1)
+      return Effect.succeed(ok(all.slice(page.offset, page.offset + page.limit), pageMeta(page, all.length)))
+    },
+  }),
+]
+
+beforeAll(async () => {
+  s = await startTestServer()
+  w = await F.workspace(s, { plan: 'pro' })
+  for (const p of probes) router.add(p.method, p.path, p)
+})
+afterAll(() => s?.stop())
+
+const call = async (method: string, path: string, headers: Record<string, string>, query = '') => {
+  const req: Incoming = {
+    method,
+    path,
+    query,
+    headers: new Map(Object.entries(headers)),
+    body: null,
+    ip: '127.0.0.1',
+  }
+  const out = await s.run(handle(router, req))
+  return { status: out.status, body: JSON.parse(String(out.body)) as Record<string, any> }
+}
+
+describe('scopes and permissions', () => {
+  it('refuses a read key changing data with 403, lets a write key through', async () => {
+    const read = await call('POST', '/v1/probe/write', F.bearer(await F.apiKey(s, w, 'read')))
+    expect(read.status).toBe(403)
+    expect(read.body.error.code).toBe('forbidden')
+    expect(read.body.error.message).toMatch(/read-only/)
+    const write = await call('POST', '/v1/probe/write', F.bearer(await F.apiKey(s, w, 'write')))
+    expect(write.status).toBe(200)
+  })
+
+  it('accepts either permission of an alternative and refuses neither', async () => {
+    const agent = await F.member(s, w, 'Agent')
+    const session = await F.signIn(s, agent.email)
+    expect((await call('GET', '/v1/probe/either', session.headers())).status).toBe(403)
+    const admin = await F.member(s, w, 'Admin')
+    expect((await call('GET', '/v1/probe/either', (await F.signIn(s, admin.email)).headers())).status).toBe(
+      200,
+    )
+    // An API key holds every permission.
+    expect((await call('GET', '/v1/probe/either', F.bearer(await F.apiKey(s, w, 'read')))).status).toBe(200)
+  })
+})
+
+describe('pagination', () => {
+  it('defaults to 25 per page with the meta of spec 1 §2', async () => {
+    const key = await F.apiKey(s, w, 'read')
+    const first = await call('GET', '/v1/probe/items', F.bearer(key))
+    expect(first.body.data).toHaveLength(25)
+    expect(first.body.meta).toEqual({ page: 1, per_page: 25, total: 57, pages: 3, has_more: true })
+    const last = await call('GET', '/v1/probe/items', F.bearer(key), 'page=2&per_page=50')
+    expect(last.body.data).toEqual([51, 52, 53, 54, 55, 56, 57])
+    expect(last.body.meta).toEqual({ page: 2, per_page: 50, total: 57, pages: 2, has_more: false })
+  })
+
+  it.each([
+    ['per_page=101', 'per_page', 'must be at most 100'],
+    ['per_page=0', 'per_page', 'must be at least 1'],
+    ['page=0', 'page', 'must be at least 1'],
+    ['page=abc', 'page', 'must be a number'],
+    ['page=1.5', 'page', 'must be an integer'],
+  ])('refuses %s with 422', async (query, field, message) => {
+    const res = await call('GET', '/v1/probe/items', F.bearer(await F.apiKey(s, w, 'read')), query)
+    expect(res.status).toBe(422)
+    expect(res.body.error.fields).toEqual({ [field]: message })
+  })
+})

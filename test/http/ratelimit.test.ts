@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+
+let s: TestServer
+beforeAll(async () => {
+  s = await startTestServer()
+})
+afterAll(() => s?.stop())
+
+/** The limit is a fixed window per clock minute: start well inside one so the window cannot roll over. */
+const awaitFreshMinute = async () => {
+  const left = 60_000 - (Date.now() % 60_000)
+  if (left < 20_000) await new Promise((r) => setTimeout(r, left + 50))
+}
+
+it('allows 120 calls per minute per key, then answers 429 with Retry-After', {
+  timeout: 60_000,
+}, async () => {
+  const w = await F.workspace(s, { plan: 'pro' })
+  const key = await F.apiKey(s, w, 'read')
+  const other = await F.apiKey(s, w, 'read')
+  await awaitFreshMinute()
+  const remaining: number[] = []
+  for (let i = 0; i < 120; i++) {
+    const res = await s.fetch('/v1/workspace', { headers: F.bearer(key) })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-ratelimit-limit')).toBe('120')
+    remaining.push(Number(res.headers.get('x-ratelimit-remaining')))
+  }
+  expect(remaining[0]).toBe(119)
+  expect(remaining[119]).toBe(0)
+  const over = await s.fetch('/v1/workspace', { headers: F.bearer(key) })
+  expect(over.status).toBe(429)
+  const retry = Number(over.headers.get('retry-after'))
+  expect(retry).toBeGreaterThanOrEqual(1)
+  expect(retry).toBeLessThanOrEqual(60)
+  expect(Math.abs(retry - (60 - new Date().getSeconds()))).toBeLessThanOrEqual(2)
+  expect(over.headers.get('x-ratelimit-remaining')).toBe('0')
+  const b = (await over.json()) as { error: { code: string } }
+  expect(b.error.code).toBe('rate_limited')
+  // The budget is per key: another key of the same workspace is unaffected.
+  expect((await s.fetch('/v1/workspace', { headers: F.bearer(other) })).status).toBe(200)
+})

@@ -1,0 +1,107 @@
+import { execFile } from 'node:child_process'
+import * as fs from 'node:fs'
+import * as net from 'node:net'
+import * as os from 'node:os'
+import * as path from 'node:path'
+import pg from 'pg'
+import { type AppConfig, loadConfig } from '../../engine/config'
+import { makeLogger } from '../../engine/log'
+import { type RunningApp, start } from '../../http/app'
+import type { DatabaseOptions } from '../../store/database'
+
+/**
+ * A real server on a random loopback port with a database of its own: a fresh PostgreSQL database
+ * when DATABASE_URL is set (CI), else an in-memory embedded one. Redis is used when REDIS_URL is
+ * set, under a key prefix of its own.
+ */
+export interface TestServer extends RunningApp {
+  readonly cfg: AppConfig
+  /** Environment for the CLI or a child server that must reach the same database. */
+  readonly env: NodeJS.ProcessEnv
+  readonly fetch: (p: string, init?: RequestInit) => Promise<Response>
+}
+
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const srv = net.createServer()
+    srv.listen(0, '127.0.0.1', () => {
+      const addr = srv.address() as net.AddressInfo
+      srv.close(() => resolve(addr.port))
+    })
+    srv.on('error', reject)
+  })
+
+const suffix = () => `${process.pid}_${Math.random().toString(36).slice(2, 8)}`
+
+/** A fresh PostgreSQL database; returns its URL and a drop function. */
+export const freshDatabase = async (adminUrl: string) => {
+  const name = `kotak_t_${suffix()}`
+  const admin = new pg.Client({ connectionString: adminUrl })
+  await admin.connect()
+  await admin.query(`CREATE DATABASE ${name}`)
+  await admin.end()
+  const url = new URL(adminUrl)
+  url.pathname = `/${name}`
+  return {
+    url: url.href,
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
+
+export const tempDir = (prefix = 'kotak-') => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
+
+export const startTestServer = async (env: Record<string, string> = {}): Promise<TestServer> => {
+  const port = await freePort()
+  const adminUrl = process.env.DATABASE_URL
+  const db = adminUrl ? await freshDatabase(adminUrl) : undefined
+  const dir = tempDir()
+  const childEnv: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    PUBLIC_URL: `http://127.0.0.1:${port}`,
+    DATA_DIR: dir,
+    REDIS_PREFIX: `kotak_t_${suffix()}:`,
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    ...(db ? { DATABASE_URL: db.url } : {}),
+    ...env,
+  }
+  if (!db) delete childEnv.DATABASE_URL
+  const cfg = loadConfig(childEnv)
+  const database: DatabaseOptions | undefined = db
+    ? undefined
+    : { url: undefined, dataDir: 'memory', socketDir: dir }
+  const app = await start(cfg, { ...(database ? { database } : {}), logger: makeLogger(cfg.logLevel) })
+  return {
+    ...app,
+    cfg,
+    env: childEnv,
+    fetch: (p, init) => fetch(`${app.url}${p}`, init),
+    stop: async () => {
+      await app.stop()
+      await db?.drop()
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Runs the operator CLI as a child process, as an operator would. */
+export const runCli = (
+  args: readonly string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ code: number; stdout: string; stderr: string }> =>
+  new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', path.resolve(__dirname, '../../cli.ts'), ...args],
+      { env, cwd: path.resolve(__dirname, '../..') },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr })
+      },
+    )
+  })

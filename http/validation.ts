@@ -145,7 +145,11 @@ const describeRefinement = (issue: ParseResult.Refinement): FieldMessage => {
     typeof actual === 'string' ? actual.trim().length : Array.isArray(actual) ? actual.length : undefined
   // Query values reach a number refinement as the string that was sent.
   const num =
-    typeof actual === 'number' ? actual : typeof actual === 'string' && actual.trim() !== '' ? Number(actual) : undefined
+    typeof actual === 'number'
+      ? actual
+      : typeof actual === 'string' && actual.trim() !== ''
+        ? Number(actual)
+        : undefined
   // Several bounds may sit on one filter (between): name the one the value broke.
   if (h.minLength !== undefined && (length === undefined || length < h.minLength)) {
     return { key: 'field.min_length', params: { n: h.minLength } }

@@ -1,4 +1,6 @@
-import { type Effect, Layer, ManagedRuntime } from 'effect'
+import { Effect, Layer, ManagedRuntime } from 'effect'
+import { Bus } from '../engine/bus/Bus'
+import * as BusMemory from '../engine/bus/BusMemory'
 import { type AppConfig, Config } from '../engine/config'
 import { Log, type Logger, makeLogger } from '../engine/log'
 import { MetricsTag, makeMetrics } from '../engine/metrics'
@@ -6,13 +8,17 @@ import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
 import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
 import * as Database from '../store/database'
 import { migrate } from '../store/migrate'
+import * as ServerKeys from '../store/serverKeys'
 import { handle, tooLarge } from './pipeline'
+import { makeGateway } from './realtime/gateway'
+import { RealtimeKey } from './realtime/token'
 import type { Route } from './route'
 import * as Router from './router'
 import * as ApiKeyRoutes from './routes/apiKeys'
 import * as AuthRoutes from './routes/auth'
 import * as IdentityRoutes from './routes/identity'
 import * as PublicRoutes from './routes/public'
+import * as RealtimeRoutes from './routes/realtime'
 import * as SystemRoutes from './routes/system'
 import { isNative, listen } from './server'
 
@@ -25,6 +31,7 @@ export const allRoutes = (): readonly Route[] => {
     ...IdentityRoutes.routes,
     ...PublicRoutes.routes,
     ...ApiKeyRoutes.routes,
+    ...RealtimeRoutes.routes,
   )
   return list
 }
@@ -38,7 +45,7 @@ export interface AppOptions {
 /** The services a running node is made of; the CLI uses the same layer without the HTTP server. */
 export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const logger = opts.logger ?? makeLogger(cfg.logLevel)
-  return Layer.mergeAll(
+  const base = Layer.mergeAll(
     Layer.succeed(Config, cfg),
     Layer.succeed(Log, logger),
     Layer.succeed(MetricsTag, makeMetrics()),
@@ -46,6 +53,18 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     cfg.redisUrl
       ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
       : RateLimiterMemory.layerMemory,
+    BusMemory.layerMemory,
+  )
+  // Nothing reads the database before its schema is current.
+  const migrated = Layer.effectDiscard(
+    Effect.tap(migrate, (applied) =>
+      Effect.sync(() => {
+        if (applied.length > 0) logger.info('migrations applied', { migrations: applied })
+      }),
+    ),
+  ).pipe(Layer.provideMerge(base))
+  return Layer.effect(RealtimeKey, ServerKeys.getOrCreate('realtime-token')).pipe(
+    Layer.provideMerge(migrated),
   )
 }
 
@@ -68,9 +87,13 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
   }
   const runtime = ManagedRuntime.make(servicesLayer(cfg, opts))
   try {
-    const applied = await runtime.runPromise(migrate)
     const log = await runtime.runPromise(Log)
-    if (applied.length > 0) log.info('migrations applied', { migrations: applied })
+    const gateway = makeGateway({
+      signingKey: await runtime.runPromise(RealtimeKey),
+      bus: await runtime.runPromise(Bus),
+      log,
+      run: (e) => runtime.runPromise(e),
+    })
     const router = Router.make<Route>()
     for (const r of allRoutes()) router.add(r.method, r.path, r)
     const server = await listen({
@@ -79,6 +102,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       maxBodyBytes: cfg.maxBodyBytes,
       handle: (req) => runtime.runPromise(handle(router, req)),
       tooLarge: (req) => tooLarge(req, cfg.maxBodyBytes),
+      configure: gateway.configure,
     })
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
     return {
@@ -86,6 +110,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       url: `http://127.0.0.1:${server.port}`,
       run: (effect) => runtime.runPromise(effect),
       stop: async () => {
+        gateway.close()
         server.close()
         await runtime.dispose()
       },

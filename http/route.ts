@@ -1,6 +1,7 @@
 import type { SqlClient } from '@effect/sql'
 import type { SqlError } from '@effect/sql/SqlError'
 import type { Effect, Schema } from 'effect'
+import type { Bus } from '../engine/bus/Bus'
 import type { Config } from '../engine/config'
 import type { Log } from '../engine/log'
 import type { MetricsTag } from '../engine/metrics'
@@ -9,6 +10,7 @@ import type { WorkspaceRow } from '../store/workspaces'
 import type { Caller, PermissionRule } from './caller'
 import type { ApiError } from './errors'
 import type { Locale } from './i18n'
+import type { RealtimeKey } from './realtime/token'
 import type { Method } from './router'
 
 /**
@@ -18,7 +20,7 @@ import type { Method } from './router'
 export type Access = 'K' | 'A' | 'P'
 
 /** Services every handler may use. Domain issues extend this union. */
-export type Services = SqlClient.SqlClient | Config | Log | RateLimiter | MetricsTag
+export type Services = SqlClient.SqlClient | Config | Log | RateLimiter | MetricsTag | Bus | RealtimeKey
 
 export interface Request<P, Q, B> {
   readonly method: Method

@@ -54,7 +54,7 @@ const presentMe = (caller: Caller, workspace: WorkspaceRow): typeof MeSchema.Typ
       ? null
       : [...caller.member.channel_ids],
   preferences: Object.entries(caller.user.preferences).map(([key, value]) => ({ key, value })),
-  realtime: false,
+  realtime: true,
 })
 
 /** An IANA zone name this runtime knows, or '' (follow the workspace zone). */

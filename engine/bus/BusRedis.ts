@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto'
+import { Effect, Layer, Runtime, type Scope } from 'effect'
+import { Redis } from 'ioredis'
+import { pack, unpack } from 'msgpackr'
+import { Bus, type BusShape } from './Bus'
+import { logThrown, makeRegistry } from './BusMemory'
+
+export interface RedisBusOptions {
+  /** Prefix of every channel (`${prefix}bus:${topic}`), so deployments and tests can share a Redis. */
+  readonly prefix?: string
+  /** Tells this node's messages from the others'; random by default. */
+  readonly nodeId?: string
+  /** How long publish/subscribe wait for Redis before giving up (logged); 1 s by default. */
+  readonly timeoutMs?: number
+}
+
+const VERSION = 1
+/** What travels between nodes: msgpack of `[version, nodeId, topic, payload]`. */
+type Envelope = readonly [version: typeof VERSION, nodeId: string, topic: string, payload: Uint8Array]
+
+export const channelOf = (prefix: string, topic: string): string => `${prefix}bus:${topic}`
+
+const decode = (bytes: Uint8Array): Envelope | undefined => {
+  let v: unknown
+  try {
+    v = unpack(bytes)
+  } catch {
+    return undefined
+  }
+  if (!Array.isArray(v) || v.length !== 4 || v[0] !== VERSION) return undefined
+  const [, nodeId, topic, payload] = v
+  if (typeof nodeId !== 'string' || typeof topic !== 'string' || !(payload instanceof Uint8Array))
+    return undefined
+  return [VERSION, nodeId, topic, payload]
+}
+
+/**
+ * Local dispatch plus Redis pub/sub. `pub` carries commands; `sub` is put in subscriber mode and
+ * holds one Redis subscription per topic that has local handlers (taken by the first handler,
+ * dropped with the last). The caller owns both connections.
+ */
+export const make = (
+  pub: Redis,
+  sub: Redis,
+  options: RedisBusOptions = {},
+): Effect.Effect<BusShape, never, Scope.Scope> =>
+  Effect.gen(function* () {
+    const prefix = options.prefix ?? 'kotak:'
+    const nodeId = options.nodeId ?? randomUUID()
+    const timeoutMs = options.timeoutMs ?? 1_000
+    const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    const local = makeRegistry()
+    /** Topic → its SUBSCRIBE, awaited by every subscriber that arrives while it is under way. */
+    const joined = new Map<string, Promise<unknown>>()
+
+    const call = (what: string, topic: string, request: () => Promise<unknown>) =>
+      Effect.tryPromise(request).pipe(
+        Effect.timeout(timeoutMs),
+        Effect.catchAll((error) =>
+          Effect.logWarning(`bus: Redis ${what} failed`).pipe(
+            Effect.annotateLogs({ topic, error: String(error) }),
+          ),
+        ),
+        Effect.asVoid,
+      )
+
+    const onMessage = (channel: Buffer, message: Buffer) => {
+      const envelope = decode(message)
+      if (!envelope || channelOf(prefix, envelope[2]) !== channel.toString()) {
+        runFork(
+          Effect.logWarning('bus: dropped a message it cannot read').pipe(
+            Effect.annotateLogs({ channel: channel.toString() }),
+          ),
+        )
+        return
+      }
+      const [, from, topic, payload] = envelope
+      // Our own message: `publish` has already dispatched it here.
+      if (from === nodeId) return
+      const thrown = local.dispatch(topic, payload)
+      if (thrown.length > 0) runFork(logThrown(topic, thrown))
+    }
+    sub.on('messageBuffer', onMessage)
+    yield* Effect.addFinalizer(() => Effect.sync(() => sub.off('messageBuffer', onMessage)))
+
+    return {
+      publish: (topic, payload) =>
+        Effect.suspend(() => {
+          const thrown = local.dispatch(topic, payload)
+          // One connection sends in order, so one node's messages to a topic stay in order.
+          const envelope: Envelope = [VERSION, nodeId, topic, payload]
+          return Effect.zipRight(
+            logThrown(topic, thrown),
+            call('publish', topic, () => pub.publish(channelOf(prefix, topic), pack(envelope))),
+          )
+        }),
+      subscribe: (topic, handler) =>
+        Effect.uninterruptible(
+          Effect.suspend(() => {
+            const channel = channelOf(prefix, topic)
+            const { first, remove } = local.add(topic, handler)
+            if (first) joined.set(topic, sub.subscribe(channel))
+            const subscribed = joined.get(topic)!
+            const unsubscribe = Effect.suspend(() => {
+              if (!remove()) return Effect.void
+              joined.delete(topic)
+              // Sent after any earlier SUBSCRIBE of the topic on the same connection, so it cannot overtake it.
+              return call('unsubscribe', topic, () => sub.unsubscribe(channel))
+            })
+            return Effect.as(
+              call('subscribe', topic, () => subscribed),
+              unsubscribe,
+            )
+          }),
+        ),
+    }
+  })
+
+const close = (r: Redis) =>
+  Effect.tryPromise(() => r.quit()).pipe(
+    Effect.timeout(1_000),
+    Effect.ignore,
+    Effect.ensuring(Effect.sync(() => r.disconnect())),
+  )
+
+/** Opens a connection (closed with the scope) that logs once when Redis goes away and once when it is back. */
+const open = (
+  create: () => Redis,
+  role: string,
+  runFork: (e: Effect.Effect<void>) => unknown,
+): Effect.Effect<Redis, never, Scope.Scope> =>
+  Effect.acquireRelease(
+    Effect.sync(() => {
+      const r = create()
+      let down = false
+      r.on('error', (error: unknown) => {
+        if (down) return
+        down = true
+        runFork(
+          Effect.logWarning(`bus: Redis ${role} connection lost; other nodes' messages are missed`).pipe(
+            Effect.annotateLogs({ error: String(error) }),
+          ),
+        )
+      })
+      r.on('ready', () => {
+        if (!down) return
+        down = false
+        runFork(Effect.logInfo(`bus: Redis ${role} connection back`))
+      })
+      return r
+    }),
+    close,
+  )
+
+/**
+ * The bus across nodes. Given a URL it opens both connections; given an instance it publishes on
+ * it (the caller keeps it; it must not be in subscriber mode) and opens a duplicate to subscribe.
+ */
+export const layerRedis = (redis: Redis | string, options: RedisBusOptions = {}): Layer.Layer<Bus> =>
+  Layer.scoped(
+    Bus,
+    Effect.gen(function* () {
+      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+      const pub =
+        typeof redis === 'string'
+          ? yield* open(() => new Redis(redis, { maxRetriesPerRequest: 1 }), 'publish', runFork)
+          : redis
+      // The subscriber's commands wait out an outage (no retry limit); ioredis resubscribes on reconnect.
+      const sub = yield* open(
+        () =>
+          typeof redis === 'string'
+            ? new Redis(redis, { maxRetriesPerRequest: null })
+            : redis.duplicate({ maxRetriesPerRequest: null }),
+        'subscribe',
+        runFork,
+      )
+      return yield* make(pub, sub, options)
+    }),
+  )

@@ -1,0 +1,30 @@
+import { Effect } from 'effect'
+import { Bus } from './bus/Bus'
+
+/**
+ * Real-time events: encoded once as `{event, data, at}` and handed to the bus; every node with
+ * subscribers to the topic delivers the same bytes to all of them. Publish only after the
+ * database commit that the event reports.
+ */
+const encoder = new TextEncoder()
+
+export const publishEvent = (topic: string, event: string, data: unknown) =>
+  Effect.flatMap(Bus, (bus) =>
+    bus.publish(topic, encoder.encode(JSON.stringify({ event, data, at: new Date().toISOString() }))),
+  )
+
+/** Control topic of one user's sockets on every node. */
+export const userControlTopic = (userId: number) => `_ctl:user:${userId}`
+
+export type ControlMessage =
+  /** The user lost access to a topic: unsubscribe their sockets and tell them why. */
+  | { readonly op: 'revoke'; readonly topic: string }
+  /** The user lost access to the workspace (disabled, removed, signed out everywhere). */
+  | { readonly op: 'disconnect' }
+
+export const sendControl = (userId: number, msg: ControlMessage) =>
+  Effect.flatMap(Bus, (bus) => bus.publish(userControlTopic(userId), encoder.encode(JSON.stringify(msg))))
+
+export const revokeSubscription = (userId: number, topic: string) =>
+  sendControl(userId, { op: 'revoke', topic })
+export const disconnectUser = (userId: number) => sendControl(userId, { op: 'disconnect' })

@@ -1,0 +1,245 @@
+import type uws from 'uWebSockets.js'
+import type { Effect } from 'effect'
+import type { BusShape } from '../../engine/bus/Bus'
+import { type ControlMessage, userControlTopic } from '../../engine/events'
+import type { Logger } from '../../engine/log'
+import * as Members from '../../store/members'
+import type { Services } from '../route'
+import { authorize } from './channels'
+import { makeHub } from './hub'
+import { type ClientFrame, closeCodes, parseFrame, SLOW_CONSUMER_BYTES } from './protocol'
+import { type Grant, verify } from './token'
+
+/**
+ * The WebSocket side of the real-time gateway. A socket authenticates once, at upgrade, with a
+ * signed token; every channel is authorised when subscribed (deny by default); access lost later
+ * arrives as a control message on the user's control topic and unsubscribes or closes.
+ */
+export const REALTIME_PATH = '/v1/realtime'
+
+interface SocketData {
+  readonly userId: number
+  readonly workspaceId: number
+  readonly initial: readonly string[]
+  readonly channels: Set<string>
+  closed: boolean
+}
+
+type Socket = uws.WebSocket<SocketData>
+
+export interface GatewayDeps {
+  readonly signingKey: Buffer
+  readonly bus: BusShape
+  readonly log: Logger
+  /** Runs an effect on the node's runtime. */
+  readonly run: <A, E>(e: Effect.Effect<A, E, Services>) => Promise<A>
+}
+
+export interface Gateway {
+  readonly configure: (app: uws.TemplatedApp) => void
+  readonly connections: () => number
+  readonly close: () => void
+}
+
+const text = (v: unknown) => JSON.stringify(v)
+const CONTROL_PREFIX = userControlTopic(0).slice(0, -1)
+
+export const makeGateway = (deps: GatewayDeps): Gateway => {
+  const sockets = new Set<Socket>()
+  const byUser = new Map<number, Set<Socket>>()
+  let hub: ReturnType<typeof makeHub> | undefined
+  let sweeper: NodeJS.Timeout | undefined
+  const fire = <A>(e: Effect.Effect<A>) => {
+    deps.run(e).catch((err: unknown) => deps.log.error('realtime bus call failed', { cause: String(err) }))
+  }
+
+  const send = (ws: Socket, frame: unknown) => {
+    if (!ws.getUserData().closed) ws.send(text(frame), false)
+  }
+
+  const leave = (ws: Socket, channel: string) => {
+    const data = ws.getUserData()
+    if (!data.channels.delete(channel)) return false
+    if (!data.closed) ws.unsubscribe(channel)
+    hub?.leave(channel)
+    return true
+  }
+
+  const onControl = (userId: number, payload: Uint8Array) => {
+    const msg = JSON.parse(Buffer.from(payload).toString('utf8')) as ControlMessage
+    for (const ws of [...(byUser.get(userId) ?? [])]) {
+      if (msg.op === 'revoke') {
+        if (leave(ws, msg.topic)) send(ws, { op: 'unsubscribed', channel: msg.topic, reason: 'access_lost' })
+      } else {
+        ws.end(closeCodes.accessLost.code, closeCodes.accessLost.reason)
+      }
+    }
+  }
+
+  const subscribe = async (ws: Socket, channel: string, since: string | undefined, ref: unknown) => {
+    const data = ws.getUserData()
+    const verdict = await deps
+      .run(authorize({ userId: data.userId, workspaceId: data.workspaceId }, channel))
+      .catch(() => 'error' as const)
+    if (data.closed) return
+    if (verdict !== 'granted') {
+      const code = verdict === 'error' ? 'server_error' : verdict
+      send(ws, { op: 'refused', channel, code, message: refusalText[code], ref })
+      return
+    }
+    if (!data.channels.has(channel)) {
+      data.channels.add(channel)
+      hub!.join(channel)
+      ws.subscribe(channel)
+    }
+    send(ws, { op: 'subscribed', channel, ref })
+    if (since !== undefined) {
+      const missed = hub!.since(channel, since)
+      if (missed === null) send(ws, { op: 'reload', channel, ref })
+      else for (const bytes of missed) ws.send(bytes, false)
+    }
+  }
+
+  const onFrame = (ws: Socket, frame: ClientFrame) => {
+    switch (frame.op) {
+      case 'ping':
+        send(ws, { op: 'pong', ref: frame.ref })
+        return
+      case 'unsubscribe':
+        leave(ws, frame.channel)
+        send(ws, { op: 'unsubscribed', channel: frame.channel, reason: 'requested', ref: frame.ref })
+        return
+      case 'subscribe':
+        void subscribe(ws, frame.channel, frame.since, frame.ref)
+        return
+    }
+  }
+
+  return {
+    connections: () => sockets.size,
+    configure: (app) => {
+      // Control topics travel the bus like any topic but are handled here, not sent to clients.
+      hub = makeHub(app, deps.bus, fire, (topic, payload) => {
+        if (!topic.startsWith(CONTROL_PREFIX)) return false
+        onControl(Number(topic.slice(CONTROL_PREFIX.length)), payload)
+        return true
+      })
+      // Slow consumers: uWS keeps unsent bytes per socket; past the limit the socket is closed
+      // with its own code rather than letting memory grow (the client resumes with a cursor).
+      sweeper = setInterval(() => {
+        for (const ws of sockets) {
+          if (ws.getBufferedAmount() > SLOW_CONSUMER_BYTES) {
+            ws.end(closeCodes.slowConsumer.code, closeCodes.slowConsumer.reason)
+          }
+        }
+      }, 100)
+      sweeper.unref()
+
+      app.ws<SocketData>(REALTIME_PATH, {
+        maxPayloadLength: 16 * 1024,
+        idleTimeout: 60,
+        sendPingsAutomatically: true,
+        // Far above the slow-consumer limit: the sweep (every 100 ms) closes a socket long before
+        // uWS would skip its messages, and the close frame still fits behind the buffered data.
+        maxBackpressure: 16 * SLOW_CONSUMER_BYTES,
+        upgrade: (res, req, context) => {
+          const query = new URLSearchParams(req.getQuery() ?? '')
+          const key = req.getHeader('sec-websocket-key')
+          const protocol = req.getHeader('sec-websocket-protocol')
+          const extensions = req.getHeader('sec-websocket-extensions')
+          let aborted = false
+          res.onAborted(() => {
+            aborted = true
+          })
+          const refuse = (status: string, code: string, message: string) =>
+            res.cork(() => {
+              res
+                .writeStatus(status)
+                .writeHeader('Content-Type', 'application/json')
+                .end(text({ error: { code, message } }))
+            })
+          const grant: Grant | null = verify(deps.signingKey, query.get('token'))
+          if (!grant) {
+            refuse('401 Unauthorized', 'unauthorized', 'Missing, invalid or expired real-time token.')
+            return
+          }
+          deps.run(Members.activeMembership(grant.u, grant.w)).then(
+            (membership) => {
+              if (aborted) return
+              if (!membership) {
+                refuse('401 Unauthorized', 'unauthorized', 'No longer a member of this workspace.')
+                return
+              }
+              res.cork(() => {
+                res.upgrade<SocketData>(
+                  {
+                    userId: grant.u,
+                    workspaceId: grant.w,
+                    initial: grant.ch,
+                    channels: new Set(),
+                    closed: false,
+                  },
+                  key,
+                  protocol,
+                  extensions,
+                  context,
+                )
+              })
+            },
+            () => {
+              if (!aborted) refuse('500 Internal Server Error', 'server_error', 'Server fault.')
+            },
+          )
+        },
+        open: (ws) => {
+          const data = ws.getUserData()
+          sockets.add(ws)
+          let mine = byUser.get(data.userId)
+          if (!mine) {
+            mine = new Set()
+            byUser.set(data.userId, mine)
+            hub!.join(userControlTopic(data.userId))
+          }
+          mine.add(ws)
+          for (const channel of data.initial) void subscribe(ws, channel, undefined, undefined)
+        },
+        message: (ws, message) => {
+          // The buffer is only valid during this call: decode it now.
+          const frame = parseFrame(Buffer.from(message).toString('utf8'))
+          if (!frame) {
+            send(ws, {
+              op: 'error',
+              code: 'invalid_message',
+              message: 'Expected a JSON frame with a known op.',
+            })
+            return
+          }
+          onFrame(ws, frame)
+        },
+        close: (ws) => {
+          const data = ws.getUserData()
+          data.closed = true
+          sockets.delete(ws)
+          for (const channel of [...data.channels]) leave(ws, channel)
+          const mine = byUser.get(data.userId)
+          mine?.delete(ws)
+          if (mine && mine.size === 0) {
+            byUser.delete(data.userId)
+            hub!.leave(userControlTopic(data.userId))
+          }
+        },
+      })
+    },
+    close: () => {
+      if (sweeper) clearInterval(sweeper)
+      for (const ws of [...sockets]) ws.end(1001, 'going_away')
+      hub?.close()
+    },
+  }
+}
+
+const refusalText: Record<string, string> = {
+  forbidden: 'You may not subscribe to this channel.',
+  unknown_channel: 'No such channel type.',
+  server_error: 'Server fault; retry later.',
+}

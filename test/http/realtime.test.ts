@@ -1,0 +1,175 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { disconnectUser, publishEvent, revokeSubscription } from '../../engine/events'
+import { sign } from '../../http/realtime/token'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { type Client, connect, refusedStatus } from '../support/ws'
+
+let s: TestServer
+let w: F.Seeded
+let owner: F.Session
+
+beforeAll(async () => {
+  s = await startTestServer()
+  w = await F.workspace(s, { plan: 'pro' })
+  owner = await F.signIn(s, w.ownerEmail)
+})
+afterAll(() => s?.stop())
+
+const tokenFor = async (session: F.Session, channels?: string[]) => {
+  const res = await s.fetch('/v1/realtime/token', F.json(channels ? { channels } : {}, session.headers()))
+  expect(res.status).toBe(200)
+  return ((await res.json()) as { data: { token: string; url: string; expires_at: string } }).data
+}
+
+const open = async (session = owner, channels?: string[]) => connect((await tokenFor(session, channels)).url)
+
+const subscribe = async (c: Client, channel: string, since?: string) => {
+  c.send({ op: 'subscribe', channel, ref: channel, ...(since ? { since } : {}) })
+  return c.next((f) => f.channel === channel && f.op !== undefined)
+}
+
+const emit = (topic: string, event: string, data: unknown) => s.run(publishEvent(topic, event, data))
+
+describe('tokens', () => {
+  it('issues a short-lived token to app sessions only', async () => {
+    const t = await tokenFor(owner)
+    expect(t.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/v1\/realtime\?token=/)
+    const expires = Date.parse(t.expires_at) - Date.now()
+    expect(expires).toBeGreaterThan(30_000)
+    expect(expires).toBeLessThanOrEqual(61_000)
+    const withKey = await s.fetch('/v1/realtime/token', F.json({}, F.bearer(await F.apiKey(s, w))))
+    expect(withKey.status).toBe(403)
+  })
+
+  it('refuses an upgrade without a valid, unexpired token', async () => {
+    const base = `ws://127.0.0.1:${s.port}/v1/realtime`
+    expect(await refusedStatus(base)).toBe(401)
+    expect(await refusedStatus(`${base}?token=nonsense`)).toBe(401)
+    const { token } = await tokenFor(owner)
+    expect(await refusedStatus(`${base}?token=${token.slice(0, -2)}xx`)).toBe(401)
+    // A token signed with another key, and one already expired.
+    const forged = sign(Buffer.alloc(32, 1), {
+      u: w.ownerId,
+      w: w.workspaceId,
+      exp: Date.now() / 1000 + 60,
+      ch: [],
+    })
+    expect(await refusedStatus(`${base}?token=${forged}`)).toBe(401)
+  })
+})
+
+describe('subscriptions (deny by default)', () => {
+  it('grants the own workspace and own user channels and refuses others explicitly', async () => {
+    const other = await F.workspace(s, { plan: 'pro' })
+    const c = await open()
+    expect(await subscribe(c, `ws:${w.workspaceId}`)).toMatchObject({
+      op: 'subscribed',
+      ref: `ws:${w.workspaceId}`,
+    })
+    expect(await subscribe(c, `user:${w.ownerId}`)).toMatchObject({ op: 'subscribed' })
+    expect(await subscribe(c, `ws:${other.workspaceId}`)).toMatchObject({ op: 'refused', code: 'forbidden' })
+    expect(await subscribe(c, `user:${other.ownerId}`)).toMatchObject({ op: 'refused', code: 'forbidden' })
+    expect(await subscribe(c, 'conv:1')).toMatchObject({ op: 'refused', code: 'unknown_channel' })
+    expect(await subscribe(c, 'nonsense')).toMatchObject({ op: 'refused', code: 'unknown_channel' })
+    c.send({ op: 'fly' })
+    expect(await c.next((f) => f.op === 'error')).toMatchObject({ code: 'invalid_message' })
+    c.close()
+  })
+
+  it('subscribes the channels named in the token on connect', async () => {
+    const c = await open(owner, [`ws:${w.workspaceId}`, 'ws:999999'])
+    const frames = [await c.next((f) => f.op !== undefined), await c.next((f) => f.op !== undefined)]
+    expect(frames.map((f) => [f.op, f.channel]).sort()).toEqual([
+      ['refused', 'ws:999999'],
+      ['subscribed', `ws:${w.workspaceId}`],
+    ])
+    c.close()
+  })
+})
+
+describe('delivery', () => {
+  it('delivers events in the envelope {event, data, at} in publish order', async () => {
+    const c = await open()
+    const topic = `ws:${w.workspaceId}`
+    await subscribe(c, topic)
+    for (let i = 1; i <= 1000; i++) await emit(topic, 'inbox.changed', { n: i })
+    const got: number[] = []
+    for (let i = 0; i < 1000; i++) {
+      const f = await c.next((x) => x.event === 'inbox.changed')
+      got.push(f.data.n)
+      if (i === 0) {
+        expect(Object.keys(f).sort()).toEqual(['at', 'cursor', 'data', 'event'])
+        expect(f.at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/)
+      }
+    }
+    expect(got).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1))
+    c.close()
+  })
+
+  it('lets a reconnecting client resume from its cursor, or tells it to reload', async () => {
+    const topic = `user:${w.ownerId}`
+    const a = await open()
+    await subscribe(a, topic)
+    await emit(topic, 'notification.created', { id: 1 })
+    const first = await a.next((f) => f.event === 'notification.created')
+    a.close()
+    await a.closed
+    await emit(topic, 'notification.created', { id: 2 })
+    await emit(topic, 'notification.created', { id: 3 })
+    const b = await open()
+    expect(await subscribe(b, topic, first.cursor)).toMatchObject({ op: 'subscribed' })
+    expect((await b.next((f) => f.event === 'notification.created')).data).toEqual({ id: 2 })
+    expect((await b.next((f) => f.event === 'notification.created')).data).toEqual({ id: 3 })
+    b.send({ op: 'unsubscribe', channel: topic })
+    await b.next((f) => f.op === 'unsubscribed')
+    expect(await subscribe(b, topic, 'deadbeef.1')).toMatchObject({ op: 'subscribed' })
+    expect(await b.next((f) => f.op === 'reload')).toMatchObject({ channel: topic })
+    b.close()
+  })
+
+  it('unsubscribes a user who lost access to a topic and closes on lost workspace access', async () => {
+    const c = await open()
+    const topic = `ws:${w.workspaceId}`
+    await subscribe(c, topic)
+    await s.run(revokeSubscription(w.ownerId, topic))
+    expect(await c.next((f) => f.op === 'unsubscribed')).toMatchObject({
+      channel: topic,
+      reason: 'access_lost',
+    })
+    await emit(topic, 'inbox.changed', { after: 'revoke' })
+    c.send({ op: 'ping', ref: 1 })
+    expect(await c.next((f) => f.op === 'pong')).toMatchObject({ ref: 1 })
+    expect(c.frames.find((f) => f.event === 'inbox.changed')).toBeUndefined()
+    await s.run(disconnectUser(w.ownerId))
+    expect(await c.closed).toEqual({ code: 4503, reason: 'access_lost' })
+  })
+
+  it('cuts off a slow consumer with 4008 while others keep receiving', { timeout: 30_000 }, async () => {
+    const topic = `ws:${w.workspaceId}`
+    const slow = await open()
+    const fast = await open()
+    await subscribe(slow, topic)
+    await subscribe(fast, topic)
+    // Stop reading: the server's buffer for this socket grows until the limit.
+    ;(slow.ws as unknown as { _socket: { pause: () => void } })._socket.pause()
+    const blob = 'x'.repeat(16 * 1024)
+    const total = 1500
+    let received = 0
+    const counting = (async () => {
+      while (received < total) {
+        await fast.next((f) => f.event === 'bulk', 10_000)
+        received++
+      }
+    })()
+    for (let i = 0; i < total; i++) {
+      await emit(topic, 'bulk', { i, blob })
+      if (i % 100 === 0) await new Promise((r) => setTimeout(r, 5))
+    }
+    await counting
+    expect(received).toBe(total)
+    ;(slow.ws as unknown as { _socket: { resume: () => void } })._socket.resume()
+    expect((await slow.closed).code).toBe(4008)
+    fast.close()
+  })
+})

@@ -144,6 +144,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
               e.failures++
               settle(e, env, Exit.fail(new ActorDefect({ actor: name, id: String(e.id), tag, cause })))
             } else {
+              e.failures = 0
               settle(e, env, Exit.failCause(cause))
             }
           },
@@ -328,9 +329,9 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       stop: (id) =>
         Effect.suspend(() => {
           const e = entities.get(id)
-          if (e === undefined) return Effect.void
-          retire(e)
-          return e.fiber === undefined ? Effect.void : Fiber.await(e.fiber)
+          if (e !== undefined) retire(e)
+          const fiber = retiring.get(id)
+          return fiber === undefined ? Effect.void : Fiber.await(fiber)
         }).pipe(Effect.asVoid),
       size: Effect.sync(() => entities.size),
       passivateIdle,

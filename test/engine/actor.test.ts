@@ -23,10 +23,12 @@ const makeStore = Effect.gen(function* () {
 })
 type Store = Effect.Effect.Success<typeof makeStore>
 
-const account = (
-  store: Store,
-  options: Partial<Actor.Definition<string, number, never, never, never, never>> = {},
-) =>
+type Options = Pick<
+  Actor.Definition<string, number, Actor.Handlers<string, number>, never, never, never>,
+  'mailbox' | 'idleMs' | 'sweepMs' | 'restart'
+>
+
+const account = (store: Store, options: Options = {}) =>
   Actor.define({
     name: 'account',
     load: (id: string) => store.load(id),
@@ -251,6 +253,33 @@ describe('Actor', () => {
       expect(yield* Ref.get(store.loads)).toBe(1)
       // Re-activation: load runs again and sees what onPassivate saved.
       expect(yield* actor.ask('a', { _tag: 'Balance' })).toBe(42)
+      expect(yield* Ref.get(store.loads)).toBe(2)
+    }),
+  )
+
+  it.scoped('a new incarnation does not load before the previous one has finished onPassivate', () =>
+    Effect.gen(function* () {
+      const store = yield* makeStore
+      const passivating = yield* Deferred.make<void>()
+      const gate = yield* Deferred.make<void>()
+      const definition = account(store, { idleMs: 0, sweepMs: Number.POSITIVE_INFINITY })
+      const actor = yield* Actor.make({
+        ...definition,
+        onPassivate: (id, balance) =>
+          Deferred.succeed(passivating, undefined).pipe(
+            Effect.zipRight(Deferred.await(gate)),
+            Effect.zipRight(store.save(id, balance)),
+          ),
+      })
+      yield* actor.ask('a', { _tag: 'Deposit', amount: 7 })
+      expect(yield* actor.passivateIdle).toBe(1)
+      yield* Deferred.await(passivating)
+      const next = yield* Effect.fork(actor.ask('a', { _tag: 'Deposit', amount: 1 }))
+      yield* settle
+      expect(Option.isNone(yield* Fiber.poll(next))).toBe(true)
+      expect(yield* Ref.get(store.loads)).toBe(1)
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(next)).toBe(8)
       expect(yield* Ref.get(store.loads)).toBe(2)
     }),
   )

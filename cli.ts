@@ -6,7 +6,6 @@ import { loadConfig } from './engine/config'
 import { makeLogger } from './engine/log'
 import { servicesLayer } from './http/app'
 import * as ApiKeys from './store/apiKeys'
-import { migrate } from './store/migrate'
 import { isPaidActive, type Plan, plans } from './store/plans'
 import * as Sessions from './store/sessions'
 import * as Users from './store/users'
@@ -189,7 +188,7 @@ const main = async (argv: readonly string[]) => {
   const cfg = { ...loadConfig(), logLevel: 'none' as const }
   const runtime = ManagedRuntime.make(servicesLayer(cfg, { logger: makeLogger('none') }))
   try {
-    const result = await runtime.runPromise(Effect.zipRight(migrate, program))
+    const result = await runtime.runPromise(program)
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)
   } finally {
     await runtime.dispose()

@@ -83,6 +83,22 @@ export const make = (
     sub.on('messageBuffer', onMessage)
     yield* Effect.addFinalizer(() => Effect.sync(() => sub.off('messageBuffer', onMessage)))
 
+    // Publishing runs on every event: one warning per outage and one line on recovery, not one per message.
+    let publishDown = false
+    const published = Effect.suspend(() => {
+      if (!publishDown) return Effect.void
+      publishDown = false
+      return Effect.logInfo('bus: Redis publish works again')
+    })
+    const publishFailed = (topic: string, error: unknown) =>
+      Effect.suspend(() => {
+        if (publishDown) return Effect.void
+        publishDown = true
+        return Effect.logWarning('bus: Redis publish failed; other nodes miss messages until it works').pipe(
+          Effect.annotateLogs({ topic, error: String(error) }),
+        )
+      })
+
     return {
       publish: (topic, payload) =>
         Effect.suspend(() => {
@@ -91,7 +107,10 @@ export const make = (
           const envelope: Envelope = [VERSION, nodeId, topic, payload]
           return Effect.zipRight(
             logThrown(topic, thrown),
-            call('publish', topic, () => pub.publish(channelOf(prefix, topic), pack(envelope))),
+            Effect.tryPromise(() => pub.publish(channelOf(prefix, topic), pack(envelope))).pipe(
+              Effect.timeout(timeoutMs),
+              Effect.matchEffect({ onFailure: (e) => publishFailed(topic, e), onSuccess: () => published }),
+            ),
           )
         }),
       subscribe: (topic, handler) =>

@@ -1,29 +1,47 @@
-import { Effect, Layer } from 'effect'
-import { RateLimiter, type RateLimiterShape, WINDOW_MS } from './RateLimiter'
+import { Clock, Effect, Layer } from 'effect'
+import { RateLimiter, type RateLimiterShape, resultOf, windowOf } from './RateLimiter'
 
-/** One node's counters in a Map; windows older than the current one are dropped as time moves. */
-export const make = (): RateLimiterShape => {
-  let window = -1
-  let counts = new Map<string, number>()
+export interface MemoryRateLimiter extends RateLimiterShape {
+  /** Counters held (keys × windows); for tests of the sweep. */
+  readonly size: () => number
+}
+
+/**
+ * One node's counters: a Map per window. When the clock enters a new window, every older window
+ * is dropped, so memory holds the current minute's keys only. A hit pinned to an older window
+ * (`nowMs` in the past) is still counted, and that window lingers until the next one starts.
+ */
+export const make = (): MemoryRateLimiter => {
+  const windows = new Map<number, Map<string, number>>()
+  let newest = Number.NEGATIVE_INFINITY
+
+  const count = (key: string, window: number): number => {
+    if (window > newest) {
+      newest = window
+      for (const w of windows.keys()) if (w < window) windows.delete(w)
+    }
+    let counts = windows.get(window)
+    if (!counts) {
+      counts = new Map()
+      windows.set(window, counts)
+    }
+    const n = (counts.get(key) ?? 0) + 1
+    counts.set(key, n)
+    return n
+  }
+
   return {
     hit: (key, limit, nowMs) =>
-      Effect.sync(() => {
-        const now = nowMs ?? Date.now()
-        const w = Math.floor(now / WINDOW_MS)
-        if (w !== window) {
-          window = w
-          counts = new Map()
-        }
-        const count = (counts.get(key) ?? 0) + 1
-        counts.set(key, count)
-        return {
-          allowed: count <= limit,
-          limit,
-          remaining: Math.max(0, limit - count),
-          resetAtMs: (w + 1) * WINDOW_MS,
-        }
+      Effect.map(nowMs === undefined ? Clock.currentTimeMillis : Effect.succeed(nowMs), (now) => {
+        const window = windowOf(now)
+        return resultOf(limit, count(key, window), window)
       }),
+    size: () => {
+      let n = 0
+      for (const counts of windows.values()) n += counts.size
+      return n
+    },
   }
 }
 
-export const layerMemory = Layer.sync(RateLimiter, make)
+export const layerMemory: Layer.Layer<RateLimiter> = Layer.sync(RateLimiter, make)

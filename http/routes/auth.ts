@@ -23,9 +23,14 @@ const oidcConfiguration = Effect.gen(function* () {
   const key = `${oidc.issuer}|${oidc.clientId}`
   let pending = discovered.get(key)
   if (!pending) {
-    pending = client.discovery(new URL(oidc.issuer), oidc.clientId, oidc.clientSecret, undefined, {
-      ...(oidc.allowInsecure ? { execute: [client.allowInsecureRequests] } : {}),
-    })
+    // client_secret_basic is the OpenID Connect default client authentication.
+    pending = client.discovery(
+      new URL(oidc.issuer),
+      oidc.clientId,
+      { client_secret: oidc.clientSecret },
+      client.ClientSecretBasic(oidc.clientSecret),
+      oidc.allowInsecure ? { execute: [client.allowInsecureRequests] } : undefined,
+    )
     discovered.set(key, pending)
     // A failed discovery is retried on the next sign-in instead of being cached forever.
     pending.catch(() => discovered.delete(key))

@@ -17,7 +17,7 @@ import * as Workspaces from './store/workspaces'
  * stopped). Prints JSON on success; a clear message and a non-zero exit otherwise.
  */
 
-const usage = `Usage: npm run kotak -- <command> [options]
+const usage = `Usage: npx kotak <command> [options]   (or: npm run kotak -- <command> [options])
 
   workspace create --name NAME --owner-email EMAIL --owner-name NAME
                    [--plan free|pro|custom] [--pro-until YYYY-MM-DD] [--timezone ZONE]

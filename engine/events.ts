@@ -28,3 +28,8 @@ export const sendControl = (userId: number, msg: ControlMessage) =>
 export const revokeSubscription = (userId: number, topic: string) =>
   sendControl(userId, { op: 'revoke', topic })
 export const disconnectUser = (userId: number) => sendControl(userId, { op: 'disconnect' })
+
+/** Asks every node to re-authorise its subscribers of `topic` (after an assignment change, say). */
+export const RECHECK_FRAME = '{"op":"recheck"}'
+export const recheckTopic = (topic: string) =>
+  Effect.flatMap(Bus, (bus) => bus.publish(topic, encoder.encode(RECHECK_FRAME)))

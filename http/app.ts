@@ -1,6 +1,8 @@
 import { Effect, Layer, ManagedRuntime } from 'effect'
+import * as Actors from '../actors'
 import { Bus } from '../engine/bus/Bus'
 import * as BusMemory from '../engine/bus/BusMemory'
+import * as BusRedis from '../engine/bus/BusRedis'
 import { type AppConfig, Config } from '../engine/config'
 import { Log, type Logger, makeLogger } from '../engine/log'
 import { MetricsTag, makeMetrics } from '../engine/metrics'
@@ -53,7 +55,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     cfg.redisUrl
       ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
       : RateLimiterMemory.layerMemory,
-    BusMemory.layerMemory,
+    cfg.redisUrl ? BusRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix }) : BusMemory.layerMemory,
   )
   // Nothing reads the database before its schema is current.
   const migrated = Layer.effectDiscard(
@@ -63,9 +65,10 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
       }),
     ),
   ).pipe(Layer.provideMerge(base))
-  return Layer.effect(RealtimeKey, ServerKeys.getOrCreate('realtime-token')).pipe(
+  const keyed = Layer.effect(RealtimeKey, ServerKeys.getOrCreate('realtime-token')).pipe(
     Layer.provideMerge(migrated),
   )
+  return Actors.layer.pipe(Layer.provideMerge(keyed))
 }
 
 export interface RunningApp {

@@ -1,9 +1,7 @@
 import type { ApiError } from './errors'
 import { type Locale, t } from './i18n'
 
-/** Timestamps go out as ISO 8601 UTC without fractions: `2026-11-22T08:30:00Z`. */
-export const iso = (d: Date | null | undefined): string | null =>
-  d ? d.toISOString().replace(/\.\d{3}Z$/, 'Z') : null
+export { iso } from '../engine/time'
 
 export const dataBody = (data: unknown, meta?: Readonly<Record<string, unknown>>): string =>
   JSON.stringify(meta === undefined ? { data } : { data, meta })

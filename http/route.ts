@@ -1,6 +1,9 @@
 import type { SqlClient } from '@effect/sql'
 import type { SqlError } from '@effect/sql/SqlError'
 import type { Effect, Schema } from 'effect'
+import type { ChannelActor } from '../actors/channel'
+import type { ConversationActor } from '../actors/conversation'
+import type { WorkspaceActor } from '../actors/workspace'
 import type { Bus } from '../engine/bus/Bus'
 import type { Config } from '../engine/config'
 import type { Log } from '../engine/log'
@@ -20,7 +23,17 @@ import type { Method } from './router'
 export type Access = 'K' | 'A' | 'P'
 
 /** Services every handler may use. Domain issues extend this union. */
-export type Services = SqlClient.SqlClient | Config | Log | RateLimiter | MetricsTag | Bus | RealtimeKey
+export type Services =
+  | SqlClient.SqlClient
+  | Config
+  | Log
+  | RateLimiter
+  | MetricsTag
+  | Bus
+  | RealtimeKey
+  | ConversationActor
+  | WorkspaceActor
+  | ChannelActor
 
 export interface Request<P, Q, B> {
   readonly method: Method

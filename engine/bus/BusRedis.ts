@@ -114,30 +114,32 @@ export const make = (
           )
         }),
       subscribe: (topic, handler) =>
-        Effect.uninterruptible(
-          Effect.suspend(() => {
-            const channel = channelOf(prefix, topic)
-            const { first, remove } = local.add(topic, handler)
-            if (first) joined.set(topic, sub.subscribe(channel))
-            const subscribed = joined.get(topic)!
-            const unsubscribe = Effect.suspend(() => {
-              if (!remove()) return Effect.void
-              joined.delete(topic)
-              // Sent after any earlier SUBSCRIBE of the topic on the same connection, so it cannot overtake it.
-              return call('unsubscribe', topic, () => sub.unsubscribe(channel))
-            })
-            return Effect.as(
-              call('subscribe', topic, () => subscribed),
-              unsubscribe,
-            )
-          }),
-        ),
+        Effect.suspend(() => {
+          const channel = channelOf(prefix, topic)
+          const { first, remove } = local.add(topic, handler)
+          if (first) joined.set(topic, sub.subscribe(channel))
+          const subscribed = joined.get(topic)!
+          const unsubscribe = Effect.suspend(() => {
+            if (!remove()) return Effect.void
+            joined.delete(topic)
+            // Sent after any earlier SUBSCRIBE of the topic on the same connection, so it cannot overtake it.
+            return call('unsubscribe', topic, () => sub.unsubscribe(channel))
+          })
+          // A caller interrupted while Redis answers never gets `unsubscribe`, so the handler goes now.
+          return call('subscribe', topic, () => subscribed).pipe(
+            Effect.onInterrupt(() => unsubscribe),
+            Effect.as(unsubscribe),
+          )
+        }),
     }
   })
 
+// QUIT lets replies under way arrive; a connection that is down just drops. Finalizers run
+// uninterruptibly, so the wait is made interruptible for the timeout to end it.
 const close = (r: Redis) =>
-  Effect.tryPromise(() => r.quit()).pipe(
+  Effect.interruptible(Effect.tryPromise(() => r.quit())).pipe(
     Effect.timeout(1_000),
+    Effect.when(() => r.status === 'ready'),
     Effect.ignore,
     Effect.ensuring(Effect.sync(() => r.disconnect())),
   )
@@ -156,9 +158,9 @@ const open = (
         if (down) return
         down = true
         runFork(
-          Effect.logWarning(`bus: Redis ${role} connection lost; other nodes' messages are missed`).pipe(
-            Effect.annotateLogs({ error: String(error) }),
-          ),
+          Effect.logWarning(
+            `bus: Redis ${role} connection lost; messages between nodes are lost until it is back`,
+          ).pipe(Effect.annotateLogs({ error: String(error) })),
         )
       })
       r.on('ready', () => {

@@ -72,9 +72,12 @@ const connection = (redis: Redis | string): Effect.Effect<Redis, never, Scope.Sc
           r.on('error', () => {})
           return r
         }),
+        // QUIT lets replies under way arrive; a connection that is down just drops. Finalizers run
+        // uninterruptibly, so the wait is made interruptible for the timeout to end it.
         (r) =>
-          Effect.tryPromise(() => r.quit()).pipe(
+          Effect.interruptible(Effect.tryPromise(() => r.quit())).pipe(
             Effect.timeout(1_000),
+            Effect.when(() => r.status === 'ready'),
             Effect.ignore,
             Effect.ensuring(Effect.sync(() => r.disconnect())),
           ),

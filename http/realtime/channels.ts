@@ -1,6 +1,8 @@
 import type { SqlError } from '@effect/sql/SqlError'
 import { Effect } from 'effect'
+import * as Conversations from '../../store/conversations'
 import * as Members from '../../store/members'
+import * as Workspaces from '../../store/workspaces'
 import type { Services } from '../route'
 
 /**
@@ -14,13 +16,31 @@ export interface Who {
   readonly workspaceId: number
 }
 
-export type Authorizer = (who: Who, id: string) => Effect.Effect<boolean, SqlError, Services>
+/** The subscriber as the database knows them now, not as their token said. */
+export interface Member extends Who {
+  readonly membership: NonNullable<Effect.Effect.Success<ReturnType<typeof Members.activeMembership>>>
+  readonly ownerUserId: number | null
+}
+
+export type Authorizer = (who: Member, id: string) => Effect.Effect<boolean, SqlError, Services>
 
 export type Verdict = 'granted' | 'forbidden' | 'unknown_channel'
 
 const authorizers = new Map<string, Authorizer>([
   ['ws', (who, id) => Effect.succeed(id === String(who.workspaceId))],
   ['user', (who, id) => Effect.succeed(id === String(who.userId))],
+  // spec 1 §6 rule 1: the one conversation visibility rule (store/conversations).
+  [
+    'conv',
+    (who, id) =>
+      Effect.map(
+        Conversations.visibleById(
+          Conversations.viewerOf(who.membership.member, who.membership.role, who.ownerUserId),
+          Number(id),
+        ),
+        (row) => row !== null,
+      ),
+  ],
 ])
 
 export const registerChannel = (prefix: string, authorizer: Authorizer) => {
@@ -34,7 +54,10 @@ export const authorize = (who: Who, channel: string): Effect.Effect<Verdict, Sql
     if (!authorizer) return 'unknown_channel'
     const id = channel.slice(colon + 1)
     if (!/^[\w-]{1,64}$/.test(id)) return 'forbidden'
+    if (channel.startsWith('conv:') && !/^\d{1,15}$/.test(id)) return 'forbidden'
     const membership = yield* Members.activeMembership(who.userId, who.workspaceId)
     if (!membership) return 'forbidden'
-    return (yield* authorizer(who, id)) ? 'granted' : 'forbidden'
+    const workspace = yield* Workspaces.byId(who.workspaceId)
+    const member: Member = { ...who, membership, ownerUserId: workspace?.owner_user_id ?? null }
+    return (yield* authorizer(member, id)) ? 'granted' : 'forbidden'
   })

@@ -1,7 +1,7 @@
 import type uws from 'uWebSockets.js'
 import type { Effect } from 'effect'
 import type { BusShape } from '../../engine/bus/Bus'
-import { type ControlMessage, userControlTopic } from '../../engine/events'
+import { type ControlMessage, RECHECK_FRAME, userControlTopic } from '../../engine/events'
 import type { Logger } from '../../engine/log'
 import * as Members from '../../store/members'
 import type { Services } from '../route'
@@ -43,10 +43,12 @@ export interface Gateway {
 
 const text = (v: unknown) => JSON.stringify(v)
 const CONTROL_PREFIX = userControlTopic(0).slice(0, -1)
+const RECHECK = Buffer.from(RECHECK_FRAME)
 
 export const makeGateway = (deps: GatewayDeps): Gateway => {
   const sockets = new Set<Socket>()
   const byUser = new Map<number, Set<Socket>>()
+  const byTopic = new Map<string, Set<Socket>>()
   let hub: ReturnType<typeof makeHub> | undefined
   let sweeper: NodeJS.Timeout | undefined
   const fire = <A>(e: Effect.Effect<A>) => {
@@ -60,6 +62,9 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
   const leave = (ws: Socket, channel: string) => {
     const data = ws.getUserData()
     if (!data.channels.delete(channel)) return false
+    const holders = byTopic.get(channel)
+    holders?.delete(ws)
+    if (holders?.size === 0) byTopic.delete(channel)
     if (!data.closed) ws.unsubscribe(channel)
     hub?.leave(channel)
     return true
@@ -89,6 +94,12 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
     }
     if (!data.channels.has(channel)) {
       data.channels.add(channel)
+      let holders = byTopic.get(channel)
+      if (!holders) {
+        holders = new Set()
+        byTopic.set(channel, holders)
+      }
+      holders.add(ws)
       hub!.join(channel)
       ws.subscribe(channel)
     }
@@ -97,6 +108,21 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
       const missed = hub!.since(channel, since)
       if (missed === null) send(ws, { op: 'reload', channel, ref })
       else for (const bytes of missed) ws.send(bytes, false)
+    }
+  }
+
+  /** Access to a topic may have changed: re-authorise this node's subscribers of it. */
+  const recheck = (topic: string) => {
+    for (const ws of [...(byTopic.get(topic) ?? [])]) {
+      const data = ws.getUserData()
+      deps
+        .run(authorize({ userId: data.userId, workspaceId: data.workspaceId }, topic))
+        .then((verdict) => {
+          if (verdict !== 'granted' && leave(ws, topic)) {
+            send(ws, { op: 'unsubscribed', channel: topic, reason: 'access_lost' })
+          }
+        })
+        .catch((err: unknown) => deps.log.error('realtime recheck failed', { topic, cause: String(err) }))
     }
   }
 
@@ -120,9 +146,15 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
     configure: (app) => {
       // Control topics travel the bus like any topic but are handled here, not sent to clients.
       hub = makeHub(app, deps.bus, fire, (topic, payload) => {
-        if (!topic.startsWith(CONTROL_PREFIX)) return false
-        onControl(Number(topic.slice(CONTROL_PREFIX.length)), payload)
-        return true
+        if (topic.startsWith(CONTROL_PREFIX)) {
+          onControl(Number(topic.slice(CONTROL_PREFIX.length)), payload)
+          return true
+        }
+        if (payload.length === RECHECK.length && Buffer.from(payload).equals(RECHECK)) {
+          recheck(topic)
+          return true
+        }
+        return false
       })
       // Slow consumers: uWS keeps unsent bytes per socket; past the limit the socket is closed
       // with its own code rather than letting memory grow (the client resumes with a cursor).

@@ -1,0 +1,60 @@
+import { Data, Effect } from 'effect'
+import * as Actor from '../engine/actor/Actor'
+import { publishEvent } from '../engine/events'
+import { RateLimiter } from '../engine/ratelimit/RateLimiter'
+import * as Channels from '../store/channels'
+
+/**
+ * ChannelActor: owns one channel connection. Here: its status and the outbound throttle of 30
+ * messages a minute per number, counted through the rate limiter port so it holds across nodes.
+ * The connector issues add the sockets, sessions and queues each type needs.
+ */
+export const OUTBOUND_PER_MINUTE = 30
+
+export class ChannelNotFound extends Data.TaggedError('ChannelNotFound')<{ readonly id: number }> {}
+export class Throttled extends Data.TaggedError('Throttled')<{ readonly retryAfterSeconds: number }> {}
+
+export interface ChannelState {
+  readonly row: Channels.ChannelRow | null
+}
+
+const existing = (state: ChannelState, id: number) =>
+  state.row ? Effect.succeed(state.row) : Effect.fail(new ChannelNotFound({ id }))
+
+export const definition = Actor.define({
+  name: 'channel',
+  load: (id: number) => Effect.map(Channels.byId(id), (row): ChannelState => ({ row })),
+  idleMs: 30 * 60_000,
+  handlers: {
+    /** Takes one outbound slot of this minute, or fails with Throttled (→ 429). */
+    TakeOutboundSlot: (state: ChannelState, m: { readonly nowMs?: number }, ctx) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const limiter = yield* RateLimiter
+        const r = yield* limiter.hit(`channel-out:${ctx.id}`, OUTBOUND_PER_MINUTE, m.nowMs)
+        if (!r.allowed) {
+          const now = m.nowMs ?? Date.now()
+          return yield* Effect.fail(
+            new Throttled({ retryAfterSeconds: Math.max(1, Math.ceil((r.resetAtMs - now) / 1000)) }),
+          )
+        }
+        return [r.remaining, state] as const
+      }),
+    SetStatus: (state: ChannelState, m: { readonly status: string }, ctx) =>
+      Effect.gen(function* () {
+        const before = yield* existing(state, ctx.id)
+        if (before.status === m.status) return [before, state] as const
+        const row = yield* Channels.setStatus(ctx.id, m.status)
+        if (!row) return yield* Effect.fail(new ChannelNotFound({ id: ctx.id }))
+        yield* publishEvent(`ws:${row.workspace_id}`, 'channel.updated', {
+          channel_id: row.id,
+          status: row.status,
+        })
+        return [row, { row }] as const
+      }),
+  },
+})
+
+export class ChannelActor extends Actor.Tag('kotak/ChannelActor')<ChannelActor, typeof definition>() {}
+
+export const layer = Actor.layer(ChannelActor, definition)

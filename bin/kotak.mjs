@@ -7,7 +7,11 @@ import { fileURLToPath } from 'node:url'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const tsx = createRequire(import.meta.url).resolve('tsx')
-const result = spawnSync(process.execPath, ['--import', tsx, join(root, 'cli.ts'), ...process.argv.slice(2)], {
-  stdio: 'inherit',
-})
+const result = spawnSync(
+  process.execPath,
+  ['--import', tsx, join(root, 'cli.ts'), ...process.argv.slice(2)],
+  {
+    stdio: 'inherit',
+  },
+)
 process.exit(result.status ?? 1)

@@ -19,6 +19,7 @@ import * as Router from './router'
 import * as ApiKeyRoutes from './routes/apiKeys'
 import * as AuthRoutes from './routes/auth'
 import * as IdentityRoutes from './routes/identity'
+import * as NotificationRoutes from './routes/notifications'
 import * as PublicRoutes from './routes/public'
 import * as RealtimeRoutes from './routes/realtime'
 import * as SystemRoutes from './routes/system'
@@ -34,6 +35,7 @@ export const allRoutes = (): readonly Route[] => {
     ...PublicRoutes.routes,
     ...ApiKeyRoutes.routes,
     ...RealtimeRoutes.routes,
+    ...NotificationRoutes.routes,
   )
   return list
 }

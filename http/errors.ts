@@ -21,6 +21,7 @@ export const errorStatus = {
   server_error: 500,
   ai_error: 502,
   ai_unavailable: 503,
+  unavailable: 503,
 } as const
 
 export type ErrorCode = keyof typeof errorStatus

@@ -1,5 +1,5 @@
-import type { SqlError } from '@effect/sql/SqlError'
 import { Cause, Effect, Either, Exit } from 'effect'
+import { ActorDefect, ActorLoadFailed, ActorStopped } from '../engine/actor/Actor'
 import { Log } from '../engine/log'
 import { MetricsTag } from '../engine/metrics'
 import { RateLimiter } from '../engine/ratelimit/RateLimiter'
@@ -242,15 +242,24 @@ export const handle = (
         out = toOutgoing(exit.value, meta)
       } else {
         const failure = Cause.failureOption(exit.cause)
-        if (failure._tag === 'Some' && failure.value instanceof ApiError) {
-          out = errorResponse(failure.value, meta)
+        const error = failure._tag === 'Some' ? failure.value : undefined
+        if (error instanceof ApiError) {
+          out = errorResponse(error, meta)
+        } else if (error instanceof ActorStopped || error instanceof ActorLoadFailed) {
+          // The entity is moving or its store is briefly unreachable: safe to retry.
+          log.warn('actor unavailable', { request_id: requestId, route: routeLabel, error: error.message })
+          out = errorResponse(new ApiError({ code: 'unavailable', headers: { 'Retry-After': '1' } }), meta)
         } else {
-          const sqlError = failure._tag === 'Some' ? (failure.value as SqlError) : undefined
           log.error('request failed', {
             request_id: requestId,
             route: routeLabel,
             method: req.method,
-            cause: sqlError ? String(sqlError.cause ?? sqlError) : Cause.pretty(exit.cause),
+            cause:
+              error instanceof ActorDefect
+                ? `${error.message}: ${Cause.pretty(error.cause)}`
+                : error !== undefined
+                  ? String((error as { cause?: unknown }).cause ?? error)
+                  : Cause.pretty(exit.cause),
           })
           out = errorResponse(new ApiError({ code: 'server_error' }), meta)
         }

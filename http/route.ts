@@ -4,6 +4,7 @@ import type { Effect, Schema } from 'effect'
 import type { ChannelActor } from '../actors/channel'
 import type { ConversationActor } from '../actors/conversation'
 import type { WorkspaceActor } from '../actors/workspace'
+import type { ActorError } from '../engine/actor/Actor'
 import type { Bus } from '../engine/bus/Bus'
 import type { Config } from '../engine/config'
 import type { Log } from '../engine/log'
@@ -122,7 +123,9 @@ interface RouteBase<P, Q, B> {
 export type Route<P = unknown, Q = unknown, B = unknown> =
   | (RouteBase<P, Q, B> & {
       readonly access: 'P'
-      readonly handler: (req: Request<P, Q, B>) => Effect.Effect<Reply, ApiError | SqlError, Services>
+      readonly handler: (
+        req: Request<P, Q, B>,
+      ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
     })
   | (RouteBase<P, Q, B> & {
       readonly access: 'K' | 'A'
@@ -131,7 +134,9 @@ export type Route<P = unknown, Q = unknown, B = unknown> =
       readonly workspace?: 'optional'
       /** A mutation that keeps working in a frozen workspace (billing, transfer, notifications). */
       readonly whileFrozen?: true
-      readonly handler: (req: AuthedRequest<P, Q, B>) => Effect.Effect<Reply, ApiError | SqlError, Services>
+      readonly handler: (
+        req: AuthedRequest<P, Q, B>,
+      ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
     })
 
 /** Identity functions that keep each route's parameter types inferred from its schemas. */

@@ -37,7 +37,9 @@ for (const [path, pkg] of Object.entries(lock.packages)) {
   }
 }
 if (added > 0) {
-  lock.packages = Object.fromEntries(Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))))
+  lock.packages = Object.fromEntries(
+    Object.entries(lock.packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
+  )
   writeFileSync(file, `${JSON.stringify(lock, null, 2)}\n`)
 }
 console.log(`lock-platform-stubs: ${added} platform package(s) recorded`)

@@ -1,4 +1,5 @@
 import { Effect, Layer, ManagedRuntime } from 'effect'
+import client from 'prom-client'
 import * as Actors from '../actors'
 import { Bus } from '../engine/bus/Bus'
 import * as BusMemory from '../engine/bus/BusMemory'
@@ -98,6 +99,15 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       bus: await runtime.runPromise(Bus),
       log,
       run: (e) => runtime.runPromise(e),
+    })
+    const metrics = await runtime.runPromise(MetricsTag)
+    new client.Gauge({
+      name: 'kotak_realtime_connections',
+      help: 'WebSocket connections held by this node',
+      registers: [metrics.registry],
+      collect() {
+        this.set(gateway.connections())
+      },
     })
     const router = Router.make<Route>()
     for (const r of allRoutes()) router.add(r.method, r.path, r)

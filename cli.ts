@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util'
 import type { SqlClient } from '@effect/sql'
 import type { SqlError } from '@effect/sql/SqlError'
 import { Effect, ManagedRuntime } from 'effect'
+import type { Bus } from './engine/bus/Bus'
 import { loadConfig } from './engine/config'
 import { makeLogger } from './engine/log'
 import { servicesLayer } from './http/app'
@@ -94,7 +95,7 @@ const fail = (message: string) => Effect.fail(new Error(message))
 const command = (
   words: readonly string[],
   o: Opts,
-): Effect.Effect<unknown, Error | SqlError, SqlClient.SqlClient> => {
+): Effect.Effect<unknown, Error | SqlError, SqlClient.SqlClient | Bus> => {
   const cmd = words.join(' ')
   switch (cmd) {
     case 'workspace create': {

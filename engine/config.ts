@@ -28,6 +28,8 @@ export interface AppConfig {
   readonly allowUwsFallback: boolean
   readonly maxBodyBytes: number
   readonly sessionTtlHours: number
+  /** Requests per minute per API key (spec: 120). Benchmarks raise it to measure throughput. */
+  readonly rateLimitPerKey: number
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'none'
 }
 
@@ -79,6 +81,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     allowUwsFallback: bool(env, 'UWS_ALLOW_FALLBACK'),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 336, 1, 8760),
+    rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 120, 1, 100_000_000),
     logLevel: logLevel as AppConfig['logLevel'],
   }
 }

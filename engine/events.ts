@@ -33,3 +33,17 @@ export const disconnectUser = (userId: number) => sendControl(userId, { op: 'dis
 export const RECHECK_FRAME = '{"op":"recheck"}'
 export const recheckTopic = (topic: string) =>
   Effect.flatMap(Bus, (bus) => bus.publish(topic, encoder.encode(RECHECK_FRAME)))
+
+/**
+ * Credentials cached by nodes (resolved API keys and sessions) that a change made stale: every
+ * node drops the matching entries. Sent by whatever revokes a key, ends a session or changes a
+ * workspace, member or role.
+ */
+export const CREDENTIALS_TOPIC = '_ctl:credentials'
+export type CredentialScope =
+  | { readonly workspaceId: number }
+  | { readonly userId: number }
+  | { readonly all: true }
+
+export const invalidateCredentials = (scope: CredentialScope) =>
+  Effect.flatMap(Bus, (bus) => bus.publish(CREDENTIALS_TOPIC, encoder.encode(JSON.stringify(scope))))

@@ -12,6 +12,7 @@ import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
 import * as Database from '../store/database'
 import { migrate } from '../store/migrate'
 import * as ServerKeys from '../store/serverKeys'
+import * as Credentials from './credentials'
 import { handle, tooLarge } from './pipeline'
 import { makeGateway } from './realtime/gateway'
 import { RealtimeKey } from './realtime/token'
@@ -71,7 +72,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const keyed = Layer.effect(RealtimeKey, ServerKeys.getOrCreate('realtime-token')).pipe(
     Layer.provideMerge(migrated),
   )
-  return Actors.layer.pipe(Layer.provideMerge(keyed))
+  return Layer.mergeAll(Actors.layer, Credentials.layer).pipe(Layer.provideMerge(keyed))
 }
 
 export interface RunningApp {

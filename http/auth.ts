@@ -1,10 +1,14 @@
+import type { SqlClient } from '@effect/sql'
+import type { SqlError } from '@effect/sql/SqlError'
 import { Effect } from 'effect'
+import { digest } from '../engine/tokens'
 import * as ApiKeys from '../store/apiKeys'
 import * as Members from '../store/members'
 import * as Sessions from '../store/sessions'
 import * as Users from '../store/users'
 import * as Workspaces from '../store/workspaces'
 import { type Caller, keyPermissions, sessionPermissions } from './caller'
+import { CredentialCache } from './credentials'
 import { ApiError } from './errors'
 
 export const SESSION_COOKIE = 'kotak_session'
@@ -18,16 +22,47 @@ const unauthorized = () => new ApiError({ code: 'unauthorized' })
  */
 export const authenticate = (authorization: string | undefined, sessionToken: string | undefined) =>
   authorization !== undefined
-    ? byKey(authorization)
+    ? Effect.flatMap(bearerSecret(authorization), (secret) => cached(`k:${secret}`, byKey(secret), touchKey))
     : sessionToken
-      ? bySession(sessionToken)
+      ? cached(`s:${sessionToken}`, bySession(sessionToken))
       : Effect.fail(unauthorized())
 
-const byKey = (authorization: string) =>
+const bearerSecret = (authorization: string) => {
+  const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]
+  return secret && ApiKeys.KEY_PATTERN.test(secret) ? Effect.succeed(secret) : Effect.fail(unauthorized())
+}
+
+/** Resolves through the node's credential cache (http/credentials.ts); failures are not cached. */
+const cached = <R>(
+  credential: string,
+  resolve: Effect.Effect<Caller, ApiError | SqlError, R>,
+  onHit?: (caller: Caller) => Effect.Effect<void, never, SqlClient.SqlClient>,
+) =>
   Effect.gen(function* () {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization)
-    const secret = m?.[1]
-    if (!secret || !ApiKeys.KEY_PATTERN.test(secret)) return yield* Effect.fail(unauthorized())
+    const cache = yield* CredentialCache
+    const key = digest(credential).toString('base64')
+    const hit = cache.get(key)
+    if (hit) {
+      if (onHit) yield* onHit(hit)
+      return hit
+    }
+    const caller = yield* resolve
+    cache.put(key, caller)
+    return caller
+  })
+
+/** `last_used_at` is kept to the minute, written in the background, never on the request's path. */
+const lastTouched = new Map<number, number>()
+const touchKey = (caller: Caller) => {
+  if (caller.via !== 'key') return Effect.void
+  const now = Date.now()
+  if ((lastTouched.get(caller.keyId) ?? 0) > now - 60_000) return Effect.void
+  lastTouched.set(caller.keyId, now)
+  return Effect.forkDaemon(Effect.ignore(ApiKeys.touch(caller.keyId))).pipe(Effect.asVoid)
+}
+
+const byKey = (secret: string) =>
+  Effect.gen(function* () {
     const key = yield* ApiKeys.findActive(secret)
     if (!key) return yield* Effect.fail(unauthorized())
     const [workspace, user, membership] = yield* Effect.all(

@@ -12,6 +12,7 @@ import type { MetricsTag } from '../engine/metrics'
 import type { RateLimiter } from '../engine/ratelimit/RateLimiter'
 import type { WorkspaceRow } from '../store/workspaces'
 import type { Caller, PermissionRule } from './caller'
+import type { CredentialCache } from './credentials'
 import type { ApiError } from './errors'
 import type { Locale } from './i18n'
 import type { RealtimeKey } from './realtime/token'
@@ -35,6 +36,7 @@ export type Services =
   | ConversationActor
   | WorkspaceActor
   | ChannelActor
+  | CredentialCache
 
 export interface Request<P, Q, B> {
   readonly method: Method

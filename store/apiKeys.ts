@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { invalidateCredentials } from '../engine/events'
 import { digest, randomToken } from '../engine/tokens'
 
 export const KEY_PREFIX = 'svca_live_'
@@ -93,5 +94,11 @@ export const revoke = (workspaceId: number, id: number) =>
       UPDATE api_keys SET revoked_at = now()
       WHERE id = ${id} AND workspace_id = ${workspaceId} AND revoked_at IS NULL RETURNING id`.pipe(
       Effect.map((r) => r.length > 0),
+      // Nodes that cached this key drop it before the revocation is answered.
+      Effect.tap((revoked) => (revoked ? invalidateCredentials({ workspaceId }) : Effect.void)),
     ),
   )
+
+/** Marks a key used now (callers throttle this to once a minute). */
+export const touch = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE api_keys SET last_used_at = now() WHERE id = ${id}`)

@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { invalidateCredentials } from '../engine/events'
 
 export interface MemberRow {
   readonly id: number
@@ -62,5 +63,8 @@ export const addWithRole = (workspaceId: number, userId: number, roleName: strin
     sql<{ id: number }>`
       INSERT INTO members (workspace_id, user_id, role_id)
       SELECT ${workspaceId}, ${userId}, r.id FROM roles r WHERE r.workspace_id = ${workspaceId} AND r.name = ${roleName}
-      RETURNING id`.pipe(Effect.map((r) => r[0]?.id ?? null)),
+      RETURNING id`.pipe(
+      Effect.map((r) => r[0]?.id ?? null),
+      Effect.tap(() => invalidateCredentials({ userId })),
+    ),
   )

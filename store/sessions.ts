@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { invalidateCredentials } from '../engine/events'
 import { digest, randomToken } from '../engine/tokens'
 
 export interface SessionRow {
@@ -31,13 +32,18 @@ export const findActive = (token: string) =>
   )
 
 export const end = (id: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE sessions SET ended_at = now() WHERE id = ${id}`)
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ user_id: number }>`UPDATE sessions SET ended_at = now() WHERE id = ${id} RETURNING user_id`.pipe(
+      Effect.tap((r) => (r[0] ? invalidateCredentials({ userId: r[0].user_id }) : Effect.void)),
+    ),
+  )
 
 /** Ends every session of a user (disabled member, sign-out everywhere). */
 export const endAllOf = (userId: number) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`UPDATE sessions SET ended_at = now() WHERE user_id = ${userId} AND ended_at IS NULL`,
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE sessions SET ended_at = now() WHERE user_id = ${userId} AND ended_at IS NULL`.pipe(
+      Effect.tap(() => invalidateCredentials({ userId })),
+    ),
   )
 
 /** One-time sign-in link for the operator CLI. */

@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { invalidateCredentials } from '../engine/events'
 
 export interface UserRow {
   readonly id: number
@@ -40,9 +41,10 @@ export const touchLogin = (id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE users SET last_login_at = now() WHERE id = ${id}`)
 
 export const setActiveWorkspace = (userId: number, workspaceId: number) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`UPDATE users SET active_workspace_id = ${workspaceId} WHERE id = ${userId}`,
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE users SET active_workspace_id = ${workspaceId} WHERE id = ${userId}`.pipe(
+      Effect.tap(() => invalidateCredentials({ userId })),
+    ),
   )
 
 /** Changes locale and/or personal zone (null = follow the workspace); returns the updated user. */
@@ -55,5 +57,8 @@ export const updateProfile = (
       UPDATE users SET
         locale = COALESCE(${change.locale ?? null}, locale),
         timezone = CASE WHEN ${change.timezone !== undefined} THEN ${change.timezone ?? null} ELSE timezone END
-      WHERE id = ${id} RETURNING *`.pipe(Effect.map((r) => r[0]!)),
+      WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r) => r[0]!),
+      Effect.tap(() => invalidateCredentials({ userId: id })),
+    ),
   )

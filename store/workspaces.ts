@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { invalidateCredentials } from '../engine/events'
 import { pgArray } from './arrays'
 import { defaultRoles } from './permissions'
 import type { Limits, Plan } from './plans'
@@ -76,11 +77,13 @@ export const setPlan = (id: number, plan: Plan, proUntil: Date | null) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<WorkspaceRow>`UPDATE workspaces SET plan = ${plan}, pro_until = ${proUntil} WHERE id = ${id} RETURNING *`.pipe(
       Effect.map((r) => r[0] ?? null),
+      Effect.tap(() => invalidateCredentials({ workspaceId: id })),
     ),
   )
 
 export const setFrozen = (id: number, frozen: boolean) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql`UPDATE workspaces SET frozen_at = ${frozen ? new Date() : null} WHERE id = ${id}`,
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE workspaces SET frozen_at = ${frozen ? new Date() : null} WHERE id = ${id}`.pipe(
+      Effect.tap(() => invalidateCredentials({ workspaceId: id })),
+    ),
   )

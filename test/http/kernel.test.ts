@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import YAML from 'yaml'
+import * as Sessions from '../../store/sessions'
 import * as Workspaces from '../../store/workspaces'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -367,5 +368,21 @@ describe('operations', () => {
     expect(list.meta).toEqual({ active: 10, limit: 10 })
     expect(JSON.stringify(list)).not.toMatch(/svca_live_[A-Za-z0-9_-]{20}/)
     await s.run(Effect.void)
+  })
+})
+
+describe('cached credentials never outlive a change', () => {
+  it('applies a plan change and ended sessions on the very next request', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const key = await F.apiKey(s, w)
+    const session = await F.signIn(s, w.ownerEmail)
+    expect((await s.fetch('/v1/workspace', { headers: F.bearer(key) })).status).toBe(200)
+    expect((await s.fetch('/v1/workspace', { headers: session.headers() })).status).toBe(200)
+    await s.run(Workspaces.setPlan(w.workspaceId, 'free', null))
+    expect((await s.fetch('/v1/workspace', { headers: F.bearer(key) })).status).toBe(402)
+    const seen = await body(await s.fetch('/v1/workspace', { headers: session.headers() }))
+    expect(seen.data.plan).toBe('free')
+    await s.run(Sessions.endAllOf(w.ownerId))
+    expect((await s.fetch('/v1/workspace', { headers: session.headers() })).status).toBe(401)
   })
 })

@@ -39,6 +39,11 @@ export const RATE_LIMITS = { session: 600, public: 300 } as const
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
+// Request ids: a random per-process prefix and a counter; unique without a random draw per request.
+const idPrefix = randomToken(6)
+let idCounter = 0
+const nextRequestId = () => `${idPrefix}-${(++idCounter).toString(36)}`
+
 const parseQuery = (qs: string): Record<string, string | string[]> => {
   const out: Record<string, string | string[]> = {}
   for (const [k, v] of new URLSearchParams(qs)) {
@@ -220,7 +225,7 @@ export const handle = (
     const log = yield* Log
     const metrics = yield* MetricsTag
     const incomingId = req.headers.get('x-request-id')
-    const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomToken(9)
+    const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : nextRequestId()
     const meta: Meta = {
       headers: [
         ['X-Request-Id', requestId],
@@ -280,7 +285,7 @@ export const handle = (
 /** The answer to a body over the size limit, given before the pipeline reads it. */
 export const tooLarge = (req: Incoming, limit: number): Outgoing =>
   errorResponse(new ApiError({ code: 'payload_too_large', params: { limit } }), {
-    headers: [['X-Request-Id', randomToken(9)]],
+    headers: [['X-Request-Id', nextRequestId()]],
     locale: pickLocale(req.headers.get('x-locale')),
     requestId: '',
   })

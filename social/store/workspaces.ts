@@ -1,8 +1,9 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 
-export type Plan = 'free' | 'pro'
-export const plans: readonly Plan[] = ['free', 'pro']
+import type { Plan } from '../plan'
+
+export { type Plan, plans } from '../plan'
 
 export interface WorkspaceRow {
   readonly id: number

@@ -26,12 +26,21 @@ export const routes = [
         const q = new URLSearchParams(req.rawQuery)
         const challenge = q.get('hub.challenge')
         const token = q.get('hub.verify_token') ?? ''
-        if (q.get('hub.mode') !== 'subscribe' || !challenge || !safeEqual(token, cfg.verifyToken)) {
+        if (
+          q.get('hub.mode') !== 'subscribe' ||
+          !challenge ||
+          challenge.length > 512 ||
+          !safeEqual(token, cfg.verifyToken)
+        ) {
           return yield* Effect.fail(
             new ApiError({ code: 'forbidden', message: 'social.webhook.verify_token' }),
           )
         }
-        return raw(200, 'text/plain; charset=utf-8', challenge)
+        // The challenge is echoed as plain text that browsers must not sniff into HTML.
+        return {
+          ...raw(200, 'text/plain; charset=utf-8', challenge),
+          headers: { 'X-Content-Type-Options': 'nosniff' },
+        }
       }),
   }),
   publicRoute({

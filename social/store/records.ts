@@ -251,8 +251,11 @@ export const refresh = (conversationIds: Iterable<number>) =>
       const all = [...new Set(conversationIds)]
       for (let i = 0; i < all.length; i += CHUNK) {
         const ids = pgArray(all.slice(i, i + CHUNK))
+        // Row locks (in id order) serialise refreshes of one conversation by a webhook and an
+        // import running together: the later one waits, then reads the other's messages too.
         const convs = yield* sql<{ id: number; created_at: Date }>`
-          SELECT id, created_at FROM social.conversations WHERE id = ANY(${ids}::bigint[])`
+          SELECT id, created_at FROM social.conversations WHERE id = ANY(${ids}::bigint[])
+          ORDER BY id FOR UPDATE`
         const events = new Map<number, TimelineEvent[]>(convs.map((c) => [c.id, []]))
         const messages = yield* sql<{
           conversation_id: number

@@ -56,6 +56,7 @@ describe('subscription handshake', () => {
     )
     expect(res.status).toBe(200)
     expect(res.headers.get('content-type')).toMatch(/^text\/plain/)
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff')
     expect(await res.text()).toBe('1158201444')
   })
 

@@ -35,5 +35,3 @@ addMessages({
     id: 'Notifikasi bukan JSON dengan bentuk yang diharapkan.',
   },
 })
-
-export const loaded = true

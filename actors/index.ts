@@ -1,7 +1,18 @@
 import { Layer } from 'effect'
+import * as ClusterActor from '../engine/cluster/ClusterActor'
 import * as Channel from './channel'
 import * as Conversation from './conversation'
 import * as Workspace from './workspace'
 
 /** Every actor type of a node, each a service; requires the store, bus and rate limiter. */
 export const layer = Layer.mergeAll(Conversation.layer, Workspace.layer, Channel.layer)
+
+/**
+ * The same actors spread over the nodes of a cluster (each entity on one node at a time); also
+ * requires `Cluster.layer`. Each module's tagged errors cross nodes as their own classes.
+ */
+export const clusterLayer = Layer.mergeAll(
+  ClusterActor.layer(Conversation.ConversationActor, Conversation.definition, { errors: [Conversation] }),
+  ClusterActor.layer(Workspace.WorkspaceActor, Workspace.definition, { errors: [Workspace] }),
+  ClusterActor.layer(Channel.ChannelActor, Channel.definition, { errors: [Channel] }),
+)

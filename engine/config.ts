@@ -1,3 +1,4 @@
+import * as os from 'node:os'
 import * as path from 'node:path'
 import { Context } from 'effect'
 
@@ -30,7 +31,24 @@ export interface AppConfig {
   readonly sessionTtlHours: number
   /** Requests per minute per API key (spec: 120). Benchmarks raise it to measure throughput. */
   readonly rateLimitPerKey: number
+  /** Cluster mode (`redisUrl` set): how nodes reach each other and how fast shards fail over. */
+  readonly cluster: ClusterConfig
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'none'
+}
+
+export interface ClusterConfig {
+  /** Address the other nodes reach this node's internal port at (advertised through Redis). */
+  readonly host: string
+  /** Internal port for messages between nodes; 0 = any free port (advertised through Redis). */
+  readonly port: number
+  /** Shard lease: a node that stops renewing (killed, cut off from Redis) loses its shards this long after its last renewal. */
+  readonly leaseMs: number
+  /** Longest wait for an actor's answer in cluster mode; then 503 `unavailable`. */
+  readonly askTimeoutMs: number
+  /** Shards the entities are spread over; the same on every node. */
+  readonly shards: number
+  /** Port of a loopback-only endpoint that asks actors directly, for the cluster tests; unset = none. */
+  readonly testPort: number | undefined
 }
 
 export class ConfigError extends Error {
@@ -52,6 +70,21 @@ const bool = (env: NodeJS.ProcessEnv, key: string): boolean => /^(1|true|yes)$/i
 const nonEmpty = (env: NodeJS.ProcessEnv, key: string): string | undefined => {
   const v = env[key]?.trim()
   return v ? v : undefined
+}
+
+const ANY_ADDRESS = new Set(['0.0.0.0', '::', '[::]'])
+
+const clusterConfig = (env: NodeJS.ProcessEnv): ClusterConfig => {
+  const host = nonEmpty(env, 'HOST')
+  const testPort = int(env, 'CLUSTER_TEST_PORT', -1, 0, 65535)
+  return {
+    host: nonEmpty(env, 'CLUSTER_HOST') ?? (host && !ANY_ADDRESS.has(host) ? host : os.hostname()),
+    port: int(env, 'CLUSTER_PORT', 0, 0, 65535),
+    leaseMs: int(env, 'CLUSTER_LEASE_MS', 8_000, 1_000, 120_000),
+    askTimeoutMs: int(env, 'CLUSTER_ASK_TIMEOUT_MS', 5_000, 100, 120_000),
+    shards: int(env, 'CLUSTER_SHARDS', 300, 1, 10_000),
+    testPort: testPort < 0 ? undefined : testPort,
+  }
 }
 
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
@@ -82,6 +115,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 336, 1, 8760),
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 120, 1, 100_000_000),
+    cluster: clusterConfig(env),
     logLevel: logLevel as AppConfig['logLevel'],
   }
 }

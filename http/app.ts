@@ -4,6 +4,7 @@ import * as Actors from '../actors'
 import { Bus } from '../engine/bus/Bus'
 import * as BusMemory from '../engine/bus/BusMemory'
 import * as BusRedis from '../engine/bus/BusRedis'
+import * as Cluster from '../engine/cluster/Cluster'
 import { type AppConfig, Config } from '../engine/config'
 import { Log, type Logger, makeLogger } from '../engine/log'
 import { MetricsTag, makeMetrics } from '../engine/metrics'
@@ -46,6 +47,11 @@ export interface AppOptions {
   /** Overrides where the database lives (tests use an in-memory embedded database). */
   readonly database?: Database.DatabaseOptions
   readonly logger?: Logger
+  /**
+   * In cluster mode (`REDIS_URL` set), whether this process hosts actor entities (`runner`: a
+   * server node) or only sends to them (`client`: the CLI). Default `client`; `start` runs a runner.
+   */
+  readonly clusterRole?: Cluster.Role
 }
 
 /** The services a running node is made of; the CLI uses the same layer without the HTTP server. */
@@ -72,7 +78,20 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const keyed = Layer.effect(RealtimeKey, ServerKeys.getOrCreate('realtime-token')).pipe(
     Layer.provideMerge(migrated),
   )
-  return Layer.mergeAll(Actors.layer, Credentials.layer).pipe(Layer.provideMerge(keyed))
+  // One node: the local actor kit. Cluster (REDIS_URL): the same actors, each entity on one node.
+  const actors = cfg.redisUrl
+    ? Actors.clusterLayer.pipe(
+        Layer.provide(
+          Cluster.layer({
+            redisUrl: cfg.redisUrl,
+            prefix: cfg.redisPrefix,
+            role: opts.clusterRole ?? 'client',
+            config: cfg.cluster,
+          }),
+        ),
+      )
+    : Actors.layer
+  return Layer.mergeAll(actors, Credentials.layer).pipe(Layer.provideMerge(keyed))
 }
 
 export interface RunningApp {
@@ -92,7 +111,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
         'Set UWS_ALLOW_FALLBACK=1 to run anyway.',
     )
   }
-  const runtime = ManagedRuntime.make(servicesLayer(cfg, opts))
+  const runtime = ManagedRuntime.make(servicesLayer(cfg, { clusterRole: 'runner', ...opts }))
   try {
     const log = await runtime.runPromise(Log)
     const gateway = makeGateway({

@@ -1,0 +1,157 @@
+import { readFileSync } from 'node:fs'
+import { PersistenceError } from '@effect/cluster/ClusterError'
+import * as RunnerStorage from '@effect/cluster/RunnerStorage'
+import * as ShardingConfig from '@effect/cluster/ShardingConfig'
+import { Duration, Effect } from 'effect'
+import type { Redis } from 'ioredis'
+
+/**
+ * `RunnerStorage` of @effect/cluster on one Redis: where the runners are and which runner holds
+ * which shard. Keys (under `${prefix}cluster:`):
+ * - `runners` (hash address → runner), `health` (hash address → 1/0), `heartbeats` (sorted set
+ *   address → Redis time in ms of its last heartbeat), `machine` (counter for machine ids);
+ * - `shard:{group}:{n}`: one lock per shard holding the owner's address, taken with `SET NX PX`
+ *   and extended, released or checked only by a Lua script that compares the owner first.
+ *
+ * Guarantees:
+ * - A shard lock has at most one holder at a time (Redis is the arbiter, single instance). A lock
+ *   lives `shardLockExpiration` (the lease) after its last refresh; a runner that stops refreshing
+ *   (killed, cut off from Redis, frozen) loses its locks when the lease runs out, and another runner
+ *   may take them then. `refresh` never takes back a lock that expired: the runner learns it lost it.
+ * - A runner counts as present while its heartbeat (sent with every `refresh`, every third of the
+ *   lease at most) is younger than the lease; older runners are forgotten by `getRunners`, so the
+ *   others recompute the shard assignment without them. A runner that was only slow registers again.
+ * - Times are Redis server time: the nodes' clocks play no part.
+ * - Every call fails with `PersistenceError` when Redis does not answer within `timeoutMs`.
+ *
+ * Not Redis Cluster (the scripts touch several keys); one Redis, optionally with replicas.
+ */
+export interface RedisRunnerStorageOptions {
+  /** Prefix of every key; the same for every node of a deployment. Default `kotak:`. */
+  readonly prefix?: string
+  /** How long a call waits for Redis. Default a third of the lease. */
+  readonly timeoutMs?: number
+}
+
+const script = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8')
+
+const COMMANDS = {
+  kotakClusterRegister: { lua: script('register'), numberOfKeys: 4 },
+  kotakClusterGetRunners: { lua: script('getRunners'), numberOfKeys: 3 },
+  kotakClusterUnregister: { lua: script('unregister'), numberOfKeys: 3 },
+  kotakClusterSetHealth: { lua: script('setHealth'), numberOfKeys: 2 },
+  // Variable key counts: the first argument is the number of keys.
+  kotakClusterAcquire: { lua: script('acquire') },
+  kotakClusterRefresh: { lua: script('refresh') },
+  kotakClusterRelease: { lua: script('release') },
+} as const
+
+type Arg = string | number
+type Command = (...args: Arg[]) => Promise<unknown>
+type WithCommands = Redis & { readonly [K in keyof typeof COMMANDS]: Command }
+
+/** Every shard id of the deployment, as `group:n`. */
+export const allShardIds = (config: ShardingConfig.ShardingConfig['Type']): string[] => {
+  const ids: string[] = []
+  for (const group of ShardingConfig.shardGroupConfig(config).available)
+    for (let n = 1; n <= config.shardsPerGroup; n++) ids.push(`${group}:${n}`)
+  return ids
+}
+
+export const keysOf = (prefix: string) => {
+  const base = `${prefix}cluster:`
+  return {
+    runners: `${base}runners`,
+    health: `${base}health`,
+    heartbeats: `${base}heartbeats`,
+    machine: `${base}machine`,
+    shard: (shardId: string) => `${base}shard:${shardId}`,
+  }
+}
+
+/** The storage on `redis` (the caller owns the connection). */
+export const make = (
+  redis: Redis,
+  options: RedisRunnerStorageOptions = {},
+): Effect.Effect<RunnerStorage.RunnerStorage['Type'], never, ShardingConfig.ShardingConfig> =>
+  Effect.gen(function* () {
+    const config = yield* ShardingConfig.ShardingConfig
+    const leaseMs = Math.max(1, Math.round(Duration.toMillis(config.shardLockExpiration)))
+    const timeoutMs = options.timeoutMs ?? Math.max(100, Math.floor(leaseMs / 3))
+    const keys = keysOf(options.prefix ?? 'kotak:')
+    const everyShard = allShardIds(config).map(keys.shard)
+    for (const [name, def] of Object.entries(COMMANDS)) {
+      if (!(name in redis)) redis.defineCommand(name, def)
+    }
+    const r = redis as WithCommands
+
+    const call = <A>(run: () => Promise<A>): Effect.Effect<A, PersistenceError> =>
+      Effect.tryPromise(run).pipe(
+        Effect.timeoutFail({
+          duration: timeoutMs,
+          onTimeout: () => new Error(`Redis did not answer within ${timeoutMs} ms`),
+        }),
+        Effect.mapError((cause) => new PersistenceError({ cause })),
+      )
+
+    const positions = (reply: unknown): number[] =>
+      Array.isArray(reply) ? reply.map((n) => Number(n) - 1) : []
+
+    return RunnerStorage.makeEncoded({
+      register: (address, runner, healthy) =>
+        call(() =>
+          r.kotakClusterRegister(
+            keys.runners,
+            keys.health,
+            keys.heartbeats,
+            keys.machine,
+            address,
+            runner,
+            healthy ? '1' : '0',
+          ),
+        ).pipe(Effect.map((n) => Number(n) % 1024)),
+
+      unregister: (address) =>
+        call(() =>
+          r.kotakClusterUnregister(keys.runners, keys.health, keys.heartbeats, address, leaseMs),
+        ).pipe(Effect.asVoid),
+
+      getRunners: call(() =>
+        r.kotakClusterGetRunners(keys.runners, keys.health, keys.heartbeats, leaseMs),
+      ).pipe(
+        Effect.map((reply) => {
+          const flat = Array.isArray(reply) ? reply.map(String) : []
+          const out: Array<readonly [string, boolean]> = []
+          for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1] === '1'])
+          return out
+        }),
+      ),
+
+      setRunnerHealth: (address, healthy) =>
+        call(() => r.kotakClusterSetHealth(keys.runners, keys.health, address, healthy ? '1' : '0')).pipe(
+          Effect.asVoid,
+        ),
+
+      acquire: (address, shardIds) =>
+        call(() =>
+          r.kotakClusterAcquire(shardIds.length, ...shardIds.map(keys.shard), address, leaseMs),
+        ).pipe(Effect.map((reply) => positions(reply).map((i) => shardIds[i]!))),
+
+      refresh: (address, shardIds) =>
+        call(() =>
+          r.kotakClusterRefresh(
+            shardIds.length + 1,
+            keys.heartbeats,
+            ...shardIds.map(keys.shard),
+            address,
+            leaseMs,
+          ),
+        ).pipe(Effect.map((reply) => positions(reply).map((i) => shardIds[i]!))),
+
+      release: (address, shardId) =>
+        call(() => r.kotakClusterRelease(1, keys.shard(shardId), address)).pipe(Effect.asVoid),
+
+      releaseAll: (address) =>
+        call(() => r.kotakClusterRelease(everyShard.length, ...everyShard, address)).pipe(Effect.asVoid),
+    })
+  })

@@ -1,0 +1,22 @@
+-- KEYS[1] runners hash, KEYS[2] health hash, KEYS[3] heartbeats zset.
+-- ARGV[1] lease in ms.
+-- Forgets the runners whose last heartbeat is older than the lease (a runner that is only slow
+-- registers itself again), then returns the others as a flat list: runner, health, runner, ...
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local stale = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - tonumber(ARGV[1])))
+for _, address in ipairs(stale) do
+  redis.call('HDEL', KEYS[1], address)
+  redis.call('HDEL', KEYS[2], address)
+  redis.call('ZREM', KEYS[3], address)
+end
+local out = {}
+local live = redis.call('ZRANGE', KEYS[3], 0, -1)
+for _, address in ipairs(live) do
+  local runner = redis.call('HGET', KEYS[1], address)
+  if runner then
+    out[#out + 1] = runner
+    out[#out + 1] = redis.call('HGET', KEYS[2], address) or '1'
+  end
+end
+return out

@@ -1,0 +1,13 @@
+-- KEYS[1] runners hash, KEYS[2] health hash, KEYS[3] heartbeats zset.
+-- ARGV[1] runner address, ARGV[2] lease in ms.
+-- Removes the runner, and with it every runner whose heartbeat is older than the lease.
+local t = redis.call('TIME')
+local now = t[1] * 1000 + math.floor(t[2] / 1000)
+local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - tonumber(ARGV[2])))
+gone[#gone + 1] = ARGV[1]
+for _, address in ipairs(gone) do
+  redis.call('HDEL', KEYS[1], address)
+  redis.call('HDEL', KEYS[2], address)
+  redis.call('ZREM', KEYS[3], address)
+end
+return #gone

@@ -120,7 +120,18 @@ describe('operator CLI and restart', () => {
     expect(ws.workspace).toMatchObject({ slug: 'toko-maju', plan: 'free' })
     const id = String(ws.workspace.id)
 
-    const refused = await runCli(['key', 'create', '--workspace', id, '--name', 'ci'], env)
+    // `npm run kotak -- …` as in the README (the other calls run cli.ts directly, faster).
+    const refused = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn('npm', ['run', '--silent', 'kotak', '--', 'key', 'create', '--workspace', id, '--name', 'ci'], {
+        env,
+        cwd: root,
+      })
+      let stderr = ''
+      child.stderr.on('data', (d) => {
+        stderr += String(d)
+      })
+      child.on('exit', (code) => resolve({ code, stderr }))
+    })
     expect(refused.code).toBe(1)
     expect(refused.stderr).toMatch(/free plan/)
 

@@ -1,0 +1,109 @@
+import { Runner } from '@effect/cluster/Runner'
+import * as RunnerAddress from '@effect/cluster/RunnerAddress'
+import * as ShardIdModule from '@effect/cluster/ShardId'
+import * as ShardingConfig from '@effect/cluster/ShardingConfig'
+import { Duration, Effect } from 'effect'
+import { Redis } from 'ioredis'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as RunnerStorageRedis from '../../engine/cluster/RunnerStorageRedis'
+import { waitFor } from '../support/cluster'
+
+const enabled = Boolean(process.env.REDIS_URL)
+const LEASE_MS = 1_000
+
+describe.skipIf(!enabled)('RunnerStorage on Redis', () => {
+  let redis: Redis
+  const prefix = `kotak_rs_${process.pid}_${Math.random().toString(36).slice(2, 8)}:`
+  const config = ShardingConfig.layer({ shardsPerGroup: 12, shardLockExpiration: Duration.millis(LEASE_MS) })
+  const storage = () =>
+    Effect.runPromise(Effect.provide(RunnerStorageRedis.make(redis, { prefix, timeoutMs: 2_000 }), config))
+  const a = RunnerAddress.make('10.0.0.1', 7001)
+  const b = RunnerAddress.make('10.0.0.2', 7002)
+  const runner = (address: RunnerAddress.RunnerAddress) =>
+    new Runner({ address, groups: ['default'], weight: 1 })
+  const shard = (n: number) => ShardIdModule.make('default', n)
+  const ids = (list: ReadonlyArray<ShardIdModule.ShardId>) => list.map((s) => s.id).sort((x, y) => x - y)
+  const run = <A, E>(e: Effect.Effect<A, E>) => Effect.runPromise(e)
+
+  beforeAll(() => {
+    redis = new Redis(process.env.REDIS_URL!)
+  })
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`)
+    if (keys.length > 0) await redis.del(...keys)
+    redis.disconnect()
+  })
+
+  it('registers runners with distinct machine ids and lists them with their health', async () => {
+    const s = await storage()
+    const m1 = await run(s.register(runner(a), true))
+    const m2 = await run(s.register(runner(b), true))
+    expect(m1).not.toBe(m2)
+    await run(s.setRunnerHealth(b, false))
+    const listed = await run(s.getRunners)
+    expect(listed.map(([r, healthy]) => [r.address.port, healthy]).sort()).toEqual([
+      [7001, true],
+      [7002, false],
+    ])
+    await run(s.unregister(b))
+    expect((await run(s.getRunners)).map(([r]) => r.address.port)).toEqual([7001])
+    await run(s.unregister(a))
+  })
+
+  it('gives a shard lock to one runner; only the holder refreshes or releases it', async () => {
+    const s = await storage()
+    expect(ids(await run(s.acquire(a, [1, 2, 3].map(shard))))).toEqual([1, 2, 3])
+    expect(ids(await run(s.acquire(b, [2, 3, 4].map(shard))))).toEqual([4])
+    // Acquiring again what one holds extends it.
+    expect(ids(await run(s.acquire(a, [1, 4].map(shard))))).toEqual([1])
+    expect(ids(await run(s.refresh(b, [1, 2, 3, 4].map(shard))))).toEqual([4])
+    expect(ids(await run(s.refresh(a, [1, 2, 3, 4].map(shard))))).toEqual([1, 2, 3])
+    await run(s.release(b, shard(1)))
+    expect(ids(await run(s.acquire(b, [1].map(shard))))).toEqual([])
+    await run(s.release(a, shard(1)))
+    expect(ids(await run(s.acquire(b, [1].map(shard))))).toEqual([1])
+    await run(s.releaseAll(a))
+    expect(ids(await run(s.acquire(b, [2, 3].map(shard))))).toEqual([2, 3])
+    expect(ids(await run(s.refresh(a, [2, 3].map(shard))))).toEqual([])
+    await run(s.releaseAll(b))
+    expect(await redis.keys(`${prefix}cluster:shard:*`)).toEqual([])
+  })
+
+  it('lets a lock and a runner lapse after the lease when nobody refreshes them', async () => {
+    const s = await storage()
+    await run(s.register(runner(a), true))
+    await run(s.register(runner(b), true))
+    expect(ids(await run(s.acquire(a, [7].map(shard))))).toEqual([7])
+    // b keeps its heartbeat going; a falls silent.
+    const lapsed = await waitFor(
+      'the lease of a',
+      async () => {
+        await run(s.refresh(b, []))
+        const got = await run(s.acquire(b, [7].map(shard)))
+        return got.length === 1 ? got : undefined
+      },
+      { timeoutMs: 10 * LEASE_MS, intervalMs: 100 },
+    )
+    expect(ids(lapsed)).toEqual([7])
+    expect((await run(s.getRunners)).map(([r]) => r.address.port)).toEqual([7002])
+    // a's refresh does not take the lock back, and a can register again.
+    expect(ids(await run(s.refresh(a, [7].map(shard))))).toEqual([])
+    await run(s.register(runner(a), true))
+    expect((await run(s.getRunners)).length).toBe(2)
+    await run(s.releaseAll(b))
+    await run(s.unregister(a))
+    await run(s.unregister(b))
+  })
+
+  it('fails with PersistenceError when Redis does not answer', async () => {
+    const dead = new Redis({ port: 1, lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null })
+    dead.on('error', () => {})
+    const s = await Effect.runPromise(
+      Effect.provide(RunnerStorageRedis.make(dead, { prefix, timeoutMs: 500 }), config),
+    )
+    const exit = await Effect.runPromiseExit(s.acquire(a, [shard(1)]))
+    expect(exit._tag).toBe('Failure')
+    expect(JSON.stringify(exit)).toContain('PersistenceError')
+    dead.disconnect()
+  })
+})

@@ -80,7 +80,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   )
   // One node: the local actor kit. Cluster (REDIS_URL): the same actors, each entity on one node.
   const actors = cfg.redisUrl
-    ? Actors.clusterLayer.pipe(
+    ? Layer.merge(Actors.clusterLayer, Cluster.health).pipe(
         Layer.provide(
           Cluster.layer({
             redisUrl: cfg.redisUrl,
@@ -90,7 +90,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
           }),
         ),
       )
-    : Actors.layer
+    : Layer.merge(Actors.layer, Cluster.healthOff)
   return Layer.mergeAll(actors, Credentials.layer).pipe(Layer.provideMerge(keyed))
 }
 

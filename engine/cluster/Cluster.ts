@@ -81,6 +81,29 @@ export interface ClusterNodeShape {
 
 export class ClusterNode extends Context.Tag('kotak/ClusterNode')<ClusterNode, ClusterNodeShape>() {}
 
+/**
+ * For `/healthz`, in both modes: `off` on a single node, `ok` while this clustered node reaches
+ * Redis (registry and shard locks), `down` when it does not (its actors answer 503 meanwhile).
+ */
+export interface ClusterHealthShape {
+  readonly check: Effect.Effect<'off' | 'ok' | 'down'>
+}
+
+export class ClusterHealth extends Context.Tag('kotak/ClusterHealth')<ClusterHealth, ClusterHealthShape>() {}
+
+/** Health of a node without a cluster. */
+export const healthOff: Layer.Layer<ClusterHealth> = Layer.succeed(ClusterHealth, {
+  check: Effect.succeed('off' as const),
+})
+
+/** Health of a clustered node, from its `ClusterNode`. */
+export const health: Layer.Layer<ClusterHealth, never, ClusterNode> = Layer.effect(
+  ClusterHealth,
+  Effect.map(ClusterNode, (node) => ({
+    check: Effect.map(node.status, (s): 'ok' | 'down' => (s.healthy ? 'ok' : 'down')),
+  })),
+)
+
 /** The @effect/cluster settings this deployment runs with. */
 export const shardingSettings = (config: ClusterConfig): Partial<ShardingConfig.ShardingConfig['Type']> => ({
   shardsPerGroup: config.shards,

@@ -236,4 +236,20 @@ describe.skipIf(!enabled)('cluster of three nodes', () => {
       return mine.length > 0
     })
   }, 120_000)
+
+  it('hands shards over at once when a node leaves gracefully (SIGTERM)', async () => {
+    const leaving = c.live().at(-1)!
+    const theirs = (await leaving.status()).entities.conversation ?? []
+    const started = Date.now()
+    leaving.proc.kill('SIGTERM')
+    expect(await leaving.exited).toBe(0)
+    const statuses = await waitSettled(c)
+    expect(statuses.length).toBe(2)
+    console.info(`graceful leave: shards settled on the others ${Date.now() - started} ms after SIGTERM`)
+    for (const id of theirs) {
+      const r = await c.live()[0]!.ask('conversation', id, { _tag: 'WhoIsTyping' })
+      expect(r.status, JSON.stringify(r.body)).toBe(200)
+    }
+    await expectUniqueOwners('conversation', conversations)
+  }, 60_000)
 })

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import * as fs from 'node:fs'
+import * as net from 'node:net'
 import * as path from 'node:path'
 import { type Effect, type Layer, ManagedRuntime } from 'effect'
 import { Redis } from 'ioredis'
@@ -238,4 +239,52 @@ export const ownersOf = async (cluster: TestCluster, actor: string, id: number |
     if ((s.entities[actor] ?? []).includes(id)) owners.push(n)
   }
   return owners
+}
+
+/**
+ * A TCP proxy in front of Redis whose link can be cut and restored, to play a Redis outage for
+ * the nodes behind it without touching the Redis others use.
+ */
+export interface RedisProxy {
+  readonly url: string
+  /** Drops every connection and refuses new ones. */
+  readonly cut: () => Promise<void>
+  /** Accepts connections again, on the same port. */
+  readonly restore: () => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+export const redisProxy = async (target: string): Promise<RedisProxy> => {
+  const to = new URL(target)
+  const port = await freePort()
+  const sockets = new Set<net.Socket>()
+  let server: net.Server | undefined
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      const s = net.createServer((client) => {
+        const upstream = net.connect(Number(to.port || 6379), to.hostname)
+        for (const sock of [client, upstream]) {
+          sockets.add(sock)
+          sock.on('close', () => sockets.delete(sock))
+          sock.on('error', () => {
+            client.destroy()
+            upstream.destroy()
+          })
+        }
+        client.pipe(upstream).pipe(client)
+      })
+      s.once('error', reject)
+      s.listen(port, '127.0.0.1', () => resolve())
+      server = s
+    })
+  const cut = () =>
+    new Promise<void>((resolve) => {
+      for (const sock of sockets) sock.destroy()
+      if (!server) return resolve()
+      server.close(() => resolve())
+      server = undefined
+    })
+  await listen()
+  const db = to.pathname.length > 1 ? to.pathname : ''
+  return { url: `redis://127.0.0.1:${port}${db}`, cut, restore: listen, close: cut }
 }

@@ -202,7 +202,11 @@ export const layer = (options: ClusterOptions): Layer.Layer<Sharding | ClusterNo
       if (role === 'runner') {
         // Listen first, so that port 0 becomes a real port before the address is advertised.
         const server = yield* NodeSocketServer.make({ host: config.host, port: config.port }).pipe(
-          Effect.orDie,
+          Effect.orElse(() =>
+            Effect.dieMessage(
+              `cluster: cannot listen on ${config.host}:${config.port} for the other nodes (CLUSTER_HOST, CLUSTER_PORT)`,
+            ),
+          ),
         )
         const port = server.address._tag === 'TcpAddress' ? server.address.port : config.port
         address = RunnerAddress.make(config.host, port)

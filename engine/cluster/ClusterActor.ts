@@ -74,6 +74,8 @@ export interface ClusterActorOptions {
   readonly errors?: ReadonlyArray<object>
 }
 
+const CLIENT_CACHE = 10_000
+
 /** The entity type name in the cluster for a definition. */
 export const entityType = (name: string) => `kotak/${name}`
 
@@ -162,15 +164,27 @@ const make = <R>(definition: internal.ErasedDefinition<R>, options: ClusterActor
         mailboxCapacity: 'unbounded',
       },
     )
-    const clientFor = yield* sharding.makeClient(entity)
+    const makeClient = yield* sharding.makeClient(entity)
+    // A client per entity id carries its address (shard computed, schema-validated once): keep
+    // the recent ones rather than rebuilding it on every message.
+    const clients = new Map<EntityId, ReturnType<typeof makeClient>>()
+    const clientFor = (id: EntityId): ReturnType<typeof makeClient> => {
+      let client = clients.get(id)
+      if (client === undefined) {
+        if (clients.size >= CLIENT_CACHE) clients.clear()
+        client = makeClient(Codec.encodeId(id))
+        clients.set(id, client)
+      }
+      return client
+    }
     const timeoutMs = node.askTimeoutMs
 
     /** Sends to the owner, waits at most the ask timeout, and turns routing trouble into `ActorError`s. */
     const send = (
       id: EntityId,
-      call: (client: ReturnType<typeof clientFor>) => Effect.Effect<Uint8Array, unknown>,
+      call: (client: ReturnType<typeof makeClient>) => Effect.Effect<Uint8Array, unknown>,
     ): Effect.Effect<unknown, unknown> =>
-      Effect.suspend(() => call(clientFor(Codec.encodeId(id)))).pipe(
+      Effect.suspend(() => call(clientFor(id))).pipe(
         Effect.timeoutFail({
           duration: timeoutMs,
           onTimeout: () => unreachable(name, id, `no answer within ${timeoutMs} ms`),
@@ -216,7 +230,7 @@ const make = <R>(definition: internal.ErasedDefinition<R>, options: ClusterActor
           ),
         ),
       stop: (id) =>
-        Effect.suspend(() => clientFor(Codec.encodeId(id)).Stop()).pipe(
+        Effect.suspend(() => clientFor(id).Stop()).pipe(
           Effect.timeout(timeoutMs),
           Effect.catchAllCause((cause) =>
             Effect.logWarning('cluster: could not stop an entity on its owner', cause).pipe(

@@ -145,10 +145,18 @@ const make = <R>(definition: internal.ErasedDefinition<R>, options: ClusterActor
         here.add(id)
         // The shard moved, the node stops, or the entity idled out: the local entity goes too
         // (after its mailbox), before the shard can be released to another node.
+        // A handler stuck for longer than an ask may take does not hold the whole shard back: the
+        // shard moves on, and the database fences whatever the stuck handler still writes.
         yield* Effect.addFinalizer(() =>
-          Effect.zipRight(
-            local.stop(id),
-            Effect.sync(() => here.delete(id)),
+          // Finalizers run uninterruptibly: the wait is made interruptible for the timeout to end it.
+          Effect.interruptible(local.stop(id)).pipe(
+            Effect.timeoutFail({ duration: node.askTimeoutMs, onTimeout: () => 'timeout' as const }),
+            Effect.catchAll(() =>
+              Effect.logWarning('cluster: an entity did not stop in time; its shard moves on anyway').pipe(
+                Effect.annotateLogs({ actor: name, entity: String(id) }),
+              ),
+            ),
+            Effect.ensuring(Effect.sync(() => here.delete(id))),
           ),
         )
         return {

@@ -31,7 +31,7 @@ import * as ClusterSchema from '@effect/cluster/ClusterSchema'
 import * as Entity from '@effect/cluster/Entity'
 import { Sharding } from '@effect/cluster/Sharding'
 import * as Rpc from '@effect/rpc/Rpc'
-import { Cause, type Context, Duration, Effect, Exit, Layer, Schema } from 'effect'
+import { Cause, type Context, Duration, Effect, Layer, Schema } from 'effect'
 import {
   type Actor,
   ActorDefect,
@@ -252,8 +252,3 @@ const make = <R>(definition: internal.ErasedDefinition<R>, options: ClusterActor
     yield* node.register(name, { actor: local, cluster: actor, entities: here })
     return actor
   })
-
-/** Exit helper for tests: whether an exit failed with a cluster routing problem. */
-export const isUnreachable = (exit: Exit.Exit<unknown, unknown>): boolean =>
-  Exit.isFailure(exit) &&
-  Cause.failureOption(exit.cause).pipe((o) => o._tag === 'Some' && o.value instanceof ActorUnreachable)

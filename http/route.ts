@@ -6,6 +6,7 @@ import type { ConversationActor } from '../actors/conversation'
 import type { WorkspaceActor } from '../actors/workspace'
 import type { ActorError } from '../engine/actor/Actor'
 import type { Bus } from '../engine/bus/Bus'
+import type { ClusterHealth } from '../engine/cluster/Cluster'
 import type { Config } from '../engine/config'
 import type { Log } from '../engine/log'
 import type { MetricsTag } from '../engine/metrics'
@@ -37,6 +38,7 @@ export type Services =
   | WorkspaceActor
   | ChannelActor
   | CredentialCache
+  | ClusterHealth
 
 export interface Request<P, Q, B> {
   readonly method: Method

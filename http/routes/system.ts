@@ -1,8 +1,10 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { ClusterHealth } from '../../engine/cluster/Cluster'
 import { Config } from '../../engine/config'
 import { MetricsTag } from '../../engine/metrics'
 import { document, toYaml } from '../openapi'
+import * as Reply from '../route'
 import { ok, type Route, raw, route } from '../route'
 
 /** Operational endpoints: health, metrics, the OpenAPI document and the root. */
@@ -22,20 +24,18 @@ export const makeRoutes = (all: () => readonly Route[]): readonly Route[] => {
       path: '/healthz',
       access: 'P',
       tag: 'System',
-      summary: 'Liveness and database reachability',
+      summary: 'Liveness, database reachability and (in cluster mode) Redis coordination',
       handler: () =>
-        Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
-          Effect.as(ok({ status: 'ok', database: 'ok' })),
-          Effect.catchAll(() =>
-            Effect.succeed(
-              raw(
-                503,
-                'application/json',
-                JSON.stringify({ data: { status: 'unavailable', database: 'down' } }),
-              ),
-            ),
-          ),
-        ),
+        Effect.gen(function* () {
+          const database = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
+            Effect.as('ok' as const),
+            Effect.catchAll(() => Effect.succeed('down' as const)),
+          )
+          const cluster = yield* Effect.flatMap(ClusterHealth, (h) => h.check)
+          const ok = database === 'ok' && cluster !== 'down'
+          const data = { status: ok ? 'ok' : 'unavailable', database, cluster }
+          return ok ? Reply.ok(data) : Reply.raw(503, 'application/json', JSON.stringify({ data }))
+        }),
     }),
     route({
       method: 'GET',

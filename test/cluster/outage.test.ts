@@ -79,6 +79,14 @@ describe.skipIf(!enabled)('cluster without Redis for a while', () => {
       // Requests that need no actor go on (the rate limiter fails open).
       const me = await n.fetch('/v1/me', { headers: F.bearer(key) })
       expect(me.status).toBe(200)
+      // The load balancer is told: the node cannot coordinate actors.
+      const health = await n.fetch('/healthz')
+      expect(health.status).toBe(503)
+      expect(((await health.json()) as { data: unknown }).data).toEqual({
+        status: 'unavailable',
+        database: 'ok',
+        cluster: 'down',
+      })
     }
 
     await proxy.restore()
@@ -89,6 +97,7 @@ describe.skipIf(!enabled)('cluster without Redis for a while', () => {
         return a.status === 200 ? a : undefined
       })
       expect(r.body.data.body).toBe(`after-${n.name}`)
+      expect(((await (await n.fetch('/healthz')).json()) as { data: { cluster: string } }).data.cluster).toBe('ok')
     }
     const messages = await c.run(Effect.map(Conversations.byId(id), (conv) => conv?.last_seq ?? 0))
     expect(messages).toBe(4)

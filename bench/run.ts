@@ -360,11 +360,18 @@ const scenarios: Record<string, (k6: string) => Promise<void>> = {
         VUS: String(vus),
         SOCKETS_PER_VU: String(per),
         HOLD_S: String(hold),
+        RAMP_S: process.env.BENCH_RAMP_S ?? '40',
         HOSTS: hosts,
       })
       clearInterval(poll)
       const server = sampled.stop()
       const perSocket = peak > 0 ? (server.rss_peak_bytes - before.rssBytes) / peak : 0
+      // Each socket is a file descriptor: the process's hard limit caps what one node can hold.
+      const fdLimit = Number(
+        /Max open files\s+\d+\s+(\d+)/.exec(
+          fs.readFileSync(`/proc/${kotak.child.pid}/limits`, 'utf8'),
+        )?.[1] ?? 0,
+      )
       const metrics = {
         sockets: peak,
         attempted: vus * per,
@@ -377,6 +384,7 @@ const scenarios: Record<string, (k6: string) => Promise<void>> = {
         connect_per_s: peakAt > t0 ? Math.round(peak / ((peakAt - t0) / 1000)) : 0,
         server_cpu_cores: server.cpu_cores,
         k6_cpu_cores: run.k6.cpu_cores,
+        server_open_files_hard_limit: fdLimit,
       }
       const targets = { sockets: 50_000, rss_bytes_per_socket: 20_480 }
       const met =
@@ -387,7 +395,10 @@ const scenarios: Record<string, (k6: string) => Promise<void>> = {
         `# sockets\n\n${new Date().toISOString()} · commit ${commit()} · ${os.cpus().length} cores (k6 on the same machine)\n\n` +
           `| sockets held | RSS per socket | connects/s | server CPU | k6 CPU | failed |\n| --- | --- | --- | --- | --- | --- |\n` +
           `| ${metrics.sockets} | ${metrics.rss_bytes_per_socket} B | ${metrics.connect_per_s} | ${metrics.server_cpu_cores} | ${metrics.k6_cpu_cores} | ${metrics.failed} |\n\n` +
-          `Targets: ${targets.sockets} sockets at ≤ ${targets.rss_bytes_per_socket} B each: ${met ? 'met' : 'missed'}\n`,
+          `Targets: ${targets.sockets} sockets at ≤ ${targets.rss_bytes_per_socket} B each: ${met ? 'met' : 'missed'}\n\n` +
+          `The server process may hold at most ${fdLimit} open files (hard limit of this machine, not raisable here), ` +
+          `so ${fdLimit} sockets is the ceiling of one process on it. RSS per socket is the growth of the server's ` +
+          `resident memory from before the ramp to its peak, divided by the sockets held (V8 heap not collected in between).\n`,
       )
     } finally {
       await kotak.stop()

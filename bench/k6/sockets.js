@@ -2,6 +2,8 @@
 // subscribed to its workspace channel and holds them (the server pings; clients answer).
 // Env: BASE (http://host:port), COOKIE, CSRF, WORKSPACE, VUS, SOCKETS_PER_VU, HOLD_S, HOSTS (comma
 // separated loopback addresses, so connections spread over more than one address's ports).
+
+import { sleep } from 'k6'
 import http from 'k6/http'
 import { Counter } from 'k6/metrics'
 import { setTimeout } from 'k6/timers'
@@ -18,12 +20,14 @@ export const options = {
       executor: 'per-vu-iterations',
       vus,
       iterations: 1,
-      maxDuration: `${Number(__ENV.HOLD_S || 60) + 120}s`,
+      maxDuration: `${Number(__ENV.HOLD_S || 60) + Number(__ENV.RAMP_S || 40) + 120}s`,
     },
   },
 }
 
 export default function () {
+  // A ramp, not a stampede: VUs start spread over RAMP_S seconds.
+  sleep(((__VU - 1) % vus) * (Number(__ENV.RAMP_S || 40) / vus))
   const hosts = (__ENV.HOSTS || '127.0.0.1').split(',')
   const res = http.post(
     `${__ENV.BASE}/v1/realtime/token`,
@@ -41,12 +45,16 @@ export default function () {
   const per = Number(__ENV.SOCKETS_PER_VU || 100)
   const host = hosts[(__VU - 1) % hosts.length]
   for (let i = 0; i < per; i++) {
-    const ws = new WebSocket(`ws://${host}:${port}/v1/realtime?token=${token}`)
-    ws.onopen = () => opened.add(1)
-    ws.onmessage = (e) => {
-      if (String(e.data).includes('"subscribed"')) subscribed.add(1)
-    }
-    ws.onerror = () => failed.add(1)
-    setTimeout(() => ws.close(), Number(__ENV.HOLD_S || 60) * 1000)
+    setTimeout(() => openOne(host, port, token), i * 20)
   }
+}
+
+function openOne(host, port, token) {
+  const ws = new WebSocket(`ws://${host}:${port}/v1/realtime?token=${token}`)
+  ws.onopen = () => opened.add(1)
+  ws.onmessage = (e) => {
+    if (String(e.data).includes('"subscribed"')) subscribed.add(1)
+  }
+  ws.onerror = () => failed.add(1)
+  setTimeout(() => ws.close(), Number(__ENV.HOLD_S || 60) * 1000)
 }

@@ -8,9 +8,10 @@ import { randomToken, safeEqual } from '../engine/tokens'
 import { isPaidActive } from '../store/plans'
 import { authenticate, SESSION_COOKIE } from './auth'
 import { type Caller, holds } from './caller'
-import { dataBody, errorBody } from './envelope'
+import { dataBody, errorResponse, JSON_TYPE, type ResponseMeta as Meta } from './envelope'
 import { ApiError, invalid } from './errors'
-import { type Locale, pickLocale } from './i18n'
+import { pickLocale } from './i18n'
+import { parseCookies, parseQuery } from './request'
 import type { AuthedRequest, Reply, Request, Route, Services } from './route'
 import type { Method, Router } from './router'
 import { decode } from './validation'
@@ -37,34 +38,10 @@ export interface Outgoing {
  */
 export const RATE_LIMITS = { session: 600, public: 300 } as const
 
-const JSON_TYPE = 'application/json; charset=utf-8'
-
 // Request ids: a random per-process prefix and a counter; unique without a random draw per request.
 const idPrefix = randomToken(6)
 let idCounter = 0
 const nextRequestId = () => `${idPrefix}-${(++idCounter).toString(36)}`
-
-const parseQuery = (qs: string): Record<string, string | string[]> => {
-  const out: Record<string, string | string[]> = {}
-  for (const [k, v] of new URLSearchParams(qs)) {
-    const arrayKey = k.endsWith('[]')
-    const key = arrayKey ? k.slice(0, -2) : k
-    const prev = out[key]
-    if (prev === undefined) out[key] = arrayKey ? [v] : v
-    else out[key] = Array.isArray(prev) ? [...prev, v] : [prev, v]
-  }
-  return out
-}
-
-const parseCookies = (header: string | undefined): Map<string, string> => {
-  const jar = new Map<string, string>()
-  if (!header) return jar
-  for (const part of header.split(';')) {
-    const i = part.indexOf('=')
-    if (i > 0) jar.set(part.slice(0, i).trim(), decodeURIComponent(part.slice(i + 1).trim()))
-  }
-  return jar
-}
 
 const decodeJsonBody = (
   body: Uint8Array | null,
@@ -83,12 +60,6 @@ const decodeJsonBody = (
 
 const fromEither = <A>(e: Either.Either<A, ApiError>): Effect.Effect<A, ApiError> =>
   Either.isRight(e) ? Effect.succeed(e.right) : Effect.fail(e.left)
-
-interface Meta {
-  headers: Array<[string, string]>
-  locale: Locale
-  readonly requestId: string
-}
 
 const rateLimit = (key: string, limit: number, meta: Meta) =>
   Effect.gen(function* () {
@@ -204,12 +175,6 @@ const toOutgoing = (reply: Reply, meta: Meta): Outgoing => {
   }
   headers.push(['Content-Type', JSON_TYPE])
   return { status: reply.status, headers, body: dataBody(reply.data, reply.meta) }
-}
-
-export const errorResponse = (err: ApiError, meta: Meta): Outgoing => {
-  const headers = [...meta.headers, ['Content-Type', JSON_TYPE] as [string, string]]
-  for (const [k, v] of Object.entries(err.headers ?? {})) headers.push([k, v])
-  return { status: err.status, headers, body: errorBody(err, meta.locale) }
 }
 
 /**

@@ -4,10 +4,11 @@ import { Log } from '../engine/log'
 import { MetricsTag } from '../engine/metrics'
 import { RateLimiter } from '../engine/ratelimit/RateLimiter'
 import { randomToken } from '../engine/tokens'
-import { errorBody } from '../http/envelope'
+import { errorResponse, JSON_TYPE, type ResponseMeta as Meta } from '../http/envelope'
 import { ApiError } from '../http/errors'
-import { type Locale, pickLocale } from '../http/i18n'
+import { pickLocale } from '../http/i18n'
 import type { Incoming, Outgoing } from '../http/pipeline'
+import { parseQuery } from '../http/request'
 import type { Reply } from '../http/route'
 import type { Router } from '../http/router'
 import { decode } from '../http/validation'
@@ -25,23 +26,6 @@ import * as Keys from './store/keys'
 
 /** Requests per minute per key (spec 3 §8). */
 export const RATE_LIMIT = 60
-
-const JSON_TYPE = 'application/json; charset=utf-8'
-
-interface Meta {
-  readonly headers: Array<[string, string]>
-  readonly locale: Locale
-  readonly requestId: string
-}
-
-const parseQuery = (qs: string): Record<string, string | string[]> => {
-  const out: Record<string, string | string[]> = {}
-  for (const [k, v] of new URLSearchParams(qs)) {
-    const prev = out[k]
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v]
-  }
-  return out
-}
 
 const bearer = (header: string | undefined): string | null => {
   const m = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '')
@@ -124,12 +108,6 @@ const toOutgoing = (reply: Reply, meta: Meta): Outgoing => {
   headers.push(['Content-Type', JSON_TYPE])
   const body = reply.meta === undefined ? { data: reply.data } : { data: reply.data, meta: reply.meta }
   return { status: reply.status, headers, body: JSON.stringify(body) }
-}
-
-const errorResponse = (err: ApiError, meta: Meta): Outgoing => {
-  const headers: Array<[string, string]> = [...meta.headers, ['Content-Type', JSON_TYPE]]
-  for (const [k, v] of Object.entries(err.headers ?? {})) headers.push([k, v])
-  return { status: err.status, headers, body: errorBody(err, meta.locale) }
 }
 
 /** Never fails: faults become 500 `server_error` and are logged with the request id. */

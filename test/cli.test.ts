@@ -122,10 +122,14 @@ describe('operator CLI and restart', () => {
 
     // `npm run kotak -- …` as in the README (the other calls run cli.ts directly, faster).
     const refused = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn('npm', ['run', '--silent', 'kotak', '--', 'key', 'create', '--workspace', id, '--name', 'ci'], {
-        env,
-        cwd: root,
-      })
+      const child = spawn(
+        'npm',
+        ['run', '--silent', 'kotak', '--', 'key', 'create', '--workspace', id, '--name', 'ci'],
+        {
+          env,
+          cwd: root,
+        },
+      )
       let stderr = ''
       child.stderr.on('data', (d) => {
         stderr += String(d)

@@ -97,7 +97,9 @@ describe.skipIf(!enabled)('cluster without Redis for a while', () => {
         return a.status === 200 ? a : undefined
       })
       expect(r.body.data.body).toBe(`after-${n.name}`)
-      expect(((await (await n.fetch('/healthz')).json()) as { data: { cluster: string } }).data.cluster).toBe('ok')
+      expect(((await (await n.fetch('/healthz')).json()) as { data: { cluster: string } }).data.cluster).toBe(
+        'ok',
+      )
     }
     const messages = await c.run(Effect.map(Conversations.byId(id), (conv) => conv?.last_seq ?? 0))
     expect(messages).toBe(4)

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { disconnectUser, publishEvent, revokeSubscription } from '../../engine/events'
 import { sign } from '../../http/realtime/token'
+import * as ServerKeys from '../../store/serverKeys'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { type Client, connect, refusedStatus } from '../support/ws'
@@ -56,6 +57,23 @@ describe('tokens', () => {
       ch: [],
     })
     expect(await refusedStatus(`${base}?token=${forged}`)).toBe(401)
+    // Signed with the deployment's real key, but expired a second ago.
+    const key = await s.run(ServerKeys.getOrCreate('realtime-token'))
+    const expired = sign(key, {
+      u: w.ownerId,
+      w: w.workspaceId,
+      exp: Math.floor(Date.now() / 1000) - 1,
+      ch: [],
+    })
+    expect(await refusedStatus(`${base}?token=${expired}`)).toBe(401)
+    const fresh = sign(key, {
+      u: w.ownerId,
+      w: w.workspaceId,
+      exp: Math.floor(Date.now() / 1000) + 30,
+      ch: [],
+    })
+    const accepted = await connect(`${base}?token=${fresh}`)
+    accepted.close()
   })
 })
 

@@ -1,4 +1,4 @@
-import { Effect, Layer, ManagedRuntime } from 'effect'
+import { type Effect, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
 import { Bus } from '../engine/bus/Bus'
@@ -11,7 +11,7 @@ import { MetricsTag, makeMetrics } from '../engine/metrics'
 import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
 import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
 import * as Database from '../store/database'
-import { migrate } from '../store/migrate'
+import { layerMigrated, migrate } from '../store/migrate'
 import * as ServerKeys from '../store/serverKeys'
 import * as Credentials from './credentials'
 import { handle, tooLarge } from './pipeline'
@@ -68,12 +68,8 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     cfg.redisUrl ? BusRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix }) : BusMemory.layerMemory,
   )
   // Nothing reads the database before its schema is current.
-  const migrated = Layer.effectDiscard(
-    Effect.tap(migrate, (applied) =>
-      Effect.sync(() => {
-        if (applied.length > 0) logger.info('migrations applied', { migrations: applied })
-      }),
-    ),
+  const migrated = layerMigrated(migrate, (applied) =>
+    logger.info('migrations applied', { migrations: applied }),
   ).pipe(Layer.provideMerge(base))
   const keyed = Layer.effect(RealtimeKey, ServerKeys.getOrCreate('realtime-token')).pipe(
     Layer.provideMerge(migrated),

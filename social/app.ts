@@ -1,6 +1,6 @@
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { Effect, Layer, ManagedRuntime } from 'effect'
+import { type Effect, Layer, ManagedRuntime } from 'effect'
 import { Log, type Logger, makeLogger } from '../engine/log'
 import { MetricsTag, makeMetrics } from '../engine/metrics'
 import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
@@ -8,7 +8,7 @@ import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
 import * as Router from '../http/router'
 import { isNative, listen } from '../http/server'
 import * as Database from '../store/database'
-import { migrateSet } from '../store/migrate'
+import { layerMigrated, migrateSet } from '../store/migrate'
 import { SocialConfig, type SocialConfigShape } from './config'
 import { handle, tooLarge } from './pipeline'
 import type { SocialRoute, SocialServices } from './route'
@@ -57,12 +57,8 @@ export const servicesLayer = (
       : RateLimiterMemory.layerMemory,
   )
   // Nothing reads the database before its schema is current.
-  return Layer.effectDiscard(
-    Effect.tap(migrate, (applied) =>
-      Effect.sync(() => {
-        if (applied.length > 0) logger.info('migrations applied', { schema: 'social', migrations: applied })
-      }),
-    ),
+  return layerMigrated(migrate, (applied) =>
+    logger.info('migrations applied', { schema: 'social', migrations: applied }),
   ).pipe(Layer.provideMerge(base))
 }
 

@@ -2,7 +2,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { SqlClient } from '@effect/sql'
-import { Effect } from 'effect'
+import { Effect, Layer } from 'effect'
 
 const kernelDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
 
@@ -51,3 +51,19 @@ export const migrateSet = (set: MigrationSet) =>
 
 /** The workspace messaging service's own migrations. */
 export const migrate = migrateSet({ dir: kernelDir })
+
+/**
+ * A layer that applies a migration set when built, so every layer provided on top of it sees a
+ * current schema. `onApplied` hears which files were applied (none on a current database).
+ */
+export const layerMigrated = <E, R>(
+  migration: Effect.Effect<readonly string[], E, R>,
+  onApplied: (applied: readonly string[]) => void,
+) =>
+  Layer.effectDiscard(
+    Effect.tap(migration, (applied) =>
+      Effect.sync(() => {
+        if (applied.length > 0) onApplied(applied)
+      }),
+    ),
+  )

@@ -1,7 +1,7 @@
 import { Cause, Effect, Either, Exit } from 'effect'
 import { ActorDefect, ActorLoadFailed, ActorStopped } from '../engine/actor/Actor'
 import { Config } from '../engine/config'
-import { Log } from '../engine/log'
+import { Log, type Logger } from '../engine/log'
 import { MetricsTag } from '../engine/metrics'
 import { RateLimiter } from '../engine/ratelimit/RateLimiter'
 import { randomToken, safeEqual } from '../engine/tokens'
@@ -42,6 +42,10 @@ export const RATE_LIMITS = { session: 600, public: 300 } as const
 const idPrefix = randomToken(6)
 let idCounter = 0
 const nextRequestId = () => `${idPrefix}-${(++idCounter).toString(36)}`
+
+/** A caller's `X-Request-Id` when it is sane, else a new one. */
+export const requestIdFor = (incoming: string | undefined) =>
+  incoming && /^[\w.-]{1,64}$/.test(incoming) ? incoming : nextRequestId()
 
 const decodeJsonBody = (
   body: Uint8Array | null,
@@ -190,7 +194,7 @@ export const handle = (
     const log = yield* Log
     const metrics = yield* MetricsTag
     const incomingId = req.headers.get('x-request-id')
-    const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : nextRequestId()
+    const requestId = requestIdFor(incomingId)
     const meta: Meta = {
       headers: [
         ['X-Request-Id', requestId],
@@ -215,28 +219,7 @@ export const handle = (
       if (Exit.isSuccess(exit)) {
         out = toOutgoing(exit.value, meta)
       } else {
-        const failure = Cause.failureOption(exit.cause)
-        const error = failure._tag === 'Some' ? failure.value : undefined
-        if (error instanceof ApiError) {
-          out = errorResponse(error, meta)
-        } else if (error instanceof ActorStopped || error instanceof ActorLoadFailed) {
-          // The entity is moving or its store is briefly unreachable: safe to retry.
-          log.warn('actor unavailable', { request_id: requestId, route: routeLabel, error: error.message })
-          out = errorResponse(new ApiError({ code: 'unavailable', headers: { 'Retry-After': '1' } }), meta)
-        } else {
-          log.error('request failed', {
-            request_id: requestId,
-            route: routeLabel,
-            method: req.method,
-            cause:
-              error instanceof ActorDefect
-                ? `${error.message}: ${Cause.pretty(error.cause)}`
-                : error !== undefined
-                  ? String((error as { cause?: unknown }).cause ?? error)
-                  : Cause.pretty(exit.cause),
-          })
-          out = errorResponse(new ApiError({ code: 'server_error' }), meta)
-        }
+        out = failureResponse(exit.cause, meta, log, { route: routeLabel, method: req.method })
       }
     }
     metrics.httpRequests.inc({ method: req.method, route: routeLabel, status: String(out.status) })
@@ -246,6 +229,37 @@ export const handle = (
     )
     return out
   })
+
+/**
+ * The answer to a failed request: its ApiError as such; an actor that is stopping or cannot load
+ * its state as 503 (safe to retry); anything else as 500 `server_error`, logged with the cause.
+ * Shared by every service's pipeline.
+ */
+export const failureResponse = (
+  cause: Cause.Cause<unknown>,
+  meta: Meta,
+  log: Logger,
+  context: { readonly route: string; readonly method: string },
+): Outgoing => {
+  const failure = Cause.failureOption(cause)
+  const error = failure._tag === 'Some' ? failure.value : undefined
+  if (error instanceof ApiError) return errorResponse(error, meta)
+  if (error instanceof ActorStopped || error instanceof ActorLoadFailed) {
+    log.warn('actor unavailable', { request_id: meta.requestId, ...context, error: error.message })
+    return errorResponse(new ApiError({ code: 'unavailable', headers: { 'Retry-After': '1' } }), meta)
+  }
+  log.error('request failed', {
+    request_id: meta.requestId,
+    ...context,
+    cause:
+      error instanceof ActorDefect
+        ? `${error.message}: ${Cause.pretty(error.cause)}`
+        : error !== undefined
+          ? String((error as { cause?: unknown }).cause ?? error)
+          : Cause.pretty(cause),
+  })
+  return errorResponse(new ApiError({ code: 'server_error' }), meta)
+}
 
 /** The answer to a body over the size limit, given before the pipeline reads it. */
 export const tooLarge = (req: Incoming, limit: number): Outgoing =>

@@ -1,13 +1,12 @@
 import type { SqlError } from '@effect/sql/SqlError'
-import { Cause, Effect, Either, Exit } from 'effect'
+import { Effect, Either, Exit } from 'effect'
 import { Log } from '../engine/log'
 import { MetricsTag } from '../engine/metrics'
 import { RateLimiter } from '../engine/ratelimit/RateLimiter'
-import { randomToken } from '../engine/tokens'
-import { errorResponse, JSON_TYPE, type ResponseMeta as Meta } from '../http/envelope'
+import { JSON_TYPE, type ResponseMeta as Meta } from '../http/envelope'
 import { ApiError } from '../http/errors'
 import { pickLocale } from '../http/i18n'
-import type { Incoming, Outgoing } from '../http/pipeline'
+import { failureResponse, type Incoming, type Outgoing, requestIdFor } from '../http/pipeline'
 import { parseQuery } from '../http/request'
 import type { Reply } from '../http/route'
 import type { Router } from '../http/router'
@@ -120,7 +119,7 @@ export const handle = (
     const log = yield* Log
     const metrics = yield* MetricsTag
     const incomingId = req.headers.get('x-request-id')
-    const requestId = incomingId && /^[\w.-]{1,64}$/.test(incomingId) ? incomingId : randomToken(9)
+    const requestId = requestIdFor(incomingId)
     const meta: Meta = {
       headers: [
         ['X-Request-Id', requestId],
@@ -146,19 +145,7 @@ export const handle = (
     if (Exit.isSuccess(exit)) {
       out = toOutgoing(exit.value, meta)
     } else {
-      const failure = Cause.failureOption(exit.cause)
-      if (failure._tag === 'Some' && failure.value instanceof ApiError) {
-        out = errorResponse(failure.value, meta)
-      } else {
-        log.error('request failed', {
-          request_id: requestId,
-          route: routeLabel,
-          method: req.method,
-          cause:
-            failure._tag === 'Some' ? String(failure.value.cause ?? failure.value) : Cause.pretty(exit.cause),
-        })
-        out = errorResponse(new ApiError({ code: 'server_error' }), meta)
-      }
+      out = failureResponse(exit.cause, meta, log, { route: routeLabel, method: req.method })
     }
     metrics.httpRequests.inc({ method: req.method, route: routeLabel, status: String(out.status) })
     metrics.httpDuration.observe(
@@ -169,9 +156,4 @@ export const handle = (
   })
 
 /** The answer to a body over the size limit, given before the pipeline reads it. */
-export const tooLarge = (req: Incoming, limit: number): Outgoing =>
-  errorResponse(new ApiError({ code: 'payload_too_large', params: { limit } }), {
-    headers: [['X-Request-Id', randomToken(9)]],
-    locale: pickLocale(req.headers.get('x-locale')),
-    requestId: '',
-  })
+export { tooLarge } from '../http/pipeline'

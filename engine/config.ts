@@ -31,6 +31,8 @@ export interface AppConfig {
   readonly sessionTtlHours: number
   /** Requests per minute per API key (spec: 120). Benchmarks raise it to measure throughput. */
   readonly rateLimitPerKey: number
+  /** Reverse proxies in front of the nodes whose `X-Forwarded-For` entries are trusted (0 = none). */
+  readonly trustProxy: number
   /** Cluster mode (`redisUrl` set): how nodes reach each other and how fast shards fail over. */
   readonly cluster: ClusterConfig
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'none'
@@ -115,6 +117,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 336, 1, 8760),
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 120, 1, 100_000_000),
+    trustProxy: int(env, 'TRUST_PROXY', 0, 0, 10),
     cluster: clusterConfig(env),
     logLevel: logLevel as AppConfig['logLevel'],
   }

@@ -11,7 +11,7 @@ import { type Caller, holds } from './caller'
 import { dataBody, errorResponse, JSON_TYPE, type ResponseMeta as Meta } from './envelope'
 import { ApiError, invalid } from './errors'
 import { pickLocale } from './i18n'
-import { parseCookies, parseQuery } from './request'
+import { clientAddress, parseCookies, parseQuery } from './request'
 import type { AuthedRequest, Reply, Request, Route, Services } from './route'
 import type { Method, Router } from './router'
 import { decode } from './validation'
@@ -114,8 +114,13 @@ const authorize = (route: Route, caller: Caller, method: Method, csrfHeader: str
     if (!holds(caller, route.permission)) return yield* Effect.fail(new ApiError({ code: 'forbidden' }))
   })
 
-const run = (route: Route, params: Record<string, string>, req: Incoming, meta: Meta) =>
+const run = (route: Route, params: Record<string, string>, incoming: Incoming, meta: Meta) =>
   Effect.gen(function* () {
+    const { trustProxy } = yield* Config
+    const req: Incoming =
+      trustProxy === 0
+        ? incoming
+        : { ...incoming, ip: clientAddress(incoming.ip, incoming.headers.get('x-forwarded-for'), trustProxy) }
     const method = req.method as Method
     const cookies = parseCookies(req.headers.get('cookie'))
     const header = (name: string) => req.headers.get(name.toLowerCase())

@@ -22,3 +22,21 @@ export const parseCookies = (header: string | undefined): Map<string, string> =>
   }
   return jar
 }
+
+/**
+ * The client's address: the peer's, or with `trustedHops` proxies in front, the address the
+ * outermost trusted proxy saw (counted from the right of `X-Forwarded-For`, so a client cannot
+ * spoof it by sending its own header).
+ */
+export const clientAddress = (
+  peer: string,
+  forwardedFor: string | undefined,
+  trustedHops: number,
+): string => {
+  if (trustedHops === 0 || !forwardedFor) return peer
+  const hops = forwardedFor
+    .split(',')
+    .map((h) => h.trim())
+    .filter(Boolean)
+  return hops[hops.length - trustedHops] ?? hops[0] ?? peer
+}

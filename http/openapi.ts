@@ -9,12 +9,27 @@ import type { Route } from './route'
  */
 type Json = Record<string, unknown>
 
+/**
+ * Effect marks its built-in schemas (unknown, object…) with `$id: /schemas/…`; repeated across one
+ * document those ids make it invalid, and they add nothing, so they go.
+ */
+const withoutBuiltinIds = (v: unknown): unknown => {
+  if (Array.isArray(v)) return v.map(withoutBuiltinIds)
+  if (v === null || typeof v !== 'object') return v
+  const out: Json = {}
+  for (const [k, x] of Object.entries(v)) {
+    if (k === '$id' && typeof x === 'string' && x.startsWith('/schemas/')) continue
+    out[k] = withoutBuiltinIds(x)
+  }
+  return out
+}
+
 const jsonSchema = (schema: Schema.Schema.All): Json => {
   const out = JSONSchema.make(schema as Schema.Schema<unknown, unknown, never>, {
     target: 'openApi3.1',
   }) as unknown as Json
   delete out.$schema
-  return out
+  return withoutBuiltinIds(out) as Json
 }
 
 /** Optional properties carry `| undefined`, which JSON Schema cannot say and need not. */

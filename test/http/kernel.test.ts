@@ -1,3 +1,4 @@
+import { Validator } from '@seriousme/openapi-schema-validator'
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import YAML from 'yaml'
@@ -343,7 +344,11 @@ describe('operations', () => {
   it('serves an OpenAPI 3.1 document generated from the request schemas', async () => {
     const res = await s.fetch('/docs/openapi.yaml')
     expect(res.status).toBe(200)
-    const doc = YAML.parse(await res.text())
+    const text = await res.text()
+    // Valid against the OpenAPI 3.1 schema, not just plausible.
+    const validation = await new Validator().validate(text)
+    expect(validation).toEqual({ valid: true })
+    const doc = YAML.parse(text)
     expect(doc.openapi).toBe('3.1.0')
     expect(doc.paths['/v1/me'].get['x-access']).toBe('K')
     expect(doc.paths['/v1/me'].patch['x-access']).toBe('A')

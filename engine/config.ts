@@ -31,6 +31,8 @@ export interface AppConfig {
   readonly sessionTtlHours: number
   /** Requests per minute per API key (spec: 120). Benchmarks raise it to measure throughput. */
   readonly rateLimitPerKey: number
+  /** A WebSocket silent this long (no pong to the server's pings) is closed. */
+  readonly realtimeIdleSeconds: number
   /** Reverse proxies in front of the nodes whose `X-Forwarded-For` entries are trusted (0 = none). */
   readonly trustProxy: number
   /** Cluster mode (`redisUrl` set): how nodes reach each other and how fast shards fail over. */
@@ -118,6 +120,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 336, 1, 8760),
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 120, 1, 100_000_000),
     trustProxy: int(env, 'TRUST_PROXY', 0, 0, 10),
+    realtimeIdleSeconds: int(env, 'REALTIME_IDLE_SECONDS', 60, 8, 960),
     cluster: clusterConfig(env),
     logLevel: logLevel as AppConfig['logLevel'],
   }

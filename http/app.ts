@@ -114,6 +114,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       signingKey: await runtime.runPromise(RealtimeKey),
       bus: await runtime.runPromise(Bus),
       log,
+      idleSeconds: cfg.realtimeIdleSeconds,
       run: (e) => runtime.runPromise(e),
     })
     const metrics = await runtime.runPromise(MetricsTag)

@@ -31,6 +31,7 @@ export interface GatewayDeps {
   readonly signingKey: Buffer
   readonly bus: BusShape
   readonly log: Logger
+  readonly idleSeconds: number
   /** Runs an effect on the node's runtime. */
   readonly run: <A, E>(e: Effect.Effect<A, E, Services>) => Promise<A>
 }
@@ -169,7 +170,8 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
 
       app.ws<SocketData>(REALTIME_PATH, {
         maxPayloadLength: 16 * 1024,
-        idleTimeout: 60,
+        // uWS pings a quiet socket and closes it when nothing (no pong) came back in time.
+        idleTimeout: deps.idleSeconds,
         sendPingsAutomatically: true,
         // Far above the slow-consumer limit: the sweep (every 100 ms) closes a socket long before
         // uWS would skip its messages, and the close frame still fits behind the buffered data.

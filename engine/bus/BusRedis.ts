@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Effect, Layer, Runtime, type Scope } from 'effect'
 import { Redis } from 'ioredis'
 import { pack, unpack } from 'msgpackr'
+import * as RedisConnection from '../redis'
 import { Bus, type BusShape } from './Bus'
 import { logThrown, makeRegistry } from './BusMemory'
 
@@ -136,14 +137,6 @@ export const make = (
 
 // QUIT lets replies under way arrive; a connection that is down just drops. Finalizers run
 // uninterruptibly, so the wait is made interruptible for the timeout to end it.
-const close = (r: Redis) =>
-  Effect.interruptible(Effect.tryPromise(() => r.quit())).pipe(
-    Effect.timeout(1_000),
-    Effect.when(() => r.status === 'ready'),
-    Effect.ignore,
-    Effect.ensuring(Effect.sync(() => r.disconnect())),
-  )
-
 /** Opens a connection (closed with the scope) that logs once when Redis goes away and once when it is back. */
 const open = (
   create: () => Redis,
@@ -170,7 +163,7 @@ const open = (
       })
       return r
     }),
-    close,
+    RedisConnection.close,
   )
 
 /**

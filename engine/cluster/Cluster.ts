@@ -15,6 +15,7 @@ import { Context, Duration, Effect, Exit, Layer, Option, Runtime, type Scope } f
 import { Redis } from 'ioredis'
 import type { ErasedActor } from '../actor/internal.js'
 import type { ClusterConfig } from '../config.js'
+import * as RedisConnection from '../redis'
 import * as RunnerStorageRedis from './RunnerStorageRedis.js'
 import * as TestEndpoint from './testEndpoint.js'
 
@@ -118,20 +119,7 @@ export const shardingSettings = (config: ClusterConfig): Partial<ShardingConfig.
 
 /** One connection for the registry and the locks; failures surface through the calls. */
 const connection = (url: string): Effect.Effect<Redis, never, Scope.Scope> =>
-  Effect.acquireRelease(
-    Effect.sync(() => {
-      const r = new Redis(url, { maxRetriesPerRequest: 1 })
-      r.on('error', () => {})
-      return r
-    }),
-    (r) =>
-      Effect.interruptible(Effect.tryPromise(() => r.quit())).pipe(
-        Effect.timeout(1_000),
-        Effect.when(() => r.status === 'ready'),
-        Effect.ignore,
-        Effect.ensuring(Effect.sync(() => r.disconnect())),
-      ),
-  )
+  RedisConnection.scoped(() => new Redis(url, { maxRetriesPerRequest: 1 }))
 
 /**
  * The storage, remembering whether Redis answers: one warning when it stops, one line when it is

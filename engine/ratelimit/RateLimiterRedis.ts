@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { Clock, Effect, Layer, type Scope } from 'effect'
 import { Redis } from 'ioredis'
+import * as RedisConnection from '../redis'
 import { RateLimiter, type RateLimiterShape, resultOf, WINDOW_MS, windowOf } from './RateLimiter'
 
 const script = readFileSync(new URL('./fixedWindow.lua', import.meta.url), 'utf8')
@@ -64,24 +65,9 @@ export const make = (redis: Redis, options: RedisRateLimiterOptions = {}): RateL
 const connection = (redis: Redis | string): Effect.Effect<Redis, never, Scope.Scope> =>
   typeof redis !== 'string'
     ? Effect.succeed(redis)
-    : Effect.acquireRelease(
-        Effect.sync(() => {
-          // Queued commands give up after one reconnect attempt, so an outage fails open quickly.
-          const r = new Redis(redis, { maxRetriesPerRequest: 1 })
-          // Failures surface through `hit` (logged once per outage); without a listener ioredis prints each one.
-          r.on('error', () => {})
-          return r
-        }),
-        // QUIT lets replies under way arrive; a connection that is down just drops. Finalizers run
-        // uninterruptibly, so the wait is made interruptible for the timeout to end it.
-        (r) =>
-          Effect.interruptible(Effect.tryPromise(() => r.quit())).pipe(
-            Effect.timeout(1_000),
-            Effect.when(() => r.status === 'ready'),
-            Effect.ignore,
-            Effect.ensuring(Effect.sync(() => r.disconnect())),
-          ),
-      )
+    : // Queued commands give up after one reconnect attempt, so an outage fails open quickly.
+      // Failures surface through `hit` (logged once per outage).
+      RedisConnection.scoped(() => new Redis(redis, { maxRetriesPerRequest: 1 }))
 
 export const layerRedis = (
   redis: Redis | string,

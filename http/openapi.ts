@@ -24,13 +24,19 @@ const withoutBuiltinIds = (v: unknown): unknown => {
   return out
 }
 
-const jsonSchema = (schema: Schema.Schema.All): Json => {
-  const out = JSONSchema.make(schema as Schema.Schema<unknown, unknown, never>, {
-    target: 'openApi3.1',
-  }) as unknown as Json
-  delete out.$schema
-  return withoutBuiltinIds(out) as Json
-}
+/**
+ * Named schemas (Effect's `NumberFromString`, identified structs…) are shared by many operations;
+ * they are collected once under `components/schemas` so every `$ref` resolves from the document root.
+ */
+type Definitions = Record<string, JSONSchema.JsonSchema7>
+const jsonSchema = (schema: Schema.Schema.All, definitions: Definitions): Json =>
+  withoutBuiltinIds(
+    JSONSchema.fromAST(schema.ast, {
+      definitions,
+      definitionPath: '#/components/schemas/',
+      target: 'openApi3.1',
+    }),
+  ) as Json
 
 /** Optional properties carry `| undefined`, which JSON Schema cannot say and need not. */
 const withoutUndefined = (ast: SchemaAST.AST): SchemaAST.AST =>
@@ -39,7 +45,11 @@ const withoutUndefined = (ast: SchemaAST.AST): SchemaAST.AST =>
     : ast
 
 /** Query and path parameters, one per property of the (encoded) struct. */
-const parameters = (schema: Schema.Schema.All | undefined, where: 'query' | 'path'): Json[] => {
+const parameters = (
+  schema: Schema.Schema.All | undefined,
+  where: 'query' | 'path',
+  definitions: Definitions,
+): Json[] => {
   if (!schema) return []
   // Decoded side: a `page` is documented as an integer ≥ 1, not as the string it travels as.
   const ast = SchemaAST.typeAST(schema.ast)
@@ -48,7 +58,7 @@ const parameters = (schema: Schema.Schema.All | undefined, where: 'query' | 'pat
     name: String(p.name),
     in: where,
     required: where === 'path' || !p.isOptional,
-    schema: jsonSchema(Schema.make(withoutUndefined(p.type))),
+    schema: jsonSchema(Schema.make(withoutUndefined(p.type)), definitions),
   }))
 }
 
@@ -74,6 +84,7 @@ const security = (r: Route) =>
   r.access === 'P' ? [] : r.access === 'A' ? [{ session: [] }] : [{ apiKey: [] }, { session: [] }]
 
 export const document = (routes: readonly Route[], serverUrl: string): Json => {
+  const definitions: Definitions = {}
   const paths: Record<string, Record<string, Json>> = {}
   for (const r of routes) {
     const op: Json = {
@@ -83,7 +94,10 @@ export const document = (routes: readonly Route[], serverUrl: string): Json => {
       security: security(r),
       'x-access': r.access,
       ...('permission' in r && r.permission ? { 'x-permission': r.permission } : {}),
-      parameters: [...parameters(r.params, 'path'), ...parameters(r.query, 'query')],
+      parameters: [
+        ...parameters(r.params, 'path', definitions),
+        ...parameters(r.query, 'query', definitions),
+      ],
       responses: {
         '200': {
           description: 'Success',
@@ -92,7 +106,10 @@ export const document = (routes: readonly Route[], serverUrl: string): Json => {
               schema: {
                 type: 'object',
                 required: ['data'],
-                properties: { data: r.response ? jsonSchema(r.response) : {}, meta: { type: 'object' } },
+                properties: {
+                  data: r.response ? jsonSchema(r.response, definitions) : {},
+                  meta: { type: 'object' },
+                },
               },
             },
           },
@@ -104,7 +121,10 @@ export const document = (routes: readonly Route[], serverUrl: string): Json => {
       },
     }
     if (r.body) {
-      op.requestBody = { required: true, content: { 'application/json': { schema: jsonSchema(r.body) } } }
+      op.requestBody = {
+        required: true,
+        content: { 'application/json': { schema: jsonSchema(r.body, definitions) } },
+      }
     }
     paths[r.path] ??= {}
     paths[r.path]![r.method.toLowerCase()] = op
@@ -115,7 +135,7 @@ export const document = (routes: readonly Route[], serverUrl: string): Json => {
     servers: [{ url: serverUrl }],
     paths,
     components: {
-      schemas: { Error: jsonSchema(ErrorSchema) },
+      schemas: { Error: jsonSchema(ErrorSchema, definitions), ...(withoutBuiltinIds(definitions) as Json) },
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'Workspace API key `svca_live_…`' },
         session: { type: 'apiKey', in: 'cookie', name: 'kotak_session' },

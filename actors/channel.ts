@@ -1,13 +1,15 @@
 import { Data, Effect } from 'effect'
+import { Connector, type OutboundMessage, type Signal } from '../connectors/Connector'
 import * as Actor from '../engine/actor/Actor'
 import { publishEvent } from '../engine/events'
 import { RateLimiter } from '../engine/ratelimit/RateLimiter'
 import * as Channels from '../store/channels'
 
 /**
- * ChannelActor: owns one channel connection. Here: its status and the outbound throttle of 30
- * messages a minute per number, counted through the rate limiter port so it holds across nodes.
- * The connector issues add the sockets, sessions and queues each type needs.
+ * ChannelActor: owns one channel connection. Here: its status, the outbound throttle of 30
+ * messages a minute per number (counted through the rate limiter port so it holds across nodes),
+ * and outbound delivery through the connector port, one request at a time per channel. The
+ * connector issues add the sockets, sessions and queues each type needs.
  */
 export const OUTBOUND_PER_MINUTE = 30
 
@@ -40,6 +42,24 @@ export const definition = Actor.define({
         }
         return [r.remaining, state] as const
       }),
+    /** Hands one message to the channel's connector; a refusal comes back as `Rejected`, never fails. */
+    Deliver: (state: ChannelState, m: { readonly message: OutboundMessage }, ctx) =>
+      Effect.gen(function* () {
+        const row = yield* existing(state, ctx.id)
+        const connector = yield* Connector
+        return [yield* connector.send(row, m.message), state] as const
+      }),
+    /** Best-effort side signals: edits, unsends, reactions, read receipts, "agent joined", history. */
+    Signal: (state: ChannelState, m: { readonly conversationId: number; readonly signal: Signal }, ctx) =>
+      Effect.gen(function* () {
+        const row = yield* existing(state, ctx.id)
+        const connector = yield* Connector
+        yield* connector.signal(row, m.conversationId, m.signal)
+        return [undefined, state] as const
+      }),
+    /** Re-reads the channel (its settings changed). */
+    Reload: (_: ChannelState, __: unknown, ctx) =>
+      Effect.map(Channels.byId(ctx.id), (row) => [row, { row }] as const),
     SetStatus: (state: ChannelState, m: { readonly status: string }, ctx) =>
       Effect.gen(function* () {
         const before = yield* existing(state, ctx.id)

@@ -1,18 +1,43 @@
 import { Data, Effect } from 'effect'
+import type { Delivery } from '../connectors/Connector'
 import * as Actor from '../engine/actor/Actor'
+import { WallClock } from '../engine/clock'
 import { publishEvent, recheckTopic } from '../engine/events'
 import { iso } from '../engine/time'
+import * as Assignees from '../store/assignees'
+import * as Contacts from '../store/contacts'
 import * as Conversations from '../store/conversations'
+import * as LabelRules from '../store/labelRules'
+import * as Messages from '../store/messages'
 
 /**
  * ConversationActor: the single writer of a conversation. Orders its messages (gap-free
- * sequence), applies status and assignment changes, holds typing in memory, and publishes each
- * change after it is committed. Domain issues add pickup, edit and unsend windows here.
+ * sequence), records their delivery, applies the edit (15 minutes) and unsend (2 days) windows,
+ * reactions, status, team, assignee, category and custom-field changes, the live-chat pickup race,
+ * read state, and holds typing in memory. Each change is published after it is committed:
+ * `message.created` / `message.updated` / `interaction.updated` / `typing` on `conv:{id}`,
+ * `inbox.changed` (no content) on `ws:{workspace}`. Time comes from the WallClock port.
  */
 export class ConversationNotFound extends Data.TaggedError('ConversationNotFound')<{ readonly id: number }> {}
+export class MessageNotFound extends Data.TaggedError('MessageNotFound')<{ readonly id: number }> {}
+/** An edit the rules refuse: not the sender's own, not text, unsent already, or past 15 minutes. */
+export class EditRefused extends Data.TaggedError('EditRefused')<{
+  readonly reason: 'not_own' | 'not_text' | 'deleted' | 'window'
+}> {}
+/** An unsend the rules refuse: a customer's message, unsent already, or past 2 days. */
+export class UnsendRefused extends Data.TaggedError('UnsendRefused')<{
+  readonly reason: 'incoming' | 'deleted' | 'window'
+}> {}
+/** Losing the live-chat pickup race: someone has the conversation already. */
+export class AlreadyPickedUp extends Data.TaggedError('AlreadyPickedUp')<{
+  readonly assigneeId: number
+}> {}
 
 /** Typing indicators expire on their own; nothing about typing is ever written to the database. */
 export const TYPING_TTL_MS = 6_000
+/** Spec 2 §8. */
+export const EDIT_WINDOW_MS = 15 * 60_000
+export const UNSEND_WINDOW_MS = 2 * 24 * 60 * 60_000
 
 export interface ConversationState {
   readonly row: Conversations.ConversationRow | null
@@ -22,35 +47,140 @@ export interface ConversationState {
 
 export const topicOf = (id: number) => `conv:${id}`
 
-/** The message resource of spec 2 §2 (also the payload of `message.created`). */
-export const presentMessage = (m: Conversations.MessageRow) => ({
-  id: m.id,
-  interaction_id: m.conversation_id,
-  seq: m.seq,
-  direction: m.direction,
-  type: m.type,
-  body: m.body,
-  media: null,
-  reply_to: null,
-  sender: { name: null, user_id: null, jid: null, ...m.sender },
-  status: m.status,
-  error: m.error,
-  reactions: [],
-  sent_at: iso(m.sent_at),
-  created_at: iso(m.created_at),
+const record = (v: unknown): Readonly<Record<string, unknown>> | null =>
+  v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
+
+/** Who sent a message: `{name, user_id, jid}` (a key's messages carry the key's name, no user). */
+const senderOf = (s: Readonly<Record<string, unknown>> | null) => ({
+  name: typeof s?.name === 'string' ? s.name : null,
+  user_id: typeof s?.user_id === 'number' ? s.user_id : null,
+  jid: typeof s?.jid === 'string' ? s.jid : null,
 })
 
-const presentConversation = (c: Conversations.ConversationRow) => ({
+/** A message row, with its file and quoted message when joined (store/messages `view`). */
+export type MessageLike = Conversations.MessageRow &
+  Partial<Omit<Messages.MessageView, keyof Conversations.MessageRow>>
+
+/** The message resource of spec 2 §2, also the payload of `message.created` / `message.updated`. */
+export const presentMessage = (m: MessageLike) => {
+  const payload = m.payload ?? {}
+  const email = record(payload.email)
+  const attachments = Array.isArray(email?.attachments)
+    ? (email.attachments as Record<string, unknown>[])
+    : []
+  return {
+    id: m.id,
+    interaction_id: m.conversation_id,
+    seq: m.seq,
+    direction: m.direction,
+    type: m.type,
+    body: m.body,
+    media:
+      m.file_id !== null && m.file_id !== undefined
+        ? {
+            url: `/v1/messages/${m.id}/media`,
+            name: m.file_name ?? null,
+            mime: m.file_mime ?? null,
+            size: m.file_size ?? null,
+          }
+        : null,
+    reply_to:
+      m.reply_to_id !== null && m.reply_to_id !== undefined
+        ? {
+            id: m.reply_to_id,
+            type: m.r_type ?? null,
+            direction: m.r_direction ?? null,
+            body: m.r_deleted_at ? '' : (m.r_body ?? '').slice(0, 200),
+            sender: { name: senderOf(m.r_sender ?? null).name },
+          }
+        : null,
+    location: record(payload.location),
+    shared_contact: record(payload.contact),
+    email: email
+      ? {
+          subject: email.subject ?? null,
+          html: email.html ?? null,
+          cc: email.cc ?? [],
+          reply_all: email.reply_all === true,
+          attachments: attachments.map((a, index) => ({
+            index,
+            name: a.name,
+            mime: a.mime,
+            size: a.size,
+            url: `/v1/messages/${m.id}/attachments/${index}`,
+          })),
+        }
+      : null,
+    template_id: typeof payload.template_id === 'number' ? payload.template_id : null,
+    source: m.type === 'note' ? (typeof payload.source === 'string' ? payload.source : 'note') : null,
+    sender: senderOf(m.sender),
+    status: m.status,
+    error: m.error,
+    reactions: m.reactions ?? [],
+    client_id: m.client_id,
+    edited_at: iso(m.edited_at ?? null),
+    deleted_at: iso(m.deleted_at ?? null),
+    sent_at: iso(m.sent_at),
+    created_at: iso(m.created_at),
+  }
+}
+
+/** `interaction.updated`: what changed, without message content; clients reload the detail. */
+const presentChange = (c: Conversations.ConversationRow) => ({
   id: c.id,
   status: c.status,
+  reply_state: c.reply_state,
   team_id: c.team_id,
   assignee_id: c.assignee_id,
+  category_id: c.category_id,
   channel_id: c.channel_id,
+  picked_up: c.picked_up_at !== null,
   updated_at: iso(c.updated_at),
 })
 
+const inboxChanged = (c: Conversations.ConversationRow, reason: string) =>
+  publishEvent(`ws:${c.workspace_id}`, 'inbox.changed', {
+    interaction_id: c.id,
+    channel_id: c.channel_id,
+    reason,
+  })
+
 const existing = (state: ConversationState, id: number) =>
   state.row ? Effect.succeed(state.row) : Effect.fail(new ConversationNotFound({ id }))
+
+const messageOf = (conversationId: number, id: number) =>
+  Effect.flatMap(Messages.inConversation(conversationId, id), (m) =>
+    m ? Effect.succeed(m) : Effect.fail(new MessageNotFound({ id })),
+  )
+
+/** The message as the API shows it (re-read when changed), told to the conversation's subscribers. */
+const publishMessage = (
+  conversationId: number,
+  id: number | Conversations.MessageRow,
+  event: 'message.created' | 'message.updated',
+) =>
+  Effect.gen(function* () {
+    const view = yield* typeof id === 'number' ? Messages.view(id) : Messages.asView(id)
+    // Only called right after a change to this very row, in this actor: it exists.
+    if (!view) return yield* Effect.dieMessage(`message ${id} vanished`)
+    yield* publishEvent(topicOf(conversationId), event, presentMessage(view))
+    return view
+  })
+
+const changed = (row: Conversations.ConversationRow | null, id: number) =>
+  row ? Effect.succeed(row) : Effect.fail(new ConversationNotFound({ id }))
+
+/** Failed, or pending for longer than a delivery takes: a retry may send it again. */
+export const resendable = (m: Conversations.MessageRow, nowMs: number) =>
+  m.deleted_at === null &&
+  m.direction === 'out' &&
+  (m.status === 'failed' ||
+    (m.status === 'pending' && nowMs - (m.sent_at ?? m.created_at).getTime() > 60_000))
+
+export interface Editor {
+  readonly userId: number | null
+  readonly keyId: number | null
+}
 
 export const definition = Actor.define({
   name: 'conversation',
@@ -58,30 +188,159 @@ export const definition = Actor.define({
     Effect.map(Conversations.byId(id), (row): ConversationState => ({ row, typing: new Map() })),
   idleMs: 5 * 60_000,
   handlers: {
+    /** Appends a message (next sequence number); a resent client id returns the stored one. */
     Append: (state: ConversationState, m: Conversations.NewMessage, ctx) =>
       Effect.gen(function* () {
         const row = yield* existing(state, ctx.id)
-        const result = yield* Conversations.append(row.id, m)
+        const at = m.at ?? (yield* Effect.flatMap(WallClock, (c) => c.now))
+        const result = yield* Conversations.append(row.id, { ...m, at })
         if (!result) return yield* Effect.fail(new ConversationNotFound({ id: ctx.id }))
-        if (result.created) {
-          yield* publishEvent(topicOf(row.id), 'message.created', presentMessage(result.message))
+        if (!result.created || !result.conversation) {
+          const view = yield* Messages.view(result.message.id)
+          return [view!, state] as const
         }
-        const next: ConversationState = {
-          ...state,
-          row: { ...row, last_seq: Math.max(row.last_seq, result.message.seq) },
+        const next = result.conversation
+        const view = yield* publishMessage(row.id, result.message, 'message.created')
+        if (m.type !== 'note') yield* inboxChanged(next, 'message')
+        if (next.status !== row.status) {
+          yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(next))
         }
-        return [result.message, next] as const
+        return [view, { ...state, row: next }] as const
       }),
-    SetStatus: (
+    /** Records the channel's answer to a delivery attempt (`sent`, or `failed` with the reason). */
+    Delivered: (
       state: ConversationState,
-      m: { readonly status: Conversations.ConversationRow['status'] },
+      m: { readonly messageId: number; readonly delivery: Delivery },
       ctx,
     ) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        const row = yield* Conversations.setStatus(ctx.id, m.status)
-        if (!row) return yield* Effect.fail(new ConversationNotFound({ id: ctx.id }))
-        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentConversation(row))
+        const updated = yield* Messages.setDelivery(
+          ctx.id,
+          m.messageId,
+          m.delivery._tag === 'Sent'
+            ? { status: 'sent', error: null, externalId: m.delivery.externalId }
+            : { status: 'failed', error: m.delivery.reason, externalId: null },
+        )
+        if (!updated) return yield* Effect.fail(new MessageNotFound({ id: m.messageId }))
+        return [yield* publishMessage(ctx.id, updated, 'message.updated'), state] as const
+      }),
+    /**
+     * Marks a failed message as being sent again; also one stuck in `pending` for a minute (its
+     * node went away between storing and delivering).
+     */
+    Resend: (state: ConversationState, m: { readonly messageId: number }, ctx) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const msg = yield* messageOf(ctx.id, m.messageId)
+        const now = yield* Effect.flatMap(WallClock, (c) => c.millis)
+        if (!resendable(msg, now)) return [null, state] as const
+        yield* Messages.setDelivery(ctx.id, msg.id, { status: 'pending', error: null, externalId: null })
+        return [yield* publishMessage(ctx.id, msg.id, 'message.updated'), state] as const
+      }),
+    /** Edits the sender's own text (or note) within 15 minutes of sending. */
+    Edit: (
+      state: ConversationState,
+      m: { readonly messageId: number; readonly body: string; readonly by: Editor },
+      ctx,
+    ) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const msg = yield* messageOf(ctx.id, m.messageId)
+        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        const own =
+          msg.direction === 'out' &&
+          (m.by.keyId !== null ? msg.sender.key_id === m.by.keyId : msg.sender.user_id === m.by.userId)
+        if (!own) return yield* Effect.fail(new EditRefused({ reason: 'not_own' }))
+        if (msg.type !== 'text' && msg.type !== 'note')
+          return yield* Effect.fail(new EditRefused({ reason: 'not_text' }))
+        if (msg.deleted_at !== null) return yield* Effect.fail(new EditRefused({ reason: 'deleted' }))
+        const sentAt = (msg.sent_at ?? msg.created_at).getTime()
+        if (now.getTime() - sentAt > EDIT_WINDOW_MS)
+          return yield* Effect.fail(new EditRefused({ reason: 'window' }))
+        yield* Messages.edit(msg.id, m.body, now)
+        return [yield* publishMessage(ctx.id, msg.id, 'message.updated'), state] as const
+      }),
+    /** Unsends an outgoing message for everyone within 2 days of sending. */
+    Unsend: (state: ConversationState, m: { readonly messageId: number }, ctx) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const msg = yield* messageOf(ctx.id, m.messageId)
+        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        if (msg.direction !== 'out') return yield* Effect.fail(new UnsendRefused({ reason: 'incoming' }))
+        if (msg.deleted_at !== null) return yield* Effect.fail(new UnsendRefused({ reason: 'deleted' }))
+        const sentAt = (msg.sent_at ?? msg.created_at).getTime()
+        if (now.getTime() - sentAt > UNSEND_WINDOW_MS) {
+          return yield* Effect.fail(new UnsendRefused({ reason: 'window' }))
+        }
+        yield* Messages.unsend(msg.id, now)
+        return [{ view: yield* publishMessage(ctx.id, msg.id, 'message.updated'), was: msg }, state] as const
+      }),
+    /** Sets (or with an empty emoji removes) the caller's reaction to a message. */
+    React: (
+      state: ConversationState,
+      m: {
+        readonly messageId: number
+        readonly emoji: string
+        readonly userId: number
+        readonly name: string
+      },
+      ctx,
+    ) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const msg = yield* messageOf(ctx.id, m.messageId)
+        const others = msg.reactions.filter((r) => !(r.from === 'agent' && r.user_id === m.userId))
+        const reactions =
+          m.emoji === ''
+            ? others
+            : [...others, { emoji: m.emoji, from: 'agent', user_id: m.userId, name: m.name }]
+        yield* Messages.setReactions(msg.id, reactions)
+        return [{ view: yield* publishMessage(ctx.id, msg.id, 'message.updated'), was: msg }, state] as const
+      }),
+    /** Status, team, assignee, category and custom values in one change (PATCH /interactions/{id}). */
+    Update: (state: ConversationState, m: { readonly patch: Conversations.ConversationPatch }, ctx) =>
+      Effect.gen(function* () {
+        const before = yield* existing(state, ctx.id)
+        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        const row = yield* changed(yield* Conversations.update(ctx.id, m.patch, now), ctx.id)
+        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
+        yield* inboxChanged(row, 'updated')
+        // Whoever may no longer see it is unsubscribed on every node.
+        if (row.team_id !== before.team_id || row.assignee_id !== before.assignee_id) {
+          yield* recheckTopic(topicOf(row.id))
+        }
+        return [row, { ...state, row }] as const
+      }),
+    /** The live-chat pickup race: the first caller gets the conversation, later ones AlreadyPickedUp. */
+    Pickup: (state: ConversationState, m: { readonly userId: number }, ctx) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        const row = yield* Conversations.pickUp(ctx.id, m.userId, now)
+        if (!row) {
+          const current = yield* changed(yield* Conversations.byId(ctx.id), ctx.id)
+          if (current.assignee_id === m.userId) return [current, { ...state, row: current }] as const
+          return yield* Effect.fail(new AlreadyPickedUp({ assigneeId: current.assignee_id ?? 0 }))
+        }
+        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
+        yield* inboxChanged(row, 'picked_up')
+        yield* recheckTopic(topicOf(row.id))
+        return [row, { ...state, row }] as const
+      }),
+    MarkRead: (state: ConversationState, _: unknown, ctx) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const row = yield* changed(yield* Conversations.markRead(ctx.id), ctx.id)
+        yield* inboxChanged(row, 'read')
+        return [row, { ...state, row }] as const
+      }),
+    SetStatus: (state: ConversationState, m: { readonly status: Conversations.ConversationStatus }, ctx) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const row = yield* changed(yield* Conversations.setStatus(ctx.id, m.status), ctx.id)
+        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
+        yield* inboxChanged(row, 'updated')
         return [row, { ...state, row }] as const
       }),
     Assign: (
@@ -91,9 +350,9 @@ export const definition = Actor.define({
     ) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        const row = yield* Conversations.assign(ctx.id, m.teamId, m.assigneeId)
-        if (!row) return yield* Effect.fail(new ConversationNotFound({ id: ctx.id }))
-        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentConversation(row))
+        const row = yield* changed(yield* Conversations.assign(ctx.id, m.teamId, m.assigneeId), ctx.id)
+        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
+        yield* inboxChanged(row, 'updated')
         // Whoever may no longer see it is unsubscribed on every node.
         yield* recheckTopic(topicOf(row.id))
         return [row, { ...state, row }] as const
@@ -142,3 +401,41 @@ export class ConversationActor extends Actor.Tag('kotak/ConversationActor')<
 >() {}
 
 export const layer = Actor.layer(ConversationActor, definition)
+
+/**
+ * Runs the active label rules of a conversation's messaging-app number for a label just applied
+ * on the phone (spec 2 §4.2); the messaging-app connector calls this when the phone reports it.
+ * Each action goes through the usual writer: contact labels in the store, team and status
+ * through this actor. Returns the actions applied, in rule order.
+ */
+export const applyLabelRules = (conversationId: number, labelName: string) =>
+  Effect.gen(function* () {
+    const c = yield* Conversations.byId(conversationId)
+    if (!c || c.channel_id === null) return [] as LabelRules.RuleAction[]
+    const rules = yield* LabelRules.matching(c.channel_id, labelName)
+    const actor = yield* ConversationActor
+    const applied: LabelRules.RuleAction[] = []
+    for (const r of rules) {
+      if (r.action === 'contact_label') {
+        if (c.contact_id === null || r.value === null) continue
+        yield* Contacts.addLabel(c.contact_id, r.value)
+        yield* publishEvent(`ws:${c.workspace_id}`, 'contacts.changed', {
+          contact_id: c.contact_id,
+          reason: 'labels',
+        })
+      } else if (r.action === 'assign_team') {
+        if (r.value === null) continue
+        // The assignee stays only if they belong to the new team (or are an admin).
+        let assigneeId = c.assignee_id
+        if (assigneeId !== null) {
+          const who = yield* Assignees.assignableOne(c.workspace_id, c.channel_id, assigneeId)
+          if (!who || (!who.is_admin && !who.team_ids.includes(r.value))) assigneeId = null
+        }
+        yield* actor.ask(c.id, { _tag: 'Update', patch: { teamId: r.value, assigneeId } })
+      } else {
+        yield* actor.ask(c.id, { _tag: 'Update', patch: { status: 'solved' } })
+      }
+      applied.push(r.action)
+    }
+    return applied
+  })

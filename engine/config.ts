@@ -11,6 +11,8 @@ export interface AppConfig {
   readonly host: string
   readonly publicUrl: string
   readonly dataDir: string
+  /** Where private files (message media, attachments) are stored on local disk. */
+  readonly filesDir: string
   /** PostgreSQL URL; absent means the embedded database under `dataDir`. */
   readonly databaseUrl: string | undefined
   /** Redis URL; absent means in-process rate limits and bus. */
@@ -35,8 +37,20 @@ export interface AppConfig {
   readonly realtimeIdleSeconds: number
   /** Reverse proxies in front of the nodes whose `X-Forwarded-For` entries are trusted (0 = none). */
   readonly trustProxy: number
+  /** Webhooks may go to private, loopback and link-local addresses (self-hosted networks, tests). */
+  readonly webhookAllowPrivate: boolean
+  /** First webhook retry after this long; each later one waits three times longer. */
+  readonly webhookRetryBaseMs: number
   /** Cluster mode (`redisUrl` set): how nodes reach each other and how fast shards fail over. */
   readonly cluster: ClusterConfig
+  /** SMTP server for the service's own mail (invitations); absent = no mail is sent. */
+  readonly smtpUrl: string | undefined
+  /** Sender of the service's own mail. */
+  readonly mailFrom: string
+  /** Secret that signs the local payment provider's callbacks; absent = only the CLI confirms. */
+  readonly paymentCallbackSecret: string | undefined
+  /** Public key of the live chat shown on the demo page (`GET /v1/public/demo-livechat`). */
+  readonly demoLivechatKey: string | undefined
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'none'
 }
 
@@ -91,6 +105,23 @@ const clusterConfig = (env: NodeJS.ProcessEnv): ClusterConfig => {
   }
 }
 
+const smtpUrl = (env: NodeJS.ProcessEnv): string | undefined => {
+  const url = nonEmpty(env, 'SMTP_URL')
+  if (url && !/^smtps?:\/\/[^/\s]+/i.test(url)) {
+    throw new ConfigError('SMTP_URL must look like smtp://user:pass@host:587 or smtps://host:465')
+  }
+  return url
+}
+
+/** The host part of PUBLIC_URL, for the default sender address. */
+const mailHost = (env: NodeJS.ProcessEnv, port: number): string => {
+  try {
+    return new URL(nonEmpty(env, 'PUBLIC_URL') ?? `http://localhost:${port}`).hostname || 'localhost'
+  } catch {
+    return 'localhost'
+  }
+}
+
 export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
   const port = int(env, 'PORT', 8080, 0, 65535)
   const issuer = nonEmpty(env, 'OIDC_ISSUER')
@@ -108,6 +139,9 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     host: nonEmpty(env, 'HOST') ?? '0.0.0.0',
     publicUrl: (nonEmpty(env, 'PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, ''),
     dataDir: path.resolve(nonEmpty(env, 'DATA_DIR') ?? './data'),
+    filesDir: path.resolve(
+      nonEmpty(env, 'FILES_DIR') ?? path.join(nonEmpty(env, 'DATA_DIR') ?? './data', 'files'),
+    ),
     databaseUrl: nonEmpty(env, 'DATABASE_URL'),
     redisUrl: nonEmpty(env, 'REDIS_URL'),
     redisPrefix: nonEmpty(env, 'REDIS_PREFIX') ?? 'kotak:',
@@ -120,8 +154,14 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 336, 1, 8760),
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 120, 1, 100_000_000),
     trustProxy: int(env, 'TRUST_PROXY', 0, 0, 10),
+    webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE'),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     realtimeIdleSeconds: int(env, 'REALTIME_IDLE_SECONDS', 60, 8, 960),
     cluster: clusterConfig(env),
+    smtpUrl: smtpUrl(env),
+    mailFrom: nonEmpty(env, 'MAIL_FROM') ?? `Kotak <no-reply@${mailHost(env, port)}>`,
+    paymentCallbackSecret: nonEmpty(env, 'PAYMENT_CALLBACK_SECRET'),
+    demoLivechatKey: nonEmpty(env, 'DEMO_LIVECHAT_KEY'),
     logLevel: logLevel as AppConfig['logLevel'],
   }
 }

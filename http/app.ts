@@ -1,31 +1,44 @@
-import { type Effect, Layer, ManagedRuntime } from 'effect'
+import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
+import * as Webhooks from '../connectors/api/webhooks'
+import * as ConnectorLocal from '../connectors/ConnectorLocal'
 import { Bus } from '../engine/bus/Bus'
 import * as BusMemory from '../engine/bus/BusMemory'
 import * as BusRedis from '../engine/bus/BusRedis'
+import * as WallClock from '../engine/clock'
 import * as Cluster from '../engine/cluster/Cluster'
 import { type AppConfig, Config } from '../engine/config'
 import { Log, type Logger, makeLogger } from '../engine/log'
 import { MetricsTag, makeMetrics } from '../engine/metrics'
 import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
 import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
+import * as FileStorageLocal from '../engine/storage/FileStorageLocal'
 import * as Database from '../store/database'
 import { layerMigrated, migrate } from '../store/migrate'
 import * as ServerKeys from '../store/serverKeys'
 import * as Credentials from './credentials'
-import { handle, tooLarge } from './pipeline'
+import { bodyLimitFor, handle, tooLarge } from './pipeline'
 import { makeGateway } from './realtime/gateway'
 import { RealtimeKey } from './realtime/token'
 import type { Route } from './route'
 import * as Router from './router'
 import * as ApiKeyRoutes from './routes/apiKeys'
 import * as AuthRoutes from './routes/auth'
+import * as CategoryRoutes from './routes/categories'
+import * as ChannelApiRoutes from './routes/channelApi'
+import * as ChannelRoutes from './routes/channels'
+import * as GroupRoutes from './routes/groups'
 import * as IdentityRoutes from './routes/identity'
+import * as InteractionRoutes from './routes/interactions'
+import * as LabelRuleRoutes from './routes/labelRules'
+import * as MediaRoutes from './routes/media'
+import * as MessageRoutes from './routes/messages'
 import * as NotificationRoutes from './routes/notifications'
 import * as PublicRoutes from './routes/public'
 import * as RealtimeRoutes from './routes/realtime'
 import * as SystemRoutes from './routes/system'
+import * as TemplateRoutes from './routes/templates'
 import { isNative, listen } from './server'
 
 /** Every route of the service, in one list: the router, the OpenAPI document and tests read it. */
@@ -39,6 +52,15 @@ export const allRoutes = (): readonly Route[] => {
     ...ApiKeyRoutes.routes,
     ...RealtimeRoutes.routes,
     ...NotificationRoutes.routes,
+    ...InteractionRoutes.routes,
+    ...MessageRoutes.routes,
+    ...MediaRoutes.routes,
+    ...GroupRoutes.routes,
+    ...CategoryRoutes.routes,
+    ...TemplateRoutes.routes,
+    ...LabelRuleRoutes.routes,
+    ...ChannelRoutes.routes,
+    ...ChannelApiRoutes.routes,
   )
   return list
 }
@@ -66,6 +88,10 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
       ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
       : RateLimiterMemory.layerMemory,
     cfg.redisUrl ? BusRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix }) : BusMemory.layerMemory,
+    // The inbox's ports: its clock, private files on local disk, the stand-in channel connector.
+    WallClock.layer,
+    FileStorageLocal.layer(cfg.filesDir),
+    ConnectorLocal.layer,
   )
   // Nothing reads the database before its schema is current.
   const migrated = layerMigrated(migrate, (applied) =>
@@ -128,20 +154,25 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     })
     const router = Router.make<Route>()
     for (const r of allRoutes()) router.add(r.method, r.path, r)
+    const bodyLimit = bodyLimitFor(router, cfg.maxBodyBytes)
     const server = await listen({
       host: cfg.host,
       port: cfg.port,
       maxBodyBytes: cfg.maxBodyBytes,
+      bodyLimit,
       handle: (req) => runtime.runPromise(handle(router, req)),
-      tooLarge: (req) => tooLarge(req, cfg.maxBodyBytes),
+      tooLarge: (req) => tooLarge(req, bodyLimit(req.method, req.path)),
       configure: gateway.configure,
     })
+    // API-channel webhooks: every node sends what is due from the shared outbox.
+    const webhooks = runtime.runFork(Webhooks.worker(cfg))
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
     return {
       port: server.port,
       url: `http://127.0.0.1:${server.port}`,
       run: (effect) => runtime.runPromise(effect),
       stop: async () => {
+        await runtime.runPromise(Fiber.interrupt(webhooks))
         gateway.close()
         server.close()
         await runtime.dispose()

@@ -8,9 +8,11 @@ import { randomToken, safeEqual } from '../engine/tokens'
 import { isPaidActive } from '../store/plans'
 import { authenticate, SESSION_COOKIE } from './auth'
 import { type Caller, holds } from './caller'
+import { authenticateChannel, CHANNEL_RATE_LIMIT } from './channelKey'
 import { dataBody, errorResponse, JSON_TYPE, type ResponseMeta as Meta } from './envelope'
 import { ApiError, invalid } from './errors'
 import { pickLocale } from './i18n'
+import { isMultipart, parseMultipart, type UploadedFile } from './multipart'
 import { clientAddress, parseCookies, parseQuery } from './request'
 import type { AuthedRequest, Reply, Request, Route, Services } from './route'
 import type { Method, Router } from './router'
@@ -65,6 +67,45 @@ const decodeJsonBody = (
 const fromEither = <A>(e: Either.Either<A, ApiError>): Effect.Effect<A, ApiError> =>
   Either.isRight(e) ? Effect.succeed(e.right) : Effect.fail(e.left)
 
+const noFiles: readonly UploadedFile[] = []
+
+/**
+ * The request body as the route takes it: JSON through its body schema, or (routes with
+ * `multipart`) a form whose text fields go through the same schema and whose files are handed
+ * over as they are. A JSON body keeps the JSON limit even on a route that takes large uploads.
+ */
+const decodeBody = (route: Route, body: Uint8Array | null, contentType: string | undefined) =>
+  Effect.gen(function* () {
+    if (route.multipart && body && body.length > 0 && isMultipart(contentType)) {
+      const form = yield* parseMultipart(body, contentType!, route.multipart)
+      const decoded = route.body ? yield* fromEither(decode(route.body, form.fields, 'body')) : undefined
+      return { body: decoded, files: form.files }
+    }
+    if (route.multipart && body && body.length > (yield* Config).maxBodyBytes) {
+      return yield* Effect.fail(
+        new ApiError({ code: 'payload_too_large', params: { limit: (yield* Config).maxBodyBytes } }),
+      )
+    }
+    const decoded = route.body
+      ? yield* fromEither(
+          Either.flatMap(decodeJsonBody(body, contentType), (json) => decode(route.body!, json, 'body')),
+        )
+      : undefined
+    return { body: decoded, files: noFiles }
+  })
+
+/**
+ * The largest body the transport reads for a request: the route's `multipart.maxBytes` when it
+ * takes uploads, else the JSON limit.
+ */
+export const bodyLimitFor =
+  (router: Router<Route>, jsonLimit: number) =>
+  (method: string, path: string): number => {
+    const match = router.match(method, path)
+    const upload = match._tag === 'Found' ? match.value.multipart?.maxBytes : undefined
+    return upload === undefined ? jsonLimit : Math.max(upload, jsonLimit)
+  }
+
 const rateLimit = (key: string, limit: number, meta: Meta) =>
   Effect.gen(function* () {
     const limiter = yield* RateLimiter
@@ -85,7 +126,7 @@ const rateLimit = (key: string, limit: number, meta: Meta) =>
 /** Access, plan, frozen state, scope and permission, in the order a caller would expect to hear. */
 const authorize = (route: Route, caller: Caller, method: Method, csrfHeader: string | undefined) =>
   Effect.gen(function* () {
-    if (route.access === 'P') return
+    if (route.access === 'P' || route.access === 'C') return
     const mutating = method !== 'GET'
     if (caller.via === 'key' && route.access === 'A') {
       return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'forbidden.app_only' }))
@@ -125,8 +166,14 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
     const cookies = parseCookies(req.headers.get('cookie'))
     const header = (name: string) => req.headers.get(name.toLowerCase())
     let caller: Caller | null = null
+    let viaChannel: Effect.Effect.Success<ReturnType<typeof authenticateChannel>> | null = null
     if (route.access === 'P') {
       yield* rateLimit(`ip:${req.ip}`, RATE_LIMITS.public, meta)
+    } else if (route.access === 'C') {
+      // API channel inbound calls: the channel key, its own budget, plan and frozen state.
+      viaChannel = yield* authenticateChannel(header('authorization'))
+      yield* rateLimit(`channel:${viaChannel.channel.id}`, CHANNEL_RATE_LIMIT, meta)
+      yield* viaChannel.authorize(method)
     } else {
       caller = yield* authenticate(header('authorization'), cookies.get(SESSION_COOKIE))
       if (!header('x-locale')) meta.locale = caller.user.locale
@@ -145,13 +192,7 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
         )
       : params
     const query = route.query ? yield* fromEither(decode(route.query, parseQuery(req.query), 'query')) : {}
-    const body = route.body
-      ? yield* fromEither(
-          Either.flatMap(decodeJsonBody(req.body, header('content-type')), (json) =>
-            decode(route.body!, json, 'body'),
-          ),
-        )
-      : undefined
+    const { body, files } = yield* decodeBody(route, req.body, header('content-type'))
     const request: Request<unknown, unknown, unknown> = {
       method,
       path: req.path,
@@ -159,6 +200,7 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
       query,
       rawQuery: req.query,
       body,
+      files,
       locale: meta.locale,
       requestId: meta.requestId,
       ip: req.ip,
@@ -167,6 +209,12 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
       caller,
     }
     if (route.access === 'P') return yield* route.handler(request)
+    if (route.access === 'C')
+      return yield* route.handler({
+        ...request,
+        channel: viaChannel!.channel,
+        workspace: viaChannel!.workspace,
+      })
     return yield* route.handler({ ...request, workspace: caller!.workspace! } as AuthedRequest<
       unknown,
       unknown,

@@ -4,26 +4,31 @@ import type { Effect, Schema } from 'effect'
 import type { ChannelActor } from '../actors/channel'
 import type { ConversationActor } from '../actors/conversation'
 import type { WorkspaceActor } from '../actors/workspace'
+import type { Connector } from '../connectors/Connector'
 import type { ActorError } from '../engine/actor/Actor'
 import type { Bus } from '../engine/bus/Bus'
+import type { WallClock } from '../engine/clock'
 import type { ClusterHealth } from '../engine/cluster/Cluster'
 import type { Config } from '../engine/config'
 import type { Log } from '../engine/log'
 import type { MetricsTag } from '../engine/metrics'
 import type { RateLimiter } from '../engine/ratelimit/RateLimiter'
+import type { FileStorage } from '../engine/storage/FileStorage'
+import type { ChannelRow } from '../store/channels'
 import type { WorkspaceRow } from '../store/workspaces'
 import type { Caller, PermissionRule } from './caller'
 import type { CredentialCache } from './credentials'
 import type { ApiError } from './errors'
 import type { Locale } from './i18n'
+import type { MultipartLimits, UploadedFile } from './multipart'
 import type { RealtimeKey } from './realtime/token'
 import type { Method } from './router'
 
 /**
- * Access classes of spec 1: K = key or session, A = app session only, P = public.
- * (C = channel key and V = visitor token come with their channels.)
+ * Access classes of spec 1: K = key or session, A = app session only, P = public, C = an API
+ * channel's key (`Bearer svca_ch_…`). (V = visitor token comes with live chat.)
  */
-export type Access = 'K' | 'A' | 'P'
+export type Access = 'K' | 'A' | 'P' | 'C'
 
 /** Services every handler may use. Domain issues extend this union. */
 export type Services =
@@ -39,6 +44,9 @@ export type Services =
   | ChannelActor
   | CredentialCache
   | ClusterHealth
+  | WallClock
+  | FileStorage
+  | Connector
 
 export interface Request<P, Q, B> {
   readonly method: Method
@@ -48,6 +56,8 @@ export interface Request<P, Q, B> {
   /** The query string as received, for handlers that must see every parameter (OIDC callback). */
   readonly rawQuery: string
   readonly body: B
+  /** Files of a `multipart/form-data` body (routes with `multipart`); empty otherwise. */
+  readonly files: readonly UploadedFile[]
   readonly locale: Locale
   readonly requestId: string
   readonly ip: string
@@ -55,6 +65,12 @@ export interface Request<P, Q, B> {
   readonly cookie: (name: string) => string | undefined
   /** The authenticated caller; only absent on public (P) routes. */
   readonly caller: Caller | null
+}
+
+/** What a handler of a channel-key (C) route gets: the API channel the key belongs to and its workspace. */
+export interface ChannelRequest<P, Q, B> extends Request<P, Q, B> {
+  readonly channel: ChannelRow
+  readonly workspace: WorkspaceRow
 }
 
 /** What a handler of an authenticated, workspace-scoped route gets: caller and workspace are known. */
@@ -122,6 +138,11 @@ interface RouteBase<P, Q, B> {
   readonly body?: AnySchema<B>
   /** Response `data` schema, for the OpenAPI document. */
   readonly response?: Schema.Schema.Any
+  /**
+   * Accepts `multipart/form-data` besides JSON: text fields go through `body`, files arrive in
+   * `files`. Its `maxBytes` is the route's body limit (JSON bodies keep `MAX_BODY_BYTES`).
+   */
+  readonly multipart?: MultipartLimits
 }
 
 export type Route<P = unknown, Q = unknown, B = unknown> =
@@ -129,6 +150,12 @@ export type Route<P = unknown, Q = unknown, B = unknown> =
       readonly access: 'P'
       readonly handler: (
         req: Request<P, Q, B>,
+      ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
+    })
+  | (RouteBase<P, Q, B> & {
+      readonly access: 'C'
+      readonly handler: (
+        req: ChannelRequest<P, Q, B>,
       ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
     })
   | (RouteBase<P, Q, B> & {

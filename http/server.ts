@@ -21,6 +21,8 @@ export interface ServerOptions {
   readonly host: string
   readonly port: number
   readonly maxBodyBytes: number
+  /** A request's own body limit (routes taking uploads); `maxBodyBytes` when absent. */
+  readonly bodyLimit?: (method: string, path: string) => number
   readonly handle: (req: Incoming) => Promise<Outgoing>
   /** Answers a request refused before the pipeline (body too large). */
   readonly tooLarge: (req: Incoming) => Outgoing
@@ -75,7 +77,8 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       dispatch(null)
       return
     }
-    if (declared && Number(declared) > opts.maxBodyBytes) {
+    const limit = opts.bodyLimit ? opts.bodyLimit(base.method, base.path) : opts.maxBodyBytes
+    if (declared && Number(declared) > limit) {
       respond(opts.tooLarge({ ...base, body: null }), true)
       return
     }
@@ -85,7 +88,7 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     res.onData((chunk, isLast) => {
       if (refused) return
       size += chunk.byteLength
-      if (size > opts.maxBodyBytes) {
+      if (size > limit) {
         refused = true
         respond(opts.tooLarge({ ...base, body: null }), true)
         return

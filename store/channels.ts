@@ -30,3 +30,67 @@ export const setStatus = (id: number, status: string) =>
       Effect.map((r) => r[0] ?? null),
     ),
   )
+
+// ---- Channel management (spec 1 §4.4), common to every type ----------------------------------
+
+/** Live channels of a workspace, or only those in `ids` (members with selected-channel access). */
+export const listLive = (workspaceId: number, ids: readonly number[] | null) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    ids === null
+      ? sql<ChannelRow>`SELECT * FROM channels WHERE workspace_id = ${workspaceId} AND archived_at IS NULL ORDER BY id`
+      : sql<ChannelRow>`
+          SELECT * FROM channels WHERE workspace_id = ${workspaceId} AND archived_at IS NULL
+            AND id = ANY(${`{${ids.join(',')}}`}::int[]) ORDER BY id`,
+  )
+
+/** Channels counted against the quota (shared by all types): the live ones. */
+export const countLive = (workspaceId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{
+      n: number
+    }>`SELECT count(*) AS n FROM channels WHERE workspace_id = ${workspaceId} AND archived_at IS NULL`.pipe(
+      Effect.map((r) => r[0]!.n),
+    ),
+  )
+
+/** A live channel of this workspace, or null (another workspace's channel does not exist). */
+export const liveInWorkspace = (workspaceId: number, id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ChannelRow>`SELECT * FROM channels WHERE id = ${id} AND workspace_id = ${workspaceId} AND archived_at IS NULL`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
+/** Renames and/or merges keys into `settings` (top-level keys replace, `null` values are kept as null). */
+export const updateCommon = (
+  id: number,
+  patch: { readonly name?: string; readonly settings?: Readonly<Record<string, unknown>> },
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ChannelRow>`
+      UPDATE channels SET name = COALESCE(${patch.name ?? null}, name),
+        settings = settings || ${JSON.stringify(patch.settings ?? {})}::jsonb
+      WHERE id = ${id} AND archived_at IS NULL RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
+/**
+ * Deletes a channel, or archives it when conversations refer to it (they stay readable). Answers
+ * what happened.
+ */
+export const deleteOrArchive = (workspaceId: number, id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const [row] = yield* sql<ChannelRow>`
+          SELECT * FROM channels WHERE id = ${id} AND workspace_id = ${workspaceId} AND archived_at IS NULL FOR UPDATE`
+        if (!row) return null
+        const [used] = yield* sql`SELECT 1 FROM conversations WHERE channel_id = ${id} LIMIT 1`
+        if (used) {
+          yield* sql`UPDATE channels SET archived_at = now(), status = 'archived' WHERE id = ${id}`
+          return 'archived' as const
+        }
+        yield* sql`DELETE FROM channels WHERE id = ${id}`
+        return 'deleted' as const
+      }),
+    ),
+  )

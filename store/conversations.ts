@@ -1,17 +1,40 @@
 import { SqlClient } from '@effect/sql'
+import type { Fragment } from '@effect/sql/Statement'
 import { Effect } from 'effect'
+import { pgArray } from './arrays'
+
+export type ConversationStatus = 'open' | 'solved' | 'closed'
+export type ReplyState = 'new' | 'waiting' | 'replied'
 
 export interface ConversationRow {
   readonly id: number
   readonly workspace_id: number
   readonly channel_id: number | null
-  readonly status: 'open' | 'solved' | 'closed'
+  readonly status: ConversationStatus
   readonly team_id: number | null
   readonly assignee_id: number | null
   readonly last_seq: number
   readonly last_message_at: Date | null
   readonly created_at: Date
   readonly updated_at: Date
+  readonly kind: 'chat' | 'group'
+  readonly contact_id: number | null
+  readonly group_id: number | null
+  readonly subject: string | null
+  readonly category_id: number | null
+  readonly custom: Readonly<Record<string, unknown>>
+  readonly reply_state: ReplyState
+  readonly waiting_since: Date | null
+  readonly first_in_at: Date | null
+  readonly first_response_at: Date | null
+  readonly last_in_at: Date | null
+  readonly last_out_at: Date | null
+  readonly unread_count: number
+  readonly notes_count: number
+  readonly preview: string
+  readonly picked_up_at: Date | null
+  readonly feedback_seen_at: Date | null
+  readonly ai_summary: string | null
 }
 
 export interface MessageRow {
@@ -28,6 +51,13 @@ export interface MessageRow {
   readonly client_id: string | null
   readonly sent_at: Date | null
   readonly created_at: Date
+  readonly file_id: number | null
+  readonly reply_to_id: number | null
+  readonly payload: Readonly<Record<string, unknown>>
+  readonly reactions: ReadonlyArray<Readonly<Record<string, unknown>>>
+  readonly external_id: string | null
+  readonly edited_at: Date | null
+  readonly deleted_at: Date | null
 }
 
 /**
@@ -69,16 +99,64 @@ export const visibleById = (v: Viewer, id: number) =>
     ),
   )
 
+/**
+ * A conversation the viewer would see if nobody had it (same rule, assignee left out): the
+ * live-chat pickup race tells a loser who won instead of answering 404.
+ */
+export const visibleIfUnassigned = (v: Viewer, id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ConversationRow>`
+      SELECT x.* FROM conversations x
+      CROSS JOIN LATERAL (SELECT x.workspace_id, x.channel_id, x.team_id, NULL::integer AS assignee_id) c
+      WHERE x.id = ${id} AND ${visibleWhere(sql, v)}`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
 export const byId = (id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<ConversationRow>`SELECT * FROM conversations WHERE id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
   )
 
-export const create = (workspaceId: number, channelId: number | null) =>
+export interface NewConversation {
+  readonly contactId?: number | null
+  readonly groupId?: number | null
+  readonly kind?: 'chat' | 'group'
+  readonly subject?: string | null
+  readonly teamId?: number | null
+  readonly assigneeId?: number | null
+  readonly at?: Date
+}
+
+export const create = (workspaceId: number, channelId: number | null, extra: NewConversation = {}) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<ConversationRow>`
-      INSERT INTO conversations (workspace_id, channel_id) VALUES (${workspaceId}, ${channelId})
+      INSERT INTO conversations (workspace_id, channel_id, contact_id, group_id, kind, subject, team_id, assignee_id,
+                                 created_at, updated_at)
+      VALUES (${workspaceId}, ${channelId}, ${extra.contactId ?? null}, ${extra.groupId ?? null}, ${extra.kind ?? 'chat'},
+              ${extra.subject ?? null}, ${extra.teamId ?? null}, ${extra.assigneeId ?? null},
+              ${extra.at ?? new Date()}, ${extra.at ?? new Date()})
       RETURNING *`.pipe(Effect.map((r) => r[0]!)),
+  )
+
+/**
+ * The open chat with a contact on a channel, or a new one (spec 2 §4.1 `POST /interactions`).
+ * The contact's row is locked meanwhile, so two agents starting the same chat at once get one
+ * conversation.
+ */
+export const openChatWith = (workspaceId: number, channelId: number, contactId: number, at: Date) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`SELECT id FROM contacts WHERE id = ${contactId} FOR UPDATE`
+        const [open] = yield* sql<ConversationRow>`
+          SELECT * FROM conversations
+          WHERE workspace_id = ${workspaceId} AND channel_id = ${channelId} AND contact_id = ${contactId}
+            AND kind = 'chat' AND status = 'open' AND subject IS NULL
+          ORDER BY id DESC LIMIT 1`
+        if (open) return { row: open, reused: true }
+        const row = yield* create(workspaceId, channelId, { contactId, at })
+        return { row, reused: false }
+      }),
+    ),
   )
 
 export interface NewMessage {
@@ -88,37 +166,118 @@ export interface NewMessage {
   readonly sender: Readonly<Record<string, unknown>>
   readonly status?: string
   readonly clientId?: string | undefined
+  readonly fileId?: number | null
+  readonly replyToId?: number | null
+  readonly payload?: Readonly<Record<string, unknown>>
+  readonly externalId?: string | null
+  /** When it happened (the inbox's clock); now when absent. */
+  readonly at?: Date
+}
+
+const PREVIEW_CHARS = 200
+
+/** The list's one-line preview of a message. */
+export const previewOf = (m: { readonly type: string; readonly body: string }): string => {
+  const text = m.body.replace(/\s+/g, ' ').trim()
+  if (text !== '') return text.slice(0, PREVIEW_CHARS)
+  return `[${m.type}]`
 }
 
 /**
- * Appends a message with the next sequence number. The counter is bumped with the insert in one
- * transaction (the row lock orders concurrent writers), so sequences have no gaps and no
- * duplicates whoever writes. A message whose `clientId` was already stored is returned as it is.
+ * What a message does to its conversation, besides the sequence: a note only counts; a
+ * customer's message makes a replied conversation wait again (and reopens a solved one); an
+ * agent's reply answers it.
+ */
+const effectOf = (sql: SqlClient.SqlClient, m: NewMessage, at: Date): Fragment => {
+  if (m.type === 'note') return sql`notes_count = notes_count + 1`
+  const preview = previewOf(m)
+  if (m.direction === 'in') {
+    return sql`last_message_at = ${at}, preview = ${preview}, last_in_at = ${at},
+      first_in_at = COALESCE(first_in_at, ${at}), unread_count = unread_count + 1,
+      waiting_since = COALESCE(waiting_since, ${at}),
+      reply_state = CASE WHEN reply_state = 'replied' THEN 'waiting' ELSE reply_state END,
+      status = CASE WHEN status = 'solved' THEN 'open' ELSE status END`
+  }
+  return sql`last_message_at = ${at}, preview = ${preview}, last_out_at = ${at}, unread_count = 0,
+    first_response_at = CASE WHEN first_in_at IS NOT NULL THEN COALESCE(first_response_at, ${at}) ELSE first_response_at END,
+    waiting_since = NULL, reply_state = 'replied'`
+}
+
+const CONVERSATION_TIMES = [
+  'last_message_at',
+  'created_at',
+  'updated_at',
+  'waiting_since',
+  'first_in_at',
+  'first_response_at',
+  'last_in_at',
+  'last_out_at',
+  'picked_up_at',
+  'feedback_seen_at',
+] as const
+
+/** A conversation row that travelled as JSON (timestamps as text) back into a row. */
+const reviveConversation = (j: Record<string, unknown>): ConversationRow => {
+  const out: Record<string, unknown> = { ...j }
+  for (const k of CONVERSATION_TIMES) out[k] = typeof j[k] === 'string' ? new Date(j[k] as string) : null
+  return out as unknown as ConversationRow
+}
+
+const isUniqueViolation = (e: { readonly cause?: unknown }) =>
+  (e.cause as { code?: string } | undefined)?.code === '23505'
+
+/**
+ * Appends a message with the next sequence number. The counter is bumped and the message inserted
+ * in one statement (the conversation's row lock orders concurrent writers; a failed insert undoes
+ * the bump), so sequences have no gaps and no duplicates whoever writes. A message whose
+ * `clientId` was already stored is returned as it is. Also returns the conversation as the
+ * message left it.
  */
 export const append = (conversationId: number, m: NewMessage) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.withTransaction(
-      Effect.gen(function* () {
-        if (m.clientId !== undefined) {
-          const [existing] = yield* sql<MessageRow>`
-            SELECT * FROM messages WHERE conversation_id = ${conversationId} AND client_id = ${m.clientId}`
-          if (existing) return { message: existing, created: false }
-        }
-        const [conv] = yield* sql<{ last_seq: number; workspace_id: number }>`
-          UPDATE conversations SET last_seq = last_seq + 1, last_message_at = now(), updated_at = now()
-          WHERE id = ${conversationId} RETURNING last_seq, workspace_id`
-        if (!conv) return null
-        const [message] = yield* sql<MessageRow>`
-          INSERT INTO messages (workspace_id, conversation_id, seq, direction, type, body, sender, status, client_id, sent_at)
-          VALUES (${conv.workspace_id}, ${conversationId}, ${conv.last_seq}, ${m.direction}, ${m.type}, ${m.body},
-                  ${JSON.stringify(m.sender)}::jsonb, ${m.status ?? 'sent'}, ${m.clientId ?? null}, now())
-          RETURNING *`
-        return { message: message!, created: true }
-      }),
-    ),
+    Effect.gen(function* () {
+      const existing = (clientId: string) =>
+        sql<MessageRow>`SELECT * FROM messages WHERE conversation_id = ${conversationId} AND client_id = ${clientId}`.pipe(
+          Effect.map((r) => (r[0] ? { message: r[0], created: false as const, conversation: null } : null)),
+        )
+      if (m.clientId !== undefined) {
+        const again = yield* existing(m.clientId)
+        if (again) return again
+      }
+      const at = m.at ?? new Date()
+      const rows = yield* sql<MessageRow & { conv: Record<string, unknown> }>`
+        WITH conv AS (
+          UPDATE conversations SET last_seq = last_seq + 1, updated_at = ${at}, ${effectOf(sql, m, at)}
+          WHERE id = ${conversationId} RETURNING *
+        ), msg AS (
+          INSERT INTO messages (workspace_id, conversation_id, seq, direction, type, body, sender, status, client_id,
+                                file_id, reply_to_id, payload, external_id, sent_at, created_at)
+          SELECT conv.workspace_id, conv.id, conv.last_seq, ${m.direction}, ${m.type}, ${m.body},
+                 ${JSON.stringify(m.sender)}::jsonb, ${m.status ?? 'sent'}, ${m.clientId ?? null},
+                 ${m.fileId ?? null}::bigint, ${m.replyToId ?? null}::bigint, ${JSON.stringify(m.payload ?? {})}::jsonb,
+                 ${m.externalId ?? null}, ${at}::timestamptz, ${at}::timestamptz
+          FROM conv RETURNING *
+        )
+        SELECT msg.*, to_jsonb(conv.*) AS conv FROM msg, conv`.pipe(
+        // A concurrent duplicate of the same client id lost the race: answer with the stored one.
+        Effect.catchTag('SqlError', (e) =>
+          m.clientId !== undefined && isUniqueViolation(e)
+            ? Effect.succeed([] as Array<MessageRow & { conv: Record<string, unknown> }>)
+            : Effect.fail(e),
+        ),
+      )
+      const row = rows[0]
+      if (!row) return m.clientId !== undefined ? yield* existing(m.clientId) : null
+      const { conv, ...message } = row
+      return {
+        message: message as MessageRow,
+        created: true as const,
+        conversation: reviveConversation(conv),
+      }
+    }),
   )
 
-export const setStatus = (id: number, status: ConversationRow['status']) =>
+export const setStatus = (id: number, status: ConversationStatus) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<ConversationRow>`UPDATE conversations SET status = ${status}, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(
       Effect.map((r) => r[0] ?? null),
@@ -130,6 +289,57 @@ export const assign = (id: number, teamId: number | null, assigneeId: number | n
     sql<ConversationRow>`
       UPDATE conversations SET team_id = ${teamId}, assignee_id = ${assigneeId}, updated_at = now()
       WHERE id = ${id} RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
+/** A change of `PATCH /interactions/{id}`; absent fields stay as they are. */
+export interface ConversationPatch {
+  readonly status?: ConversationStatus
+  readonly teamId?: number | null
+  readonly assigneeId?: number | null
+  readonly categoryId?: number | null
+  /** Custom values to set (merged) and keys to clear. */
+  readonly customSet?: Readonly<Record<string, unknown>>
+  readonly customClear?: readonly string[]
+}
+
+export const update = (id: number, patch: ConversationPatch, at: Date) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const sets: Fragment[] = [sql`updated_at = ${at}`]
+    if (patch.status !== undefined) sets.push(sql`status = ${patch.status}`)
+    if (patch.teamId !== undefined) sets.push(sql`team_id = ${patch.teamId}`)
+    if (patch.assigneeId !== undefined) sets.push(sql`assignee_id = ${patch.assigneeId}`)
+    if (patch.categoryId !== undefined) sets.push(sql`category_id = ${patch.categoryId}`)
+    if (patch.customSet !== undefined || patch.customClear !== undefined) {
+      sets.push(
+        sql`custom = (custom || ${JSON.stringify(patch.customSet ?? {})}::jsonb) - ${pgArray(patch.customClear ?? [])}::text[]`,
+      )
+    }
+    return sql<ConversationRow>`UPDATE conversations SET ${sql.csv(sets)} WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    )
+  })
+
+/**
+ * The live-chat pickup race: the conversation goes to `userId` only if nobody has it yet. A
+ * conditional UPDATE, so it holds even if two nodes briefly both own the conversation.
+ */
+export const pickUp = (id: number, userId: number, at: Date) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ConversationRow>`
+      UPDATE conversations SET assignee_id = ${userId}, picked_up_at = ${at}, updated_at = ${at}
+      WHERE id = ${id} AND assignee_id IS NULL RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
+export const markRead = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ConversationRow>`UPDATE conversations SET unread_count = 0 WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
+export const markFeedbackSeen = (id: number, at: Date) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE conversations SET feedback_seen_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid),
   )
 
 /** The viewer an active member is, from their membership, role and workspace. */
@@ -147,3 +357,159 @@ export const viewerOf = (
   canView: role.is_owner || role.is_admin || role.permissions.includes('interactions.view'),
   channelIds: m.channel_access === 'all' ? null : m.channel_ids,
 })
+
+/** An API key sees every conversation of its workspace (spec 2 §1 rule 6). */
+export const keyViewer = (workspaceId: number, userId: number): Viewer => ({
+  workspaceId,
+  userId,
+  seesAll: true,
+  canView: true,
+  channelIds: null,
+})
+
+// ---------------------------------------------------------------------------------------------
+// The list (spec 2 §4.1 GET /interactions)
+// ---------------------------------------------------------------------------------------------
+
+export type Tab = 'new' | 'waiting' | 'unreplied' | 'replied' | 'solved' | 'closed'
+export const tabs: readonly Tab[] = ['new', 'waiting', 'unreplied', 'replied', 'solved', 'closed']
+
+export interface ListFilter {
+  readonly kind?: 'chat' | 'group'
+  readonly channelIds?: readonly number[]
+  readonly assignee?: 'me' | 'none' | number
+  readonly team?: 'mine' | 'none' | number
+  readonly labelId?: number
+  readonly contactId?: number
+  readonly groupId?: number
+  readonly q?: string
+  readonly createdFrom?: Date
+  /** Exclusive. */
+  readonly createdTo?: Date
+  /** The category and its subcategories, or uncategorized. */
+  readonly categories?: readonly number[] | 'none'
+}
+
+/** A conversation with the names the list and detail show, joined in one query. */
+export interface ConversationView extends ConversationRow {
+  readonly ch_type: 'msgapp' | 'email' | 'livechat' | 'api' | null
+  readonly ch_name: string | null
+  readonly ct_name: string | null
+  readonly ct_phone: string | null
+  readonly ct_email: string | null
+  readonly ct_avatar: number | null
+  readonly g_name: string | null
+  readonly t_name: string | null
+  readonly a_name: string | null
+  readonly a_avatar_url: string | null
+  readonly cat_name: string | null
+}
+
+const VIEW_COLUMNS = `c.*, ch.type AS ch_type, ch.name AS ch_name, ct.name AS ct_name, ct.phone AS ct_phone,
+  ct.email AS ct_email, ct.avatar_file_id AS ct_avatar, g.name AS g_name, t.name AS t_name, u.name AS a_name,
+  u.avatar_url AS a_avatar_url, cat.name AS cat_name`
+
+const VIEW_JOINS = `LEFT JOIN channels ch ON ch.id = c.channel_id
+  LEFT JOIN contacts ct ON ct.id = c.contact_id
+  LEFT JOIN groups g ON g.id = c.group_id
+  LEFT JOIN teams t ON t.id = c.team_id
+  LEFT JOIN users u ON u.id = c.assignee_id
+  LEFT JOIN conversation_categories cat ON cat.id = c.category_id`
+
+const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
+
+/** Every filter but the tab, over alias `c` (and `ct` for the contact when searching). */
+const filterWhere = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter): Fragment => {
+  const parts: Fragment[] = [visibleWhere(sql, v)]
+  if (f.kind) parts.push(sql`c.kind = ${f.kind}`)
+  if (f.channelIds) parts.push(sql`c.channel_id = ANY(${pgArray(f.channelIds)}::int[])`)
+  if (f.assignee === 'me') parts.push(sql`c.assignee_id = ${v.userId}`)
+  else if (f.assignee === 'none') parts.push(sql`c.assignee_id IS NULL`)
+  else if (f.assignee !== undefined) parts.push(sql`c.assignee_id = ${f.assignee}`)
+  if (f.team === 'mine')
+    parts.push(sql`c.team_id IN (SELECT tm.team_id FROM team_members tm WHERE tm.user_id = ${v.userId})`)
+  else if (f.team === 'none') parts.push(sql`c.team_id IS NULL`)
+  else if (f.team !== undefined) parts.push(sql`c.team_id = ${f.team}`)
+  if (f.labelId !== undefined) {
+    parts.push(
+      sql`c.contact_id IN (SELECT cl.contact_id FROM contact_labels cl WHERE cl.label_id = ${f.labelId})`,
+    )
+  }
+  if (f.contactId !== undefined) parts.push(sql`c.contact_id = ${f.contactId}`)
+  if (f.groupId !== undefined) parts.push(sql`c.group_id = ${f.groupId}`)
+  if (f.q !== undefined && f.q !== '') {
+    const p = likePattern(f.q)
+    const id = /^\d{1,15}$/.test(f.q) ? Number(f.q) : -1
+    parts.push(sql`(ct.name ILIKE ${p} OR ct.phone ILIKE ${p} OR ct.email ILIKE ${p} OR c.subject ILIKE ${p}
+      OR c.id = ${id})`)
+  }
+  if (f.createdFrom) parts.push(sql`c.created_at >= ${f.createdFrom}`)
+  if (f.createdTo) parts.push(sql`c.created_at < ${f.createdTo}`)
+  if (f.categories === 'none') parts.push(sql`c.category_id IS NULL`)
+  else if (f.categories) parts.push(sql`c.category_id = ANY(${pgArray(f.categories)}::int[])`)
+  return sql.and(parts)
+}
+
+const tabWhere = (sql: SqlClient.SqlClient, tab: Tab | undefined): Fragment => {
+  switch (tab) {
+    case undefined:
+      return sql`true`
+    case 'new':
+      return sql`c.status = 'open' AND c.reply_state = 'new'`
+    case 'waiting':
+      return sql`c.status = 'open' AND c.reply_state = 'waiting'`
+    case 'unreplied':
+      return sql`c.status = 'open' AND c.reply_state IN ('new', 'waiting')`
+    case 'replied':
+      return sql`c.status = 'open' AND c.reply_state = 'replied'`
+    case 'solved':
+      return sql`c.status = 'solved'`
+    case 'closed':
+      return sql`c.status = 'closed'`
+  }
+}
+
+export type TabCounts = Readonly<Record<Tab, number>> & { readonly all: number }
+
+/** How many visible conversations each tab holds under the other filters (`meta.counts`). */
+export const counts = (v: Viewer, f: ListFilter) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ new: number; waiting: number; replied: number; solved: number; closed: number; all: number }>`
+      SELECT count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'new')::int AS new,
+             count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'waiting')::int AS waiting,
+             count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'replied')::int AS replied,
+             count(*) FILTER (WHERE c.status = 'solved')::int AS solved,
+             count(*) FILTER (WHERE c.status = 'closed')::int AS closed,
+             count(*)::int AS all
+      FROM conversations c ${f.q ? sql`LEFT JOIN contacts ct ON ct.id = c.contact_id` : sql``}
+      WHERE ${filterWhere(sql, v, f)}`.pipe(
+      Effect.map((r): TabCounts => {
+        const x = r[0]!
+        return { ...x, unreplied: x.new + x.waiting }
+      }),
+    ),
+  )
+
+/** One page of visible conversations, most recent activity first. */
+export const list = (
+  v: Viewer,
+  f: ListFilter,
+  tab: Tab | undefined,
+  page: { readonly limit: number; readonly offset: number },
+) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<ConversationView>`
+      SELECT ${sql.literal(VIEW_COLUMNS)} FROM conversations c ${sql.literal(VIEW_JOINS)}
+      WHERE ${filterWhere(sql, v, f)} AND ${tabWhere(sql, tab)}
+      ORDER BY c.last_message_at DESC NULLS LAST, c.id DESC
+      LIMIT ${page.limit} OFFSET ${page.offset}`,
+  )
+
+/** One visible conversation with its names, or null. */
+export const viewById = (v: Viewer, id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ConversationView>`
+      SELECT ${sql.literal(VIEW_COLUMNS)} FROM conversations c ${sql.literal(VIEW_JOINS)}
+      WHERE c.id = ${id} AND ${visibleWhere(sql, v)}`.pipe(Effect.map((r) => r[0] ?? null)),
+  )

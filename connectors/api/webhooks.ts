@@ -1,0 +1,228 @@
+import { SqlClient } from '@effect/sql'
+import { Duration, Effect, Schedule } from 'effect'
+import { presentMessage } from '../../actors/conversation'
+import type { AppConfig } from '../../engine/config'
+import { Log } from '../../engine/log'
+import { type OutboundPolicy, OutboundRefused, send } from '../../engine/net/outbound'
+import { sign } from '../../engine/net/signature'
+import { iso } from '../../engine/time'
+import * as ChannelApi from '../../store/channelApi'
+import type * as Channels from '../../store/channels'
+import type { MessageRow } from '../../store/conversations'
+
+/**
+ * Webhooks of API channels (spec 1 §6 rules 5 and 7; our scheme in docs/decisions-channels.md).
+ *
+ * Body: `{id, event, created_at, data}` where `id` is the delivery id. Headers:
+ * `X-Kotak-Event`, `X-Kotak-Delivery` (the same on every attempt), `X-Kotak-Timestamp` (Unix
+ * seconds of this attempt) and `X-Kotak-Signature` = `sha256=` + hex HMAC-SHA256 of
+ * `timestamp + "." + body` with the channel's webhook secret.
+ *
+ * Every delivery is stored first (`webhook_deliveries`) and sent by the worker of whichever node
+ * claims it, so deliveries survive a restart; a 2xx answer is success, anything else (including
+ * refusals by the outbound guard) is retried up to the channel's `retries` with backoff
+ * `base × 3^(n-1)`.
+ */
+export const policyOf = (cfg: Pick<AppConfig, 'webhookAllowPrivate'>): OutboundPolicy => ({
+  allowPrivate: cfg.webhookAllowPrivate,
+  // Self-hosted networks often have no TLS inside; the explicit setting allows plain http too.
+  requireHttps: !cfg.webhookAllowPrivate,
+  timeoutMs: 10_000,
+  maxRedirects: 3,
+})
+
+export interface AttemptResult {
+  readonly status: 'delivered' | 'failed'
+  readonly http_status: number | null
+  readonly duration_ms: number
+  readonly error: string | null
+}
+
+export const headersFor = (
+  secret: string,
+  event: string,
+  deliveryId: string,
+  body: string,
+  nowMs = Date.now(),
+) => {
+  const timestamp = Math.floor(nowMs / 1000)
+  return {
+    'content-type': 'application/json',
+    'user-agent': 'Kotak-Webhooks/1',
+    'x-kotak-event': event,
+    'x-kotak-delivery': deliveryId,
+    'x-kotak-timestamp': String(timestamp),
+    'x-kotak-signature': sign(secret, timestamp, body),
+  }
+}
+
+/** One attempt now; never fails. */
+export const attempt = (
+  url: string,
+  secret: string,
+  event: string,
+  deliveryId: string,
+  body: string,
+  policy: OutboundPolicy,
+) =>
+  Effect.promise(async (): Promise<AttemptResult> => {
+    const started = performance.now()
+    try {
+      const res = await send(
+        url,
+        { method: 'POST', headers: headersFor(secret, event, deliveryId, body), body },
+        policy,
+      )
+      const ok = res.status >= 200 && res.status < 300
+      return {
+        status: ok ? 'delivered' : 'failed',
+        http_status: res.status,
+        duration_ms: res.durationMs,
+        error: ok ? null : `HTTP ${res.status}`,
+      }
+    } catch (e) {
+      return {
+        status: 'failed',
+        http_status: null,
+        duration_ms: Math.round(performance.now() - started),
+        error:
+          e instanceof OutboundRefused
+            ? `refused (${e.reason}): ${e.message}`
+            : e instanceof Error
+              ? e.message
+              : String(e),
+      }
+    }
+  })
+
+export const envelope = (deliveryId: string, event: string, data: unknown) =>
+  JSON.stringify({ id: deliveryId, event, created_at: iso(new Date()), data })
+
+/**
+ * `POST /channels/{id}/api/test-webhook`: a `ping` sent now (one attempt, no retries), recorded
+ * in the delivery log like the others.
+ */
+export const ping = (channel: Channels.ChannelRow, api: ChannelApi.ChannelApiRow, policy: OutboundPolicy) =>
+  Effect.gen(function* () {
+    const uid = ChannelApi.newDeliveryId()
+    const body = envelope(uid, 'ping', { channel_id: channel.id, name: channel.name })
+    const stored = yield* ChannelApi.enqueue(channel.id, {
+      uid,
+      event: 'ping',
+      subject: null,
+      body,
+      maxAttempts: 1,
+      // Not due for the worker while this request sends it.
+      leaseSeconds: 60,
+    })
+    const result: AttemptResult = api.webhook_url
+      ? yield* attempt(api.webhook_url, api.webhook_secret, 'ping', uid, body, policy)
+      : { status: 'failed', http_status: null, duration_ms: 0, error: 'no webhook_url set' }
+    yield* ChannelApi.recordAttempt(stored!.id, {
+      at: iso(new Date())!,
+      http_status: result.http_status,
+      duration_ms: result.duration_ms,
+      error: result.error,
+      delivered: result.status === 'delivered',
+      retryInSeconds: null,
+    })
+    return result
+  })
+
+const messageBody = (uid: string, m: MessageRow, externalId: string | null, channelId: number) =>
+  envelope(uid, 'message.created', {
+    channel_id: channelId,
+    conversation_id: externalId,
+    interaction_id: m.conversation_id,
+    message: presentMessage(m),
+  })
+
+/** Queues `message.created` for agent replies not queued yet, then moves the cursors on. */
+export const queueReplies = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const pending = yield* ChannelApi.pendingReplies(200)
+  for (const p of pending) {
+    const api = yield* ChannelApi.byChannel(p.channel_id)
+    const [m] = yield* sql<MessageRow>`SELECT * FROM messages WHERE id = ${p.message_id}`
+    if (!api || !m) continue
+    const uid = ChannelApi.newDeliveryId()
+    yield* ChannelApi.enqueue(p.channel_id, {
+      uid,
+      event: 'message.created',
+      subject: `message.created:${m.id}`,
+      body: messageBody(uid, m, p.external_id, p.channel_id),
+      maxAttempts: api.retries + 1,
+    })
+  }
+  yield* ChannelApi.advanceCursors
+  return pending.length
+})
+
+/** Queues `conversation.updated` for conversations whose status, assignee or team changed. */
+export const queueConversationUpdates = Effect.gen(function* () {
+  const changed = yield* ChannelApi.changedConversations(200)
+  for (const c of changed) {
+    const state = { status: c.status, assignee_id: c.assignee_id, team_id: c.team_id }
+    const uid = ChannelApi.newDeliveryId()
+    yield* ChannelApi.enqueue(c.channel_id, {
+      uid,
+      event: 'conversation.updated',
+      subject: `conversation.updated:${c.conversation_id}:${c.status}:${c.assignee_id}:${c.team_id}:${c.updated_at.getTime()}`,
+      body: envelope(uid, 'conversation.updated', {
+        channel_id: c.channel_id,
+        conversation_id: c.external_id,
+        interaction_id: c.conversation_id,
+        ...state,
+        updated_at: iso(c.updated_at),
+      }),
+      maxAttempts: c.retries + 1,
+    })
+    yield* ChannelApi.markNotified(c.channel_id, c.external_id, state)
+  }
+})
+
+/** Sends the due deliveries once each; the lease keeps another node off them meanwhile. */
+export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
+  Effect.gen(function* () {
+    const due = yield* ChannelApi.claimDue(20, 60)
+    yield* Effect.forEach(
+      due,
+      (d) =>
+        Effect.gen(function* () {
+          const api = yield* ChannelApi.byChannel(d.channel_id)
+          const result: AttemptResult = api?.webhook_url
+            ? yield* attempt(api.webhook_url, api.webhook_secret, d.event, d.uid, d.body, policy)
+            : { status: 'failed', http_status: null, duration_ms: 0, error: 'no webhook_url set' }
+          const n = d.attempts + 1
+          const retry = result.status === 'failed' && n < d.max_attempts
+          yield* ChannelApi.recordAttempt(d.id, {
+            at: iso(new Date())!,
+            http_status: result.http_status,
+            duration_ms: result.duration_ms,
+            error: result.error,
+            delivered: result.status === 'delivered',
+            retryInSeconds: retry ? (retryBaseMs * 3 ** (n - 1)) / 1000 : null,
+          })
+        }),
+      { concurrency: 8, discard: true },
+    )
+    return due.length
+  })
+
+/** The loop every server node runs: queue new agent replies, send what is due. */
+export const worker = (cfg: Pick<AppConfig, 'webhookAllowPrivate' | 'webhookRetryBaseMs'>) => {
+  const policy = policyOf(cfg)
+  const pollMs = Math.min(1000, Math.max(20, cfg.webhookRetryBaseMs))
+  const tick = Effect.gen(function* () {
+    yield* queueReplies
+    yield* queueConversationUpdates
+    yield* sendDue(policy, cfg.webhookRetryBaseMs)
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.flatMap(Log, (log) =>
+        Effect.sync(() => log.warn('webhook worker tick failed', { cause: String(cause) })),
+      ),
+    ),
+  )
+  return Effect.repeat(tick, Schedule.spaced(Duration.millis(pollMs)))
+}

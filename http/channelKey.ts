@@ -1,0 +1,35 @@
+import { Effect } from 'effect'
+import * as ChannelApi from '../store/channelApi'
+import { isPaidActive } from '../store/plans'
+import * as Workspaces from '../store/workspaces'
+import { ApiError } from './errors'
+import type { Method } from './router'
+
+/**
+ * Channel-key (C) access of spec 1 §4.7 and §5 rule 7: `Authorization: Bearer svca_ch_…` names an
+ * API channel. The key is looked up by its digest on every call (no cache), so a replaced key is
+ * refused from the very next request. The workspace must still be on an active paid plan (402)
+ * and, for writes, not frozen (423).
+ */
+export const CHANNEL_RATE_LIMIT = 600
+
+const unauthorized = () => new ApiError({ code: 'unauthorized' })
+
+export const authenticateChannel = (authorization: string | undefined) =>
+  Effect.gen(function* () {
+    const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')
+    const key = m?.[1]
+    if (!key || !ChannelApi.CHANNEL_KEY_PATTERN.test(key)) return yield* Effect.fail(unauthorized())
+    const channel = yield* ChannelApi.findByKey(key)
+    if (!channel) return yield* Effect.fail(unauthorized())
+    const workspace = yield* Workspaces.byId(channel.workspace_id)
+    if (!workspace) return yield* Effect.fail(unauthorized())
+    const authorize = (method: Method) =>
+      Effect.gen(function* () {
+        if (!isPaidActive(workspace, new Date()))
+          return yield* Effect.fail(new ApiError({ code: 'plan_required' }))
+        if (workspace.frozen_at !== null && method !== 'GET')
+          return yield* Effect.fail(new ApiError({ code: 'workspace_frozen' }))
+      })
+    return { channel, workspace, authorize }
+  })

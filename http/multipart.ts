@@ -1,0 +1,163 @@
+import busboy from 'busboy'
+import { Effect } from 'effect'
+import { ApiError, type FieldMessage, invalid } from './errors'
+import { addMessages } from './i18n'
+
+/**
+ * `multipart/form-data` request bodies (spec 1 §1: file-carrying endpoints). A route opts in with
+ * `multipart` limits; the pipeline parses the body (already read whole by the transport, within
+ * the route's `maxBytes`), hands the text fields to the route's body schema and the files to the
+ * handler. Repeated fields and `name[]` fields become arrays; file fields named `files[]` arrive
+ * as `files`.
+ */
+export interface MultipartLimits {
+  /** Largest request body of the route, multipart or not (the transport answers 413 beyond). */
+  readonly maxBytes: number
+  /** Most files in one request. */
+  readonly maxFiles: number
+  /** Largest single file; a larger one is a 422 on its field. */
+  readonly maxFileBytes: number
+}
+
+export interface UploadedFile {
+  /** Form field, without a trailing `[]`. */
+  readonly field: string
+  readonly filename: string
+  readonly mime: string
+  readonly bytes: Uint8Array
+}
+
+export interface Multipart {
+  readonly fields: Readonly<Record<string, string | readonly string[]>>
+  readonly files: readonly UploadedFile[]
+}
+
+addMessages({
+  'field.file_too_large': {
+    en: 'must be at most {size}',
+    id: 'maksimal {size}',
+  },
+  'field.too_many_files': {
+    en: 'at most {n} files per request',
+    id: 'maksimal {n} berkas per permintaan',
+  },
+  'field.multipart': {
+    en: 'is not a valid multipart/form-data body',
+    id: 'bukan isi multipart/form-data yang valid',
+  },
+  'field.file_required': {
+    en: 'a file is required',
+    id: 'berkas wajib dilampirkan',
+  },
+})
+
+export const isMultipart = (contentType: string | undefined): boolean =>
+  contentType?.toLowerCase().startsWith('multipart/form-data') ?? false
+
+/** `16 MB`, `512 KB`: sizes as people say them (powers of 1024). */
+export const humanSize = (bytes: number): string =>
+  bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MB`
+    : bytes >= 1024 && bytes % 1024 === 0
+      ? `${bytes / 1024} KB`
+      : `${bytes} bytes`
+
+/** A file name without path separators or control characters. */
+const safeName = (name: string) =>
+  [...name]
+    .map((ch) => (ch === '/' || ch === '\\' || ch.charCodeAt(0) < 0x20 ? '_' : ch))
+    .join('')
+    .slice(0, 255)
+
+const fieldName = (name: string) => (name.endsWith('[]') ? name.slice(0, -2) : name)
+
+export const parseMultipart = (
+  body: Uint8Array,
+  contentType: string,
+  limits: MultipartLimits,
+): Effect.Effect<Multipart, ApiError> =>
+  Effect.async<Multipart, ApiError>((resume) => {
+    const fields: Record<string, string | string[]> = {}
+    const files: UploadedFile[] = []
+    const problems: Record<string, FieldMessage> = {}
+    let done = false
+    let parsed = false
+    let pendingFiles = 0
+    const finish = (r: Effect.Effect<Multipart, ApiError>) => {
+      if (done) return
+      done = true
+      resume(r)
+    }
+    // The parser may close before the last file stream has ended: wait for both.
+    const settle = () => {
+      if (!parsed || pendingFiles > 0) return
+      if (Object.keys(problems).length > 0) finish(Effect.fail(invalid(problems)))
+      else finish(Effect.succeed({ fields, files }))
+    }
+    let bb: busboy.Busboy
+    try {
+      bb = busboy({
+        headers: { 'content-type': contentType },
+        limits: {
+          files: limits.maxFiles,
+          fileSize: limits.maxFileBytes,
+          fields: 100,
+          fieldSize: 1024 * 1024,
+          parts: limits.maxFiles + 100,
+        },
+      })
+    } catch {
+      finish(Effect.fail(invalid({ body: { key: 'field.multipart' } })))
+      return
+    }
+    bb.on('field', (raw, value) => {
+      const name = fieldName(raw)
+      const prev = fields[name]
+      fields[name] =
+        prev === undefined && !raw.endsWith('[]')
+          ? value
+          : [...(prev === undefined ? [] : Array.isArray(prev) ? prev : [prev]), value]
+    })
+    bb.on('file', (raw, stream, info) => {
+      const name = fieldName(raw)
+      const chunks: Buffer[] = []
+      pendingFiles += 1
+      stream.on('data', (c: Buffer) => chunks.push(c))
+      stream.on('limit', () => {
+        problems[name] = { key: 'field.file_too_large', params: { size: humanSize(limits.maxFileBytes) } }
+      })
+      stream.on('end', () => {
+        pendingFiles -= 1
+        // A file input left empty arrives as a part without a name or bytes: not a file.
+        if (!problems[name] && info.filename !== undefined && !(info.filename === '' && chunks.length === 0))
+          files.push({
+            field: name,
+            filename: safeName(info.filename) || 'file',
+            mime: (info.mimeType || 'application/octet-stream').toLowerCase(),
+            bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+          })
+        settle()
+      })
+    })
+    bb.on('filesLimit', () => {
+      problems.files = { key: 'field.too_many_files', params: { n: limits.maxFiles } }
+    })
+    bb.on('error', () => finish(Effect.fail(invalid({ body: { key: 'field.multipart' } }))))
+    bb.on('close', () => {
+      parsed = true
+      settle()
+    })
+    bb.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+  })
+
+/** The one file a route expects in `field`, or a 422 naming the field. */
+export const requireFile = (files: readonly UploadedFile[], field: string) => {
+  const f = files.find((x) => x.field === field)
+  return f ? Effect.succeed(f) : Effect.fail(invalid({ [field]: { key: 'field.file_required' } }))
+}
+
+export const tooLargeFile = (field: string, maxBytes: number) =>
+  new ApiError({
+    code: 'validation_error',
+    fields: { [field]: { key: 'field.file_too_large', params: { size: humanSize(maxBytes) } } },
+  })

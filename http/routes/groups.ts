@@ -1,0 +1,62 @@
+import { Effect, Schema } from 'effect'
+import { WallClock } from '../../engine/clock'
+import * as Conversations from '../../store/conversations'
+import * as Groups from '../../store/groups'
+import { notFound } from '../errors'
+import * as Inbox from '../inbox'
+import { ok, type Route, route } from '../route'
+
+/** Spec 2 §4.1 `GET /groups/{id}`: a messaging-app group, its members matched to contacts, its visible conversations. */
+export const routes: readonly Route[] = [
+  route({
+    method: 'GET',
+    path: '/v1/groups/{id}',
+    access: 'K',
+    permission: 'interactions.view',
+    tag: 'Interactions',
+    summary: 'Group info, members matched to contacts, and the group conversations you can see',
+    params: Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) }),
+    handler: ({ caller, workspace, params }) =>
+      Effect.gen(function* () {
+        const group = yield* Groups.byId(workspace.id, params.id)
+        if (!group) return yield* Effect.fail(notFound())
+        const viewer = Inbox.viewerFor(caller, workspace)
+        // Members of a group on a channel the caller cannot access stay hidden, like its conversations.
+        if (
+          viewer.channelIds !== null &&
+          group.channel_id !== null &&
+          !viewer.channelIds.includes(group.channel_id)
+        ) {
+          return yield* Effect.fail(notFound())
+        }
+        const phones = group.members
+          .map((m) => (typeof m.phone === 'string' ? m.phone : null))
+          .filter((p): p is string => p !== null)
+        const matched = yield* Groups.matchedContacts(workspace.id, phones)
+        const byPhone = new Map(matched.map((c) => [c.phone, c]))
+        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        const conversations = yield* Conversations.list(viewer, { groupId: group.id }, undefined, {
+          limit: 100,
+          offset: 0,
+        })
+        const sla = Inbox.slaPolicyOf(workspace, now)
+        return ok({
+          id: group.id,
+          name: group.name,
+          channel_id: group.channel_id,
+          avatar_url: group.avatar_file_id === null ? null : `/v1/groups/${group.id}/avatar`,
+          members: group.members.map((m) => {
+            const phone = typeof m.phone === 'string' ? m.phone : null
+            const contact = phone ? byPhone.get(phone) : undefined
+            return {
+              jid: typeof m.jid === 'string' ? m.jid : null,
+              name: typeof m.name === 'string' ? m.name : null,
+              phone,
+              contact: contact ? { id: contact.id, name: contact.name } : null,
+            }
+          }),
+          interactions: conversations.map((c) => Inbox.presentItem(c, sla, now)),
+        })
+      }),
+  }),
+]

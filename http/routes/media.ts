@@ -1,0 +1,213 @@
+import { Effect, Schema } from 'effect'
+import { FileStorage } from '../../engine/storage/FileStorage'
+import * as Contacts from '../../store/contacts'
+import type { MessageRow } from '../../store/conversations'
+import * as Files from '../../store/files'
+import * as Groups from '../../store/groups'
+import * as Messages from '../../store/messages'
+import { notFound } from '../errors'
+import * as Inbox from '../inbox'
+import type { AuthedRequest, Reply } from '../route'
+import { type Route, route } from '../route'
+
+/**
+ * Spec 2 §4.1 private files: message media, e-mail attachments and the sanitized mail, contact
+ * and group photos. Every file is reached through something the caller may see (a visible
+ * conversation's message, a contact or group of the workspace); bytes come from the file storage
+ * port, whole or as one `Range`, inline or (`?download=1`) as a download.
+ */
+
+/** Types a browser could run if shown inline: always sent as downloads. */
+const ACTIVE =
+  /^(text\/html|application\/xhtml|image\/svg|text\/xml|application\/xml|application\/javascript|text\/javascript)/i
+
+const asciiName = (name: string) => name.replace(/[^\x20-\x7e]|["\\]/g, '_')
+
+export type ByteRange = { readonly start: number; readonly end: number } | 'unsatisfiable' | null
+
+/**
+ * One `bytes=` range of a file of `size` bytes (RFC 9110 §14): `a-b`, `a-` or `-n` (the last n).
+ * Null when absent or malformed, or several ranges (then the whole file is sent).
+ */
+export const parseRange = (header: string | undefined, size: number): ByteRange => {
+  const m = header ? /^\s*bytes\s*=\s*(\d*)\s*-\s*(\d*)\s*$/i.exec(header) : null
+  if (!m || (m[1] === '' && m[2] === '')) return null
+  if (m[1] === '') {
+    const n = Number(m[2])
+    if (n === 0 || size === 0) return 'unsatisfiable'
+    return { start: Math.max(0, size - n), end: size - 1 }
+  }
+  const start = Number(m[1])
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1)
+  if (m[2] !== '' && Number(m[2]) < start) return null
+  if (start >= size) return 'unsatisfiable'
+  return { start, end }
+}
+
+/** A stored file as an HTTP answer: Range, inline or download, never sniffed into something active. */
+export const fileReply = (file: Files.FileRow, range: string | undefined, download: boolean) =>
+  Effect.gen(function* () {
+    const storage = yield* FileStorage
+    const size = yield* Effect.orDie(storage.size(file.storage_key))
+    if (size === null) return yield* Effect.fail(notFound())
+    const attachment = download || ACTIVE.test(file.mime)
+    const headers: Record<string, string> = {
+      'Accept-Ranges': 'bytes',
+      'Content-Disposition': `${attachment ? 'attachment' : 'inline'}; filename="${asciiName(file.name)}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
+      'X-Content-Type-Options': 'nosniff',
+      'Content-Security-Policy': "default-src 'none'; sandbox",
+    }
+    const r = parseRange(range, size)
+    if (r === 'unsatisfiable') {
+      return {
+        _tag: 'Raw',
+        status: 416,
+        contentType: 'text/plain; charset=utf-8',
+        body: 'Range not satisfiable',
+        headers: { ...headers, 'Content-Range': `bytes */${size}` },
+      } satisfies Reply as Reply
+    }
+    const bytes = yield* Effect.orDie(storage.read(file.storage_key, r ?? undefined))
+    if (bytes === null) return yield* Effect.fail(notFound())
+    return {
+      _tag: 'Raw',
+      status: r ? 206 : 200,
+      contentType: file.mime,
+      body: bytes,
+      headers: r
+        ? { ...headers, 'Content-Range': `bytes ${r.start}-${r.start + bytes.length - 1}/${size}` }
+        : headers,
+    } satisfies Reply as Reply
+  })
+
+const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
+const IdParam = Schema.Struct({ id: IdFromString })
+const DownloadQuery = Schema.Struct({ download: Schema.optional(Schema.Literal('0', '1', 'true', 'false')) })
+const wantsDownload = (q: { readonly download?: string | undefined }) =>
+  q.download === '1' || q.download === 'true'
+
+/** A message the caller may see (through its conversation), else 404. */
+const visibleMessage = (req: AuthedRequest<unknown, unknown, unknown>, id: number) =>
+  Effect.gen(function* () {
+    const m = yield* Messages.byId(id)
+    if (!m || m.workspace_id !== req.workspace.id) return yield* Effect.fail(notFound())
+    yield* Inbox.visibleOr404({ caller: req.caller, workspace: req.workspace }, m.conversation_id)
+    return m
+  })
+
+const emailOf = (m: MessageRow) => {
+  const e = m.payload.email
+  return e !== null && typeof e === 'object' && !Array.isArray(e) ? (e as Record<string, unknown>) : null
+}
+
+const escapeHtml = (s: string) =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;')
+
+export const routes: readonly Route[] = [
+  route({
+    method: 'GET',
+    path: '/v1/messages/{id}/media',
+    access: 'K',
+    permission: 'interactions.view',
+    tag: 'Media',
+    summary: "A message's file; supports Range; `?download=1` downloads",
+    params: IdParam,
+    query: DownloadQuery,
+    handler: (req) =>
+      Effect.gen(function* () {
+        const m = yield* visibleMessage(req, req.params.id)
+        if (m.file_id === null) return yield* Effect.fail(notFound())
+        const file = yield* Files.byId(req.workspace.id, m.file_id)
+        if (!file) return yield* Effect.fail(notFound())
+        return yield* fileReply(file, req.header('range'), wantsDownload(req.query))
+      }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/messages/{id}/email',
+    access: 'K',
+    permission: 'interactions.view',
+    tag: 'Media',
+    summary: 'The mail as sanitized, script-free HTML; remote images blocked unless `?images=1`',
+    params: IdParam,
+    query: Schema.Struct({ images: Schema.optional(Schema.Literal('0', '1')) }),
+    handler: (req) =>
+      Effect.gen(function* () {
+        const m = yield* visibleMessage(req, req.params.id)
+        const email = emailOf(m)
+        if (!email) return yield* Effect.fail(notFound())
+        const inner =
+          typeof email.html === 'string' && email.html !== ''
+            ? email.html
+            : `<div style="white-space:pre-wrap">${escapeHtml(m.body)}</div>`
+        const images = req.query.images === '1' ? ' https: http:' : ''
+        const csp = `default-src 'none'; img-src data: cid:${images}; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'`
+        return {
+          _tag: 'Raw',
+          status: 200,
+          contentType: 'text/html; charset=utf-8',
+          body: `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${csp}"></head><body>${inner}</body></html>`,
+          headers: { 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff' },
+        } satisfies Reply as Reply
+      }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/messages/{id}/attachments/{index}',
+    access: 'K',
+    permission: 'interactions.view',
+    tag: 'Media',
+    summary: 'An e-mail attachment by its zero-based index in `email.attachments`; `?download=1`',
+    params: Schema.Struct({
+      id: IdFromString,
+      index: Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 99)),
+    }),
+    query: DownloadQuery,
+    handler: (req) =>
+      Effect.gen(function* () {
+        const m = yield* visibleMessage(req, req.params.id)
+        const list = emailOf(m)?.attachments
+        const entry = Array.isArray(list)
+          ? (list[req.params.index] as { file_id?: unknown } | undefined)
+          : undefined
+        if (typeof entry?.file_id !== 'number') return yield* Effect.fail(notFound())
+        const file = yield* Files.byId(req.workspace.id, entry.file_id)
+        if (!file) return yield* Effect.fail(notFound())
+        return yield* fileReply(file, req.header('range'), wantsDownload(req.query))
+      }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/contacts/{id}/avatar',
+    access: 'K',
+    permission: 'interactions.view',
+    tag: 'Media',
+    summary: "A contact's profile photo (404 when there is none)",
+    params: IdParam,
+    handler: (req) =>
+      Effect.gen(function* () {
+        const contact = yield* Contacts.byId(req.workspace.id, req.params.id)
+        if (!contact || contact.avatar_file_id === null) return yield* Effect.fail(notFound())
+        const file = yield* Files.byId(req.workspace.id, contact.avatar_file_id)
+        if (!file) return yield* Effect.fail(notFound())
+        return yield* fileReply(file, req.header('range'), false)
+      }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/groups/{id}/avatar',
+    access: 'K',
+    permission: 'interactions.view',
+    tag: 'Media',
+    summary: "A group's photo (404 when there is none)",
+    params: IdParam,
+    handler: (req) =>
+      Effect.gen(function* () {
+        const group = yield* Groups.byId(req.workspace.id, req.params.id)
+        if (!group || group.avatar_file_id === null) return yield* Effect.fail(notFound())
+        const file = yield* Files.byId(req.workspace.id, group.avatar_file_id)
+        if (!file) return yield* Effect.fail(notFound())
+        return yield* fileReply(file, req.header('range'), false)
+      }),
+  }),
+]

@@ -1,0 +1,331 @@
+import { Effect } from 'effect'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ConversationActor } from '../../actors/conversation'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { connect } from '../support/ws'
+import { receiver } from './receiver'
+
+let s: TestServer
+let w: F.Seeded
+let owner: F.Session
+beforeAll(async () => {
+  s = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '50' })
+  w = await F.workspace(s, { plan: 'pro' })
+  owner = await F.signIn(s, w.ownerEmail)
+})
+afterAll(() => s?.stop())
+
+const body = async (res: Response) => (await res.json()) as Record<string, any>
+const patch = (b: unknown, h: Record<string, string>): RequestInit => ({ ...F.json(b, h), method: 'PATCH' })
+
+const createApi = async (extra: Record<string, unknown> = {}) => {
+  const res = await s.fetch('/v1/channels/api', F.json({ name: 'Shop backend', ...extra }, owner.headers()))
+  expect(res.status).toBe(201)
+  return (await body(res)).data
+}
+
+const inbound = (key: string, b: unknown) => s.fetch('/v1/channel-api/messages', F.json(b, F.bearer(key)))
+
+describe('API channel', () => {
+  it('creates with credentials shown once; the list never shows a key or secret', async () => {
+    const ch = await createApi()
+    expect(ch.credentials.key).toMatch(/^svca_ch_[A-Za-z0-9_-]{43}$/)
+    expect(ch.credentials.webhook_secret).toMatch(/^whsec_/)
+    expect(ch.type).toBe('api')
+    expect(ch.api.inbound_url).toBe(`${s.url}/v1/channel-api/messages`)
+    const list = await s.fetch('/v1/channels', { headers: owner.headers() })
+    const text = await list.text()
+    expect(text).not.toContain(ch.credentials.key)
+    expect(text).not.toContain(ch.credentials.webhook_secret)
+    const parsed = JSON.parse(text)
+    expect(parsed.meta.quota).toEqual({ used: parsed.data.length, limit: 10 })
+    const detail = await body(await s.fetch(`/v1/channels/${ch.id}`, { headers: owner.headers() }))
+    expect(JSON.stringify(detail)).not.toContain(ch.credentials.key)
+    const api = await body(await s.fetch(`/v1/channels/${ch.id}/api`, { headers: owner.headers() }))
+    expect(api.data.api.key.prefix).toBe(ch.credentials.key.slice(0, 16))
+    expect(JSON.stringify(api)).not.toContain(ch.credentials.key)
+    const secret = await body(await s.fetch(`/v1/channels/${ch.id}/api/secret`, { headers: owner.headers() }))
+    expect(secret.data.webhook_secret).toBe(ch.credentials.webhook_secret)
+  })
+
+  it('needs Pro or Custom (402 on Free), is app-only (403 with a key), and counts against the shared quota', async () => {
+    const free = await F.workspace(s, { plan: 'free' })
+    const freeOwner = await F.signIn(s, free.ownerEmail)
+    const r = await s.fetch('/v1/channels/api', F.json({ name: 'x' }, freeOwner.headers()))
+    expect(r.status).toBe(402)
+    const key = await F.apiKey(s, w)
+    expect((await s.fetch('/v1/channels/api', F.json({ name: 'x' }, F.bearer(key)))).status).toBe(403)
+    // Pro allows 10 channels in all.
+    const ws2 = await F.workspace(s, { plan: 'pro' })
+    const o2 = await F.signIn(s, ws2.ownerEmail)
+    const made = await Promise.all(
+      Array.from({ length: 12 }, (_, i) =>
+        s.fetch('/v1/channels/api', F.json({ name: `c${i}` }, o2.headers())),
+      ),
+    )
+    const statuses = made.map((m) => m.status).sort()
+    expect(statuses.filter((x) => x === 201)).toHaveLength(10)
+    expect(statuses.filter((x) => x === 402)).toHaveLength(2)
+  })
+
+  it('PATCH common fields and api settings; DELETE removes, or archives with conversations', async () => {
+    const ch = await createApi()
+    const hours = { enabled: true, days: [{ day: 1, open: true, from: '08:00', to: '17:00' }] }
+    const p = await s.fetch(
+      `/v1/channels/${ch.id}`,
+      patch({ name: 'Renamed', hours, auto_reply: { greeting_on: true, greeting: 'Hi' } }, owner.headers()),
+    )
+    expect(p.status).toBe(200)
+    const d = (await body(p)).data
+    expect(d).toMatchObject({
+      name: 'Renamed',
+      hours,
+      auto_reply: { greeting_on: true, greeting: 'Hi', away_on: false },
+    })
+    const back = await body(await s.fetch(`/v1/channels/${ch.id}`, patch({ hours: null }, owner.headers())))
+    expect(back.data.hours).toBeNull()
+    expect(back.data.auto_reply.greeting).toBe('Hi')
+    const bad = await s.fetch(`/v1/channels/${ch.id}/api`, patch({ retries: 6 }, owner.headers()))
+    expect(bad.status).toBe(422)
+    const ok = await body(
+      await s.fetch(
+        `/v1/channels/${ch.id}/api`,
+        patch({ retries: 5, events: ['conversation.updated'] }, owner.headers()),
+      ),
+    )
+    expect(ok.data.api).toMatchObject({ retries: 5, events: ['message.created', 'conversation.updated'] })
+
+    const del = await body(
+      await s.fetch(`/v1/channels/${ch.id}`, { method: 'DELETE', headers: owner.headers() }),
+    )
+    expect(del.data).toMatchObject({ deleted: true, archived: false })
+    expect((await s.fetch(`/v1/channels/${ch.id}`, { headers: owner.headers() })).status).toBe(404)
+
+    const used = await createApi()
+    expect(
+      (await inbound(used.credentials.key, { conversation_id: 'c1', message: { id: 'm1', text: 'hi' } }))
+        .status,
+    ).toBe(201)
+    const arch = await body(
+      await s.fetch(`/v1/channels/${used.id}`, { method: 'DELETE', headers: owner.headers() }),
+    )
+    expect(arch.data).toMatchObject({ deleted: false, archived: true })
+    // An archived channel's key no longer works.
+    expect(
+      (await inbound(used.credentials.key, { conversation_id: 'c1', message: { id: 'm2' } })).status,
+    ).toBe(401)
+  })
+
+  it('inbound messages: idempotent on message.id, one conversation per conversation_id, events on conv: and ws:', async () => {
+    const ch = await createApi()
+    const key = ch.credentials.key
+    const first = await inbound(key, {
+      conversation_id: 'order-7',
+      contact: { id: 'u1', name: 'Budi', email: 'budi@example.com', phone: null },
+      message: { id: 'ext-1', text: 'Halo' },
+    })
+    expect(first.status).toBe(201)
+    const m1 = (await body(first)).data
+    expect(m1).toMatchObject({
+      conversation_id: 'order-7',
+      message: { seq: 1, direction: 'in', body: 'Halo' },
+    })
+
+    const token = await body(
+      await s.fetch(
+        '/v1/realtime/token',
+        F.json({ channels: [`conv:${m1.interaction_id}`, `ws:${w.workspaceId}`] }, owner.headers()),
+      ),
+    )
+    const c = await connect(token.data.url)
+    await c.next((f) => f.op === 'subscribed')
+    await c.next((f) => f.op === 'subscribed')
+
+    const again = await inbound(key, { conversation_id: 'order-7', message: { id: 'ext-1', text: 'Halo' } })
+    expect(again.status).toBe(200)
+    expect((await body(again)).data.message.id).toBe(m1.message.id)
+
+    const parallel = await Promise.all(
+      Array.from({ length: 5 }, (_, i) =>
+        inbound(key, { conversation_id: 'order-7', message: { id: `p${i}`, text: `n${i}` } }),
+      ),
+    )
+    const seqs = (await Promise.all(parallel.map(body))).map((b) => b.data.message.seq).sort()
+    expect(seqs).toEqual([2, 3, 4, 5, 6])
+    const ev = await c.next((f) => f.event === 'message.created')
+    expect(ev.data.interaction_id).toBe(m1.interaction_id)
+    const inbox = await c.next((f) => f.event === 'inbox.changed')
+    expect(inbox.data).toMatchObject({ interaction_id: m1.interaction_id, channel_id: ch.id })
+    c.close()
+
+    // Unknown or malformed keys, and workspace keys, are 401.
+    expect((await inbound('svca_ch_nope', { conversation_id: 'a', message: { id: 'b' } })).status).toBe(401)
+    expect((await inbound(await F.apiKey(s, w), { conversation_id: 'a', message: { id: 'b' } })).status).toBe(
+      401,
+    )
+    expect((await inbound(key, { conversation_id: 'a' })).status).toBe(422)
+  })
+
+  it('replacing the key refuses the old one at once', async () => {
+    const ch = await createApi()
+    const old = ch.credentials.key
+    expect((await inbound(old, { conversation_id: 'k', message: { id: '1' } })).status).toBe(201)
+    const r = await body(await s.fetch(`/v1/channels/${ch.id}/api/key`, F.json({}, owner.headers())))
+    expect(r.data.key).not.toBe(old)
+    expect((await inbound(old, { conversation_id: 'k', message: { id: '2' } })).status).toBe(401)
+    expect((await inbound(r.data.key, { conversation_id: 'k', message: { id: '2' } })).status).toBe(201)
+  })
+
+  it('test-webhook pings a signed request; agent replies go out as message.created with retries; status updates', async () => {
+    let secret = ''
+    const rx = await receiver(() => secret)
+    try {
+      const ch = await createApi({ webhook_url: rx.url, retries: 2 })
+      secret = ch.credentials.webhook_secret
+      const ping = await body(
+        await s.fetch(`/v1/channels/${ch.id}/api/test-webhook`, F.json({}, owner.headers())),
+      )
+      expect(ping.data).toMatchObject({ status: 'delivered', http_status: 204, error: null })
+      expect(typeof ping.data.duration_ms).toBe('number')
+      expect(rx.got).toHaveLength(1)
+      expect(rx.got[0]!.signatureValid).toBe(true)
+      expect(rx.got[0]!.json.event).toBe('ping')
+      expect(rx.got[0]!.headers['x-kotak-event']).toBe('ping')
+      expect(rx.got[0]!.headers['x-kotak-delivery']).toBe(rx.got[0]!.json.id)
+
+      // A new secret signs from then on.
+      const ns = await body(await s.fetch(`/v1/channels/${ch.id}/api/secret`, F.json({}, owner.headers())))
+      secret = ns.data.webhook_secret
+
+      const msg = await body(
+        await inbound(ch.credentials.key, {
+          conversation_id: 't-1',
+          message: { id: 'x1', text: 'need help' },
+        }),
+      )
+      const convId = msg.data.interaction_id as number
+      rx.failNext(2)
+      const reply = await s.run(
+        Effect.flatMap(ConversationActor, (a) =>
+          a.ask(convId, {
+            _tag: 'Append',
+            direction: 'out',
+            type: 'text',
+            body: 'On it!',
+            sender: { name: 'Andi' },
+          }),
+        ),
+      )
+      await rx.until((g) => g.filter((x) => x.json.event === 'message.created').length >= 3)
+      const tries = rx.got.filter((x) => x.json.event === 'message.created')
+      expect(tries.every((t) => t.signatureValid)).toBe(true)
+      expect(new Set(tries.map((t) => t.headers['x-kotak-delivery'])).size).toBe(1)
+      expect(tries[0]!.json.data).toMatchObject({
+        conversation_id: 't-1',
+        message: { id: reply.id, body: 'On it!', direction: 'out' },
+      })
+
+      const api = await body(await s.fetch(`/v1/channels/${ch.id}/api`, { headers: owner.headers() }))
+      const d = api.data.api.deliveries.find((x: any) => x.event === 'message.created')
+      expect(d).toMatchObject({ status: 'delivered', attempts: 3, http_status: 204 })
+      expect(d.log.map((l: any) => l.http_status)).toEqual([500, 500, 204])
+      expect(api.data.api.deliveries.find((x: any) => x.event === 'ping')).toMatchObject({
+        status: 'delivered',
+      })
+
+      // The customer's system reports delivery and reading.
+      const st = await s.fetch(
+        `/v1/channel-api/messages/${reply.id}/status`,
+        F.json({ status: 'read' }, F.bearer(ch.credentials.key)),
+      )
+      expect((await body(st)).data).toEqual({ id: reply.id, status: 'read' })
+      const st2 = await s.fetch(
+        `/v1/channel-api/messages/${reply.id}/status`,
+        F.json({ status: 'delivered' }, F.bearer(ch.credentials.key)),
+      )
+      expect((await body(st2)).data.status).toBe('read')
+      // Inbound messages and other channels' messages are not ours to mark.
+      const no = await s.fetch(
+        `/v1/channel-api/messages/${msg.data.message.id}/status`,
+        F.json({ status: 'read' }, F.bearer(ch.credentials.key)),
+      )
+      expect(no.status).toBe(404)
+    } finally {
+      await rx.close()
+    }
+  })
+
+  it('gives up after `retries` and records every attempt; test-message simulates an inbound message', async () => {
+    let secret = ''
+    const rx = await receiver(() => secret)
+    try {
+      const ch = await createApi({ webhook_url: rx.url, retries: 1 })
+      secret = ch.credentials.webhook_secret
+      const tm = await s.fetch(
+        `/v1/channels/${ch.id}/api/test-message`,
+        F.json({ text: 'Simulated' }, owner.headers()),
+      )
+      expect(tm.status).toBe(201)
+      const sim = (await body(tm)).data
+      expect(sim.message).toMatchObject({ direction: 'in', body: 'Simulated' })
+      rx.failNext(5)
+      await s.run(
+        Effect.flatMap(ConversationActor, (a) =>
+          a.ask(sim.interaction_id, {
+            _tag: 'Append',
+            direction: 'out',
+            type: 'text',
+            body: 'reply',
+            sender: {},
+          }),
+        ),
+      )
+      await rx.until((g) => g.length >= 2)
+      await new Promise((r) => setTimeout(r, 400))
+      expect(rx.got).toHaveLength(2)
+      const api = await body(await s.fetch(`/v1/channels/${ch.id}/api`, { headers: owner.headers() }))
+      expect(api.data.api.deliveries[0]).toMatchObject({
+        status: 'failed',
+        attempts: 2,
+        http_status: 500,
+        error: 'HTTP 500',
+      })
+    } finally {
+      await rx.close()
+    }
+  })
+
+  it('sends conversation.updated on status changes only to channels that chose it', async () => {
+    let secret = ''
+    const rx = await receiver(() => secret)
+    try {
+      const on = await createApi({ webhook_url: rx.url, events: ['conversation.updated'] })
+      const off = await createApi({ webhook_url: rx.url })
+      secret = on.credentials.webhook_secret
+      const a = await body(
+        await inbound(on.credentials.key, { conversation_id: 'cu-1', message: { id: '1', text: 'a' } }),
+      )
+      const b = await body(
+        await inbound(off.credentials.key, { conversation_id: 'cu-2', message: { id: '1', text: 'b' } }),
+      )
+      for (const id of [a.data.interaction_id, b.data.interaction_id]) {
+        await s.run(
+          Effect.flatMap(ConversationActor, (x) => x.ask(id, { _tag: 'SetStatus', status: 'solved' })),
+        )
+      }
+      await rx.until((g) => g.some((x) => x.json.event === 'conversation.updated'))
+      await new Promise((r) => setTimeout(r, 300))
+      const ups = rx.got.filter((x) => x.json.event === 'conversation.updated')
+      expect(ups).toHaveLength(1)
+      expect(ups[0]!.signatureValid).toBe(true)
+      expect(ups[0]!.json.data).toMatchObject({
+        conversation_id: 'cu-1',
+        status: 'solved',
+        channel_id: on.id,
+      })
+    } finally {
+      await rx.close()
+    }
+  })
+})

@@ -1,6 +1,6 @@
-import { Effect, Layer } from 'effect'
+import { Effect } from 'effect'
 import type { ChannelRow } from '../store/channels'
-import { Connector, type ConnectorShape, type Delivery, type OutboundMessage, type Signal } from './Connector'
+import type { ConnectorShape, Delivery, OutboundMessage, Signal } from './Connector'
 
 /**
  * The stand-in connector used until the real ones exist (and by tests): every message is
@@ -46,5 +46,3 @@ export const make = (): LocalConnector => {
     recorded: () => [...log],
   }
 }
-
-export const layer: Layer.Layer<Connector> = Layer.sync(Connector, make)

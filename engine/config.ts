@@ -41,6 +41,11 @@ export interface AppConfig {
   readonly webhookAllowPrivate: boolean
   /** First webhook retry after this long; each later one waits three times longer. */
   readonly webhookRetryBaseMs: number
+  /**
+   * `real` (default): each channel type's own connector carries its messages. `local`: every
+   * channel uses the stand-in that delivers nowhere (demos, and tests of the inbox itself).
+   */
+  readonly connectors: 'real' | 'local'
   /** Cluster mode (`redisUrl` set): how nodes reach each other and how fast shards fail over. */
   readonly cluster: ClusterConfig
   /** SMTP server for the service's own mail (invitations); absent = no mail is sent. */
@@ -157,6 +162,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE'),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
     realtimeIdleSeconds: int(env, 'REALTIME_IDLE_SECONDS', 60, 8, 960),
+    connectors: env.CONNECTORS === 'local' ? 'local' : 'real',
     cluster: clusterConfig(env),
     smtpUrl: smtpUrl(env),
     mailFrom: nonEmpty(env, 'MAIL_FROM') ?? `Kotak <no-reply@${mailHost(env, port)}>`,

@@ -2,7 +2,7 @@ import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
 import * as Webhooks from '../connectors/api/webhooks'
-import * as ConnectorLocal from '../connectors/ConnectorLocal'
+import * as ConnectorRouter from '../connectors/router'
 import { Bus } from '../engine/bus/Bus'
 import * as BusMemory from '../engine/bus/BusMemory'
 import * as BusRedis from '../engine/bus/BusRedis'
@@ -88,10 +88,9 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
       ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
       : RateLimiterMemory.layerMemory,
     cfg.redisUrl ? BusRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix }) : BusMemory.layerMemory,
-    // The inbox's ports: its clock, private files on local disk, the stand-in channel connector.
+    // The inbox's ports: its clock, private files on local disk.
     WallClock.layer,
     FileStorageLocal.layer(cfg.filesDir),
-    ConnectorLocal.layer,
   )
   // Nothing reads the database before its schema is current.
   const migrated = layerMigrated(migrate, (applied) =>
@@ -100,6 +99,9 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const keyed = Layer.effect(RealtimeKey, ServerKeys.getOrCreate('realtime-token')).pipe(
     Layer.provideMerge(migrated),
   )
+  // Each channel type's outbound adapter (below the actors: it needs none of them), one line each.
+  const adapters = Layer.mergeAll(Layer.empty)
+  const connectors = ConnectorRouter.layer.pipe(Layer.provide(adapters), Layer.provideMerge(keyed))
   // One node: the local actor kit. Cluster (REDIS_URL): the same actors, each entity on one node.
   const actors = cfg.redisUrl
     ? Layer.merge(Actors.clusterLayer, Cluster.health).pipe(
@@ -113,7 +115,11 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
         ),
       )
     : Layer.merge(Actors.layer, Cluster.healthOff)
-  return Layer.mergeAll(actors, Credentials.layer).pipe(Layer.provideMerge(keyed))
+  const core = Layer.mergeAll(actors, Credentials.layer).pipe(Layer.provideMerge(connectors))
+  // What runs on top of the actors: the sessions of stateful connectors (mailboxes, numbers), which
+  // feed inbound messages to conversation actors. One line per connector.
+  const supervisors = Layer.mergeAll(Layer.empty)
+  return supervisors.pipe(Layer.provideMerge(core))
 }
 
 export interface RunningApp {

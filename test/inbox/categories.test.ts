@@ -8,7 +8,7 @@ import * as I from './support'
 /** Spec 2 §4.2 conversation categories: tree order, 3 levels, 200, unique per parent, moves, deletes. */
 let s: TestServer
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ CONNECTORS: 'local' })
 })
 afterAll(() => s?.stop())
 

@@ -11,7 +11,7 @@ let w: F.Seeded
 let owner: F.Session
 beforeAll(async () => {
   // 1,000 sends from one key: lift the per-key budget (120/min) for this server only.
-  s = await startTestServer({ RATE_LIMIT_PER_KEY: '100000' })
+  s = await startTestServer({ CONNECTORS: 'local', RATE_LIMIT_PER_KEY: '100000' })
   w = await F.workspace(s, { plan: 'pro' })
   owner = await F.signIn(s, w.ownerEmail)
 })

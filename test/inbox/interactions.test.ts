@@ -10,7 +10,7 @@ let s: TestServer
 let owner: F.Session
 
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ CONNECTORS: 'local' })
 })
 afterAll(() => s?.stop())
 

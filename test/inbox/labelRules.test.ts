@@ -11,7 +11,7 @@ let s: TestServer
 let w: F.Seeded
 let owner: F.Session
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ CONNECTORS: 'local' })
   w = await F.workspace(s, { plan: 'pro' })
   owner = await F.signIn(s, w.ownerEmail)
 })

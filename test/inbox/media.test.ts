@@ -14,7 +14,7 @@ let w: F.Seeded
 let owner: F.Session
 let conv: number
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ CONNECTORS: 'local' })
   w = await F.workspace(s, { plan: 'pro' })
   owner = await F.signIn(s, w.ownerEmail)
   const ch = await I.channel(s, w, 'msgapp')

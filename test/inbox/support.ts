@@ -2,8 +2,7 @@ import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { ChannelActor } from '../../actors/channel'
 import { ConversationActor } from '../../actors/conversation'
-import { Connector } from '../../connectors/Connector'
-import type { LocalConnector } from '../../connectors/ConnectorLocal'
+import { LocalConnector } from '../../connectors/router'
 import { WallClock } from '../../engine/clock'
 import { invalidateCredentials } from '../../engine/events'
 import * as Channels from '../../store/channels'
@@ -158,7 +157,7 @@ export const advance = (s: TestServer, ms: number) => s.run(Effect.flatMap(WallC
 
 export const clockNow = (s: TestServer) => s.run(Effect.flatMap(WallClock, (c) => c.millis))
 
-export const recorded = async (s: TestServer) => ((await s.run(Connector)) as LocalConnector).recorded()
+export const recorded = async (s: TestServer) => (await s.run(LocalConnector)).recorded()
 
 export const body = async (res: Response) => (await res.json()) as Record<string, any>
 

@@ -8,7 +8,7 @@ let s: TestServer
 let w: F.Seeded
 let owner: F.Session
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ CONNECTORS: 'local' })
   w = await F.workspace(s, { plan: 'pro', name: 'Toko Maju' })
   owner = await F.signIn(s, w.ownerEmail)
 })

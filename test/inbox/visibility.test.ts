@@ -15,7 +15,7 @@ type Who = { headers: Record<string, string>; session: F.Session | null }
 const who: Record<string, Who> = {}
 
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ CONNECTORS: 'local' })
   w = await F.workspace(s, { plan: 'pro' })
   const a = await I.channel(s, w, 'msgapp')
   const b = await I.channel(s, w, 'livechat')

@@ -35,6 +35,8 @@ export interface AppConfig {
   readonly rateLimitPerKey: number
   /** A WebSocket silent this long (no pong to the server's pings) is closed. */
   readonly realtimeIdleSeconds: number
+  /** Requests per minute one API channel's key may make (`RATE_LIMIT_PER_CHANNEL_KEY`). */
+  readonly rateLimitPerChannelKey: number
   /** Reverse proxies in front of the nodes whose `X-Forwarded-For` entries are trusted (0 = none). */
   readonly trustProxy: number
   /** Webhooks may go to private, loopback and link-local addresses (self-hosted networks, tests). */
@@ -57,6 +59,14 @@ export interface AppConfig {
   /** Public key of the live chat shown on the demo page (`GET /v1/public/demo-livechat`). */
   readonly demoLivechatKey: string | undefined
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'none'
+  /** Key (32 bytes, base64 or hex) that encrypts stored secrets; absent = a key file under DATA_DIR (one node only). */
+  readonly secretsKey: string | undefined
+  /** Mailboxes may be reached without TLS and on private addresses (self-hosted networks, tests). */
+  readonly emailAllowInsecure: boolean
+  /** How often each node looks for added, changed or removed e-mail channels. */
+  readonly emailPollMs: number
+  /** First pause after a failed mailbox sign-in; each later one is three times longer (at most 1 hour). */
+  readonly emailBackoffBaseMs: number
 }
 
 export interface ClusterConfig {
@@ -158,6 +168,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 336, 1, 8760),
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 120, 1, 100_000_000),
+    rateLimitPerChannelKey: int(env, 'RATE_LIMIT_PER_CHANNEL_KEY', 6000, 1, 100_000_000),
     trustProxy: int(env, 'TRUST_PROXY', 0, 0, 10),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE'),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 10_000, 10, 3_600_000),
@@ -169,6 +180,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     paymentCallbackSecret: nonEmpty(env, 'PAYMENT_CALLBACK_SECRET'),
     demoLivechatKey: nonEmpty(env, 'DEMO_LIVECHAT_KEY'),
     logLevel: logLevel as AppConfig['logLevel'],
+    secretsKey: nonEmpty(env, 'SECRETS_KEY'),
+    emailAllowInsecure: bool(env, 'EMAIL_ALLOW_INSECURE'),
+    emailPollMs: int(env, 'EMAIL_POLL_MS', 5000, 50, 600_000),
+    emailBackoffBaseMs: int(env, 'EMAIL_BACKOFF_BASE_MS', 60_000, 10, 3_600_000),
   }
 }
 

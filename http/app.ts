@@ -28,6 +28,7 @@ import * as AuthRoutes from './routes/auth'
 import * as CategoryRoutes from './routes/categories'
 import * as ChannelApiRoutes from './routes/channelApi'
 import * as ChannelRoutes from './routes/channels'
+import * as EmailRoutes from './routes/email'
 import * as GroupRoutes from './routes/groups'
 import * as IdentityRoutes from './routes/identity'
 import * as InteractionRoutes from './routes/interactions'
@@ -61,6 +62,7 @@ export const allRoutes = (): readonly Route[] => {
     ...LabelRuleRoutes.routes,
     ...ChannelRoutes.routes,
     ...ChannelApiRoutes.routes,
+    ...EmailRoutes.routes,
   )
   return list
 }

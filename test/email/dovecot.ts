@@ -22,7 +22,10 @@ export interface Mailbox {
 export interface Dovecot {
   readonly host: string
   readonly port: number
+  /** One passwd-file per user: a new file is read at once (Dovecot re-reads a known file at most once a second). */
   readonly addUser: (address: string, password: string) => Mailbox
+  /** Changes a password; resolves once Dovecot will have re-read it. */
+  readonly setPassword: (address: string, password: string) => Promise<void>
   /** An IMAP client of our own, as "another mail program" of the mailbox owner. */
   readonly client: (box: Mailbox) => Promise<ImapFlow>
   readonly log: () => string
@@ -63,7 +66,7 @@ export const startDovecot = async (): Promise<Dovecot> => {
     fs.mkdirSync(path.join(dir, d))
     if (root) fs.chownSync(path.join(dir, d), mailUid, mailGid)
   }
-  fs.writeFileSync(users, '')
+  fs.mkdirSync(users)
   const conf = path.join(dir, 'dovecot.conf')
   fs.writeFileSync(
     conf,
@@ -86,11 +89,11 @@ first_valid_gid = ${mailGid}
 mail_location = maildir:${dir}/mail/%u
 passdb {
   driver = passwd-file
-  args = scheme=PLAIN username_format=%u ${users}
+  args = scheme=PLAIN username_format=%u ${users}/%u
 }
 userdb {
   driver = passwd-file
-  args = username_format=%u ${users}
+  args = username_format=%u ${users}/%u
   default_fields = uid=${mailUid} gid=${mailGid} home=${dir}/home/%u
 }
 service imap-login {
@@ -105,6 +108,10 @@ service imap-login {
 }
 service anvil {
   chroot =
+  # No growing sign-in delay after the deliberate wrong passwords of the tests.
+  unix_listener anvil-auth-penalty {
+    mode = 0
+  }
 }
 protocol imap {
   mail_max_userip_connections = 200
@@ -132,8 +139,15 @@ namespace inbox {
     host: '127.0.0.1',
     port,
     addUser: (address, password) => {
-      fs.appendFileSync(users, `${address}:{PLAIN}${password}::::::\n`)
+      fs.writeFileSync(path.join(users, address), `${address}:{PLAIN}${password}::::::\n`)
       return { address, password }
+    },
+    setPassword: async (address, password) => {
+      const file = path.join(users, address)
+      fs.writeFileSync(file, `${address}:{PLAIN}${password}::::::\n`)
+      const later = Date.now() / 1000 + 5
+      fs.utimesSync(file, later, later)
+      await new Promise((r) => setTimeout(r, 1100))
     },
     client: async (box) => {
       const c = new ImapFlow({

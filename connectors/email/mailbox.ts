@@ -1,0 +1,175 @@
+import * as dns from 'node:dns/promises'
+import * as net from 'node:net'
+import { ImapFlow, type ListResponse } from 'imapflow'
+import nodemailer from 'nodemailer'
+import { isPrivateAddress } from '../../engine/net/outbound'
+import type { Security } from '../../store/email'
+
+/**
+ * Signing in to a mailbox: IMAP through imapflow, SMTP through nodemailer, with the refusals a
+ * person can act on told apart (wrong password, server unreachable, server not allowed). Used by
+ * `…/email/test`, the PATCH re-test, the folder list, the sessions and the outbound adapter.
+ */
+export interface Endpoint {
+  readonly host: string
+  readonly port: number
+  readonly security: Security
+  readonly user: string
+  readonly pass: string
+}
+
+export interface MailboxAccess {
+  readonly address: string
+  readonly imap: Endpoint
+  readonly smtp: Endpoint
+}
+
+export interface Policy {
+  /** Plain connections and private addresses allowed (EMAIL_ALLOW_INSECURE). */
+  readonly allowInsecure: boolean
+}
+
+/** Why a sign-in failed, by the field a person would correct. */
+export type Refusal =
+  | { readonly field: 'imap_host' | 'smtp_host'; readonly reason: 'unreachable' | 'not_allowed' | 'tls' }
+  | { readonly field: 'password' | 'smtp_password'; readonly reason: 'auth' }
+
+export class SignInRefused extends Error {
+  constructor(
+    readonly refusal: Refusal,
+    detail: string,
+  ) {
+    super(detail)
+  }
+}
+
+const TIMEOUT_MS = 10_000
+
+/** Refuses hosts on private or loopback addresses unless allowed: the service must not probe its own network. */
+const checkHost = async (host: string, field: 'imap_host' | 'smtp_host', policy: Policy) => {
+  if (policy.allowInsecure) return
+  let addresses: string[]
+  try {
+    addresses = net.isIP(host) ? [host] : (await dns.lookup(host, { all: true })).map((a) => a.address)
+  } catch (e) {
+    throw new SignInRefused({ field, reason: 'unreachable' }, String(e))
+  }
+  if (addresses.length === 0 || addresses.some(isPrivateAddress)) {
+    throw new SignInRefused({ field, reason: 'not_allowed' }, `${host} is not a public address`)
+  }
+}
+
+export const imapClient = (e: Endpoint, policy: Policy) => {
+  const client = new ImapFlow({
+    host: e.host,
+    port: e.port,
+    secure: e.security === 'ssl',
+    // STARTTLS is required unless plain connections are allowed (then used when offered).
+    ...(e.security === 'starttls' && !policy.allowInsecure ? { doSTARTTLS: true } : {}),
+    auth: { user: e.user, pass: e.pass },
+    logger: false,
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+    socketTimeout: 5 * 60_000,
+    disableAutoIdle: false,
+  })
+  // imapflow emits `error` on a dropped socket; without a listener Node would crash the process.
+  client.on('error', () => {})
+  return client
+}
+
+const isAuthFailure = (e: unknown) => {
+  const err = e as { authenticationFailed?: boolean; serverResponseCode?: string; responseText?: string }
+  return err?.authenticationFailed === true || err?.serverResponseCode === 'AUTHENTICATIONFAILED'
+}
+
+const isTlsFailure = (e: unknown) => /tls|ssl|certificate|STARTTLS/i.test(String((e as Error)?.message ?? e))
+
+/** A signed-in IMAP client; the caller logs out. */
+export const connectImap = async (e: Endpoint, policy: Policy): Promise<ImapFlow> => {
+  await checkHost(e.host, 'imap_host', policy)
+  const client = imapClient(e, policy)
+  try {
+    await client.connect()
+    return client
+  } catch (err) {
+    client.close()
+    if (isAuthFailure(err))
+      throw new SignInRefused({ field: 'password', reason: 'auth' }, 'authentication failed')
+    throw new SignInRefused(
+      { field: 'imap_host', reason: isTlsFailure(err) ? 'tls' : 'unreachable' },
+      String((err as Error)?.message ?? err),
+    )
+  }
+}
+
+export const smtpTransport = (e: Endpoint, policy: Policy) =>
+  nodemailer.createTransport({
+    host: e.host,
+    port: e.port,
+    secure: e.security === 'ssl',
+    requireTLS: e.security === 'starttls' && !policy.allowInsecure,
+    auth: { user: e.user, pass: e.pass },
+    connectionTimeout: TIMEOUT_MS,
+    greetingTimeout: TIMEOUT_MS,
+    socketTimeout: 60_000,
+  })
+
+/** SMTP sign-in without sending. */
+export const verifySmtp = async (
+  e: Endpoint,
+  policy: Policy,
+  passwordField: 'password' | 'smtp_password',
+) => {
+  await checkHost(e.host, 'smtp_host', policy)
+  const transport = smtpTransport(e, policy)
+  try {
+    await transport.verify()
+  } catch (err) {
+    const code = (err as { code?: string; responseCode?: number }).code
+    if (code === 'EAUTH' || (err as { responseCode?: number }).responseCode === 535) {
+      throw new SignInRefused({ field: passwordField, reason: 'auth' }, 'authentication failed')
+    }
+    throw new SignInRefused(
+      { field: 'smtp_host', reason: isTlsFailure(err) ? 'tls' : 'unreachable' },
+      String((err as Error)?.message ?? err),
+    )
+  } finally {
+    transport.close()
+  }
+}
+
+export interface Folders {
+  /** Folders a channel may read besides the inbox. */
+  readonly folders: readonly string[]
+  /** The folder flagged `\Sent` (special use), or null. */
+  readonly sent: string | null
+}
+
+export const foldersOf = (list: readonly ListResponse[]): Folders => {
+  const usable = list.filter((f) => !f.flags.has('\\Noselect') && !f.flags.has('\\NonExistent'))
+  return {
+    folders: usable.filter((f) => f.path.toUpperCase() !== 'INBOX').map((f) => f.path),
+    sent: usable.find((f) => f.specialUse === '\\Sent')?.path ?? null,
+  }
+}
+
+/** Signs in to both servers (nothing is sent) and lists the folders. */
+export const probe = async (
+  access: MailboxAccess,
+  policy: Policy,
+  smtpPasswordField: 'password' | 'smtp_password',
+): Promise<Folders> => {
+  const [folders] = await Promise.all([
+    (async () => {
+      const client = await connectImap(access.imap, policy)
+      try {
+        return foldersOf(await client.list())
+      } finally {
+        await client.logout().catch(() => client.close())
+      }
+    })(),
+    verifySmtp(access.smtp, policy, smtpPasswordField),
+  ])
+  return folders
+}

@@ -136,6 +136,7 @@ const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak>
     DATABASE_URL: url.href,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_KEY: '100000000',
+    RATE_LIMIT_PER_CHANNEL_KEY: '100000000',
     DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-bench-')),
     ...extraEnv,
   }
@@ -410,6 +411,237 @@ const scenarios: Record<string, (k6: string) => Promise<void>> = {
       await kotak.stop()
     }
   },
+
+  /** The inbox list with its common filters on 100,000 conversations of one workspace. */
+  inbox: async (k6) => {
+    const n = Number(process.env.BENCH_CONVERSATIONS ?? 100_000)
+    const vus = process.env.BENCH_VUS ?? '16'
+    const duration = process.env.BENCH_DURATION ?? '20s'
+    const kotak = await startKotak()
+    try {
+      const s = await seed(kotak)
+      log(`inbox: seeding ${n} conversations`)
+      const channel = await seedConversations(kotak, s.workspaceId, n)
+      log(`inbox: GET /v1/interactions with 8 filters, ${vus} VUs, ${duration}`)
+      const sampled = sampler(kotak.child.pid!)
+      const run = await runK6(k6, 'inbox.js', {
+        BASE: kotak.url,
+        AUTH: s.key,
+        CHANNEL: String(channel),
+        VUS: vus,
+        DURATION: duration,
+      })
+      const server = sampled.stop()
+      const perFilter: Record<string, number> = {}
+      for (const name of Object.keys((run.summary.metrics as Json) ?? {})) {
+        const m = /^http_req_duration\{filter:(\w+)\}$/.exec(name)
+        if (m) perFilter[m[1]!] = round(metric(run.summary, name, 'p(99)'))
+      }
+      const metrics = {
+        conversations: n,
+        rps: round(metric(run.summary, 'http_reqs', 'rate'), 0),
+        p50_ms: round(metric(run.summary, 'http_req_duration', 'med')),
+        p99_ms: round(metric(run.summary, 'http_req_duration', 'p(99)')),
+        failed_rate: round(metric(run.summary, 'http_req_failed', 'value'), 4),
+        p99_ms_by_filter: perFilter,
+        server_cpu_cores: server.cpu_cores,
+        k6_cpu_cores: run.k6.cpu_cores,
+      }
+      const targets = { p99_ms: 100 }
+      const met = metrics.p99_ms <= targets.p99_ms && metrics.failed_rate === 0
+      write(
+        'inbox',
+        { ...base('inbox'), metrics, targets, met },
+        `# inbox\n\n${new Date().toISOString()} · commit ${commit()} · ${os.cpus().length} cores (k6 on the same machine)\n\n` +
+          `${n} conversations in one workspace; ${metrics.rps} requests/s, p50 ${metrics.p50_ms} ms, p99 ${metrics.p99_ms} ms ` +
+          `(our target ≤ ${targets.p99_ms} ms: ${met ? 'met' : 'missed'}), failed ${metrics.failed_rate}.\n\n` +
+          `| filter | p99 ms |\n| --- | --- |\n${Object.entries(perFilter)
+            .map(([k, v]) => `| ${k} | ${v} |`)
+            .join('\n')}\n`,
+      )
+    } finally {
+      await kotak.stop()
+    }
+  },
+
+  /** Inbound messages at a fixed rate to agents' sockets. Target 5,000 msg/s, p99 ≤ 50 ms, 0 lost. */
+  storm: (k6) =>
+    inbound(k6, {
+      scenario: 'storm',
+      rate: Number(process.env.BENCH_RATE ?? 5000),
+      conversations: Number(process.env.BENCH_CONVERSATIONS ?? 40),
+      agentVus: Number(process.env.BENCH_AGENTS ?? 10),
+      socketsPerVu: 1,
+    }),
+
+  /** One conversation watched by 1,000 sockets. Target ≥ 200,000 deliveries/s. */
+  fanout: (k6) =>
+    inbound(k6, {
+      scenario: 'fanout',
+      rate: Number(process.env.BENCH_RATE ?? 200),
+      conversations: 1,
+      agentVus: 50,
+      socketsPerVu: Number(process.env.BENCH_SOCKETS_PER_VU ?? 20),
+    }),
+}
+
+/** Seeds `n` conversations (with contacts) on one messaging-app channel straight into the database. */
+const seedConversations = async (k: Kotak, workspaceId: number, n: number) => {
+  const db = new pg.Client({ connectionString: k.env.DATABASE_URL })
+  await db.connect()
+  try {
+    const ch = await db.query(
+      "INSERT INTO channels (workspace_id, type, name, status) VALUES ($1, 'msgapp', 'Bench number', 'connected') RETURNING id",
+      [workspaceId],
+    )
+    const channelId = ch.rows[0].id as number
+    await db.query(
+      `INSERT INTO contacts (workspace_id, name, phone)
+       SELECT $1, 'Customer ' || g, '+6281' || lpad(g::text, 9, '0') FROM generate_series(1, $2) g`,
+      [workspaceId, n],
+    )
+    await db.query(
+      `INSERT INTO conversations (workspace_id, channel_id, contact_id, status, reply_state, last_message_at,
+                                  preview, created_at, updated_at, last_seq)
+       SELECT $1, $2, c.id, (ARRAY['open', 'open', 'solved', 'closed'])[1 + (c.id % 4)],
+              (ARRAY['new', 'waiting', 'replied'])[1 + (c.id % 3)],
+              now() - (c.id || ' minutes')::interval, 'hello ' || c.id,
+              now() - (c.id || ' minutes')::interval, now(), 0
+       FROM contacts c WHERE c.workspace_id = $1`,
+      [workspaceId, channelId],
+    )
+    await db.query('ANALYZE')
+    return channelId
+  } finally {
+    await db.end()
+  }
+}
+
+interface InboundPlan {
+  readonly scenario: 'storm' | 'fanout'
+  readonly rate: number
+  readonly conversations: number
+  readonly agentVus: number
+  readonly socketsPerVu: number
+}
+
+/** An API channel, its conversations (one seed message each) and a token subscribed to them. */
+const seedInbound = async (k: Kotak, s: Seed, conversations: number) => {
+  const session = { Cookie: s.cookie, 'X-CSRF-Token': s.csrf, 'Content-Type': 'application/json' }
+  const ch = await fetch(`${k.url}/v1/channels/api`, {
+    method: 'POST',
+    headers: session,
+    body: JSON.stringify({ name: 'Bench API' }),
+  })
+  if (ch.status !== 201) throw new Error(`creating the API channel: ${ch.status} ${await ch.text()}`)
+  const channelKey = ((await ch.json()) as { data: { credentials: { key: string } } }).data.credentials.key
+  const external = Array.from({ length: conversations }, (_, i) => `bench-conv-${i}`)
+  const ids: number[] = []
+  for (const id of external) {
+    const r = await fetch(`${k.url}/v1/channel-api/messages`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${channelKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ conversation_id: id, message: { id: `seed-${id}`, text: 'hello' } }),
+    })
+    if (r.status !== 201) throw new Error(`seeding ${id}: ${r.status} ${await r.text()}`)
+    ids.push(((await r.json()) as { data: { interaction_id: number } }).data.interaction_id)
+  }
+  const channels = [`ws:${s.workspaceId}`, ...ids.map((id) => `conv:${id}`)].slice(0, 50)
+  const t = await fetch(`${k.url}/v1/realtime/token`, {
+    method: 'POST',
+    headers: session,
+    body: JSON.stringify({ channels }),
+  })
+  if (t.status !== 200) throw new Error(`realtime token: ${t.status} ${await t.text()}`)
+  const token = ((await t.json()) as { data: { token: string } }).data.token
+  return { channelKey, external, wsUrl: `ws://127.0.0.1:${k.port}/v1/realtime?token=${token}` }
+}
+
+const inbound = async (k6: string, plan: InboundPlan) => {
+  const duration = Number(process.env.BENCH_DURATION_S ?? 20)
+  const kotak = await startKotak()
+  try {
+    const s = await seed(kotak)
+    const seeded = await seedInbound(kotak, s, plan.conversations)
+    const sockets = plan.agentVus * plan.socketsPerVu
+    log(
+      `${plan.scenario}: ${plan.rate} msg/s for ${duration}s, ${sockets} sockets, ${plan.conversations} conversations`,
+    )
+    const sampled = sampler(kotak.child.pid!)
+    const run = await runK6(k6, 'storm.js', {
+      BASE: kotak.url,
+      WS_URL: seeded.wsUrl,
+      CHANNEL_KEY: seeded.channelKey,
+      CONVERSATIONS: seeded.external.join(','),
+      AGENT_VUS: String(plan.agentVus),
+      SOCKETS_PER_VU: String(plan.socketsPerVu),
+      RATE: String(plan.rate),
+      DURATION_S: String(duration),
+      SENDER_VUS: process.env.BENCH_SENDER_VUS ?? '200',
+      HOSTS: Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 1}`).join(','),
+    })
+    const server = sampled.stop()
+    // Persisted once each: inbound messages in the database beside what the senders were told.
+    const db = new pg.Client({ connectionString: kotak.env.DATABASE_URL })
+    await db.connect()
+    const persisted = Number(
+      (
+        await db.query(
+          "SELECT count(*) AS n, count(DISTINCT client_id) AS d FROM messages WHERE direction = 'in' AND body LIKE 't=%'",
+        )
+      ).rows[0].n,
+    )
+    await db.end()
+    const acceptedN = metric(run.summary, 'messages_accepted', 'count')
+    const open = metric(run.summary, 'sockets_opened', 'count')
+    const deliveries = metric(run.summary, 'deliveries', 'count')
+    const expected = acceptedN * open
+    const metrics = {
+      messages_per_s: round(acceptedN / duration, 0),
+      offered_per_s: plan.rate,
+      accepted: acceptedN,
+      refused: metric(run.summary, 'messages_refused', 'count'),
+      persisted,
+      sockets: open,
+      sockets_failed: metric(run.summary, 'sockets_failed', 'count'),
+      deliveries,
+      deliveries_per_s: round(deliveries / duration, 0),
+      lost: Math.max(0, expected - deliveries) + Math.max(0, acceptedN - persisted),
+      p50_ms: round(metric(run.summary, 'delivery_ms', 'med')),
+      p99_ms: round(metric(run.summary, 'delivery_ms', 'p(99)')),
+      post_p99_ms: round(metric(run.summary, 'http_req_duration', 'p(99)')),
+      server_cpu_cores: server.cpu_cores,
+      server_rss_peak_bytes: server.rss_peak_bytes,
+      k6_cpu_cores: run.k6.cpu_cores,
+      duration_s: duration,
+    }
+    const targets =
+      plan.scenario === 'storm'
+        ? { messages_per_s: 5000, p99_ms: 50, lost: 0 }
+        : { deliveries_per_s: 200_000, lost: 0 }
+    const met =
+      plan.scenario === 'storm'
+        ? metrics.messages_per_s >= 5000 && metrics.p99_ms <= 50 && metrics.lost === 0
+        : metrics.deliveries_per_s >= 200_000 && metrics.lost === 0
+    const missed = Object.entries(targets)
+      .map(([k, v]) => {
+        const got = metrics[k as keyof typeof metrics] as number
+        const ok = k === 'p99_ms' || k === 'lost' ? got <= v : got >= v
+        return `${k} ${got} (target ${k === 'p99_ms' || k === 'lost' ? '≤' : '≥'} ${v}): ${ok ? 'met' : 'missed'}`
+      })
+      .join('; ')
+    write(
+      plan.scenario,
+      { ...base(plan.scenario), metrics, targets, met },
+      `# ${plan.scenario}\n\n${new Date().toISOString()} · commit ${commit()} · ${os.cpus().length} cores (k6 on the same machine)\n\n` +
+        `| offered msg/s | accepted msg/s | sockets | deliveries/s | p50 ms | p99 ms | POST p99 ms | lost | server CPU | k6 CPU |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n` +
+        `| ${plan.rate} | ${metrics.messages_per_s} | ${open} | ${metrics.deliveries_per_s} | ${metrics.p50_ms} | ${metrics.p99_ms} | ${metrics.post_p99_ms} | ${metrics.lost} | ${metrics.server_cpu_cores} | ${metrics.k6_cpu_cores} |\n\n` +
+        `${missed}\n\nLatency is from the k6 sender's clock at POST to the k6 socket's clock at receipt (same machine). ` +
+        `lost = accepted × sockets − deliveries, plus accepted messages missing from the database (${persisted} persisted of ${acceptedN} accepted).\n`,
+    )
+  } finally {
+    await kotak.stop()
+  }
 }
 
 const main = async () => {

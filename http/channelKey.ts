@@ -11,8 +11,6 @@ import type { Method } from './router'
  * refused from the very next request. The workspace must still be on an active paid plan (402)
  * and, for writes, not frozen (423).
  */
-export const CHANNEL_RATE_LIMIT = 600
-
 const unauthorized = () => new ApiError({ code: 'unauthorized' })
 
 export const authenticateChannel = (authorization: string | undefined) =>

@@ -8,7 +8,7 @@ import { randomToken, safeEqual } from '../engine/tokens'
 import { isPaidActive } from '../store/plans'
 import { authenticate, SESSION_COOKIE } from './auth'
 import { type Caller, holds } from './caller'
-import { authenticateChannel, CHANNEL_RATE_LIMIT } from './channelKey'
+import { authenticateChannel } from './channelKey'
 import { dataBody, errorResponse, JSON_TYPE, type ResponseMeta as Meta } from './envelope'
 import { ApiError, invalid } from './errors'
 import { pickLocale } from './i18n'
@@ -172,7 +172,7 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
     } else if (route.access === 'C') {
       // API channel inbound calls: the channel key, its own budget, plan and frozen state.
       viaChannel = yield* authenticateChannel(header('authorization'))
-      yield* rateLimit(`channel:${viaChannel.channel.id}`, CHANNEL_RATE_LIMIT, meta)
+      yield* rateLimit(`channel:${viaChannel.channel.id}`, (yield* Config).rateLimitPerChannelKey, meta)
       yield* viaChannel.authorize(method)
     } else {
       caller = yield* authenticate(header('authorization'), cookies.get(SESSION_COOKIE))

@@ -1,6 +1,7 @@
-import { SqlClient } from '@effect/sql'
+import { SqlClient, type SqlError } from '@effect/sql'
 import type { Fragment } from '@effect/sql/Statement'
 import { Effect } from 'effect'
+import * as Memo from '../engine/memo'
 import { pgArray } from './arrays'
 
 export type ConversationStatus = 'open' | 'solved' | 'closed'
@@ -471,23 +472,50 @@ const tabWhere = (sql: SqlClient.SqlClient, tab: Tab | undefined): Fragment => {
 
 export type TabCounts = Readonly<Record<Tab, number>> & { readonly all: number }
 
+const countTabs = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter) =>
+  sql<{ new: number; waiting: number; replied: number; solved: number; closed: number; all: number }>`
+    SELECT count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'new')::int AS new,
+           count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'waiting')::int AS waiting,
+           count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'replied')::int AS replied,
+           count(*) FILTER (WHERE c.status = 'solved')::int AS solved,
+           count(*) FILTER (WHERE c.status = 'closed')::int AS closed,
+           count(*)::int AS all
+    FROM conversations c ${f.q ? sql`LEFT JOIN contacts ct ON ct.id = c.contact_id` : sql``}
+    WHERE ${filterWhere(sql, v, f)}`.pipe(
+    Effect.map((r): TabCounts => {
+      const x = r[0]!
+      return { ...x, unreplied: x.new + x.waiting }
+    }),
+  )
+
+/**
+ * Counting a large inbox scans it (tens of milliseconds at 100k conversations), and every agent's
+ * list asks on every change. So counts are memoized per viewer and filters, one memo per database
+ * client (one per running node), and reused while the workspace's conversation version (bumped by
+ * every insert and update, see migration 0011) is unchanged. Deletions and team-membership changes
+ * do not bump it: the TTL bounds how long such counts can lag.
+ */
+export const COUNTS_TTL_MS = 10_000
+const countMemos = new WeakMap<SqlClient.SqlClient, Memo.Memo<TabCounts, SqlError.SqlError>>()
+
+const viewerKey = (v: Viewer) =>
+  v.seesAll
+    ? `${v.workspaceId}|all|${v.channelIds?.join(',') ?? '*'}`
+    : `${v.workspaceId}|${v.userId}|${v.canView}|${v.channelIds?.join(',') ?? '*'}`
+
 /** How many visible conversations each tab holds under the other filters (`meta.counts`). */
 export const counts = (v: Viewer, f: ListFilter) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ new: number; waiting: number; replied: number; solved: number; closed: number; all: number }>`
-      SELECT count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'new')::int AS new,
-             count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'waiting')::int AS waiting,
-             count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'replied')::int AS replied,
-             count(*) FILTER (WHERE c.status = 'solved')::int AS solved,
-             count(*) FILTER (WHERE c.status = 'closed')::int AS closed,
-             count(*)::int AS all
-      FROM conversations c ${f.q ? sql`LEFT JOIN contacts ct ON ct.id = c.contact_id` : sql``}
-      WHERE ${filterWhere(sql, v, f)}`.pipe(
-      Effect.map((r): TabCounts => {
-        const x = r[0]!
-        return { ...x, unreplied: x.new + x.waiting }
-      }),
-    ),
+    Effect.gen(function* () {
+      let memo = countMemos.get(sql)
+      if (!memo) {
+        memo = Memo.make<TabCounts, SqlError.SqlError>(COUNTS_TTL_MS)
+        countMemos.set(sql, memo)
+      }
+      const [version] = yield* sql<{ v: string | null }>`
+        SELECT max(version)::text AS v FROM conversations WHERE workspace_id = ${v.workspaceId}`
+      return yield* memo.get(`${viewerKey(v)}|${JSON.stringify(f)}`, version?.v ?? '0', countTabs(sql, v, f))
+    }),
   )
 
 /** One page of visible conversations, most recent activity first. */

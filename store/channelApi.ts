@@ -158,26 +158,43 @@ export const threadFor = (
   contact: Readonly<Record<string, unknown>>,
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.withTransaction(
-      Effect.gen(function* () {
-        const [found] = yield* sql<ThreadRow>`
+    Effect.gen(function* () {
+      // The common case, a known conversation whose contact did not change: one read, no write
+      // (and no commit to wait for) per inbound message.
+      const [known] = yield* sql<ThreadRow>`
+        SELECT * FROM channel_api_threads WHERE channel_id = ${channel.id} AND external_id = ${externalId}`
+      if (known && Object.entries(contact).every(([k, v]) => known.contact[k] === v)) {
+        return { thread: known, created: false }
+      }
+      return yield* threadForUpdate(sql, channel, externalId, contact)
+    }),
+  )
+
+const threadForUpdate = (
+  sql: SqlClient.SqlClient,
+  channel: ChannelRow,
+  externalId: string,
+  contact: Readonly<Record<string, unknown>>,
+) =>
+  sql.withTransaction(
+    Effect.gen(function* () {
+      const [found] = yield* sql<ThreadRow>`
           UPDATE channel_api_threads SET contact = contact || ${JSON.stringify(contact)}::jsonb
           WHERE channel_id = ${channel.id} AND external_id = ${externalId} RETURNING *`
-        if (found) return { thread: found, created: false }
-        const [conv] = yield* sql<{ id: number }>`
+      if (found) return { thread: found, created: false }
+      const [conv] = yield* sql<{ id: number }>`
           INSERT INTO conversations (workspace_id, channel_id) VALUES (${channel.workspace_id}, ${channel.id})
           RETURNING id`
-        const [made] = yield* sql<ThreadRow>`
+      const [made] = yield* sql<ThreadRow>`
           INSERT INTO channel_api_threads (channel_id, external_id, conversation_id, contact)
           VALUES (${channel.id}, ${externalId}, ${conv!.id}, ${JSON.stringify(contact)}::jsonb)
           ON CONFLICT (channel_id, external_id) DO NOTHING RETURNING *`
-        if (made) return { thread: made, created: true }
-        yield* sql`DELETE FROM conversations WHERE id = ${conv!.id}`
-        const [other] = yield* sql<ThreadRow>`
+      if (made) return { thread: made, created: true }
+      yield* sql`DELETE FROM conversations WHERE id = ${conv!.id}`
+      const [other] = yield* sql<ThreadRow>`
           SELECT * FROM channel_api_threads WHERE channel_id = ${channel.id} AND external_id = ${externalId}`
-        return { thread: other!, created: false }
-      }),
-    ),
+      return { thread: other!, created: false }
+    }),
   )
 
 export const threadOfConversation = (conversationId: number) =>

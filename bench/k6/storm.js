@@ -6,6 +6,7 @@
 // CHANNEL_KEY, CONVERSATIONS (comma-separated external ids), AGENT_VUS, SOCKETS_PER_VU, RATE,
 // DURATION_S, SETTLE_S, SENDER_VUS, HOSTS.
 
+import exec from 'k6/execution'
 import http from 'k6/http'
 import { Counter, Trend } from 'k6/metrics'
 import { setTimeout } from 'k6/timers'
@@ -52,7 +53,7 @@ const body = (i) =>
   JSON.stringify({
     conversation_id: conversations[i % conversations.length],
     contact: { id: `c-${i % conversations.length}`, name: 'Bench customer' },
-    message: { id: `m-${__VU}-${i}-${Date.now()}`, text: `t=${Date.now()}` },
+    message: { id: `m-${i}-${Date.now()}`, text: `t=${Date.now()}` },
   })
 
 const params = {
@@ -61,7 +62,8 @@ const params = {
 }
 
 export function send() {
-  const res = http.post(`${__ENV.BASE}/v1/channel-api/messages`, body(__VU * 1_000_000 + __ITER), params)
+  // Unique across all sender VUs, so consecutive messages go to different conversations.
+  const res = http.post(`${__ENV.BASE}/v1/channel-api/messages`, body(exec.scenario.iterationInTest), params)
   if (res.status === 201) accepted.add(1)
   else refused.add(1)
 }

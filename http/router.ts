@@ -18,7 +18,13 @@ export interface Router<T> {
 }
 
 export const make = <T>(): Router<T> => {
-  const fmw = FindMyWay({ ignoreTrailingSlash: true, ignoreDuplicateSlashes: false, caseSensitive: true })
+  // Signed tokens travel as path parameters (file links, invitations): the default 100 is too short.
+  const fmw = FindMyWay({
+    ignoreTrailingSlash: true,
+    ignoreDuplicateSlashes: false,
+    caseSensitive: true,
+    maxParamLength: 1000,
+  })
   const noop = () => undefined
   return {
     add: (method, path, value) => {

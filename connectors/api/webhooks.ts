@@ -9,6 +9,7 @@ import { iso } from '../../engine/time'
 import * as ChannelApi from '../../store/channelApi'
 import type * as Channels from '../../store/channels'
 import type { MessageRow } from '../../store/conversations'
+import { attachmentsOf } from './files'
 
 /**
  * Webhooks of API channels (spec 1 §6 rules 5 and 7; our scheme in docs/decisions-channels.md).
@@ -129,12 +130,18 @@ export const ping = (channel: Channels.ChannelRow, api: ChannelApi.ChannelApiRow
     return result
   })
 
-const messageBody = (uid: string, m: MessageRow, externalId: string | null, channelId: number) =>
+const messageBody = (
+  uid: string,
+  m: MessageRow,
+  externalId: string | null,
+  channelId: number,
+  attachments: readonly unknown[],
+) =>
   envelope(uid, 'message.created', {
     channel_id: channelId,
     conversation_id: externalId,
     interaction_id: m.conversation_id,
-    message: presentMessage(m),
+    message: { ...presentMessage(m), attachments },
   })
 
 /** Queues `message.created` for agent replies not queued yet, then moves the cursors on. */
@@ -150,7 +157,13 @@ export const queueReplies = Effect.gen(function* () {
       uid,
       event: 'message.created',
       subject: `message.created:${m.id}`,
-      body: messageBody(uid, m, p.external_id, p.channel_id),
+      body: messageBody(
+        uid,
+        m,
+        p.external_id,
+        p.channel_id,
+        yield* attachmentsOf(m.workspace_id, p.channel_id, m.file_id),
+      ),
       maxAttempts: api.retries + 1,
     })
   }

@@ -1,6 +1,5 @@
-import { createHmac } from 'node:crypto'
 import { Context } from 'effect'
-import { safeEqual } from '../../engine/tokens'
+import { signJson, verifyJson } from '../../engine/tokens'
 
 /**
  * Real-time tokens are signed, not stored: any node holding the deployment's shared key
@@ -19,33 +18,20 @@ export interface Grant {
 
 export const TOKEN_TTL_SECONDS = 60
 
-const mac = (key: Buffer, body: string) => createHmac('sha256', key).update(body).digest('base64url')
-
-export const sign = (key: Buffer, grant: Grant): string => {
-  const body = Buffer.from(JSON.stringify(grant)).toString('base64url')
-  return `${body}.${mac(key, body)}`
-}
+export const sign = (key: Buffer, grant: Grant): string => signJson(key, grant)
 
 export const verify = (key: Buffer, token: string | null | undefined, nowMs = Date.now()): Grant | null => {
-  if (!token) return null
-  const dot = token.indexOf('.')
-  if (dot <= 0) return null
-  const body = token.slice(0, dot)
-  if (!safeEqual(token.slice(dot + 1), mac(key, body))) return null
-  try {
-    const g = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Grant
-    if (
-      typeof g.u !== 'number' ||
-      typeof g.w !== 'number' ||
-      typeof g.exp !== 'number' ||
-      !Array.isArray(g.ch)
-    ) {
-      return null
-    }
-    return g.exp * 1000 > nowMs ? g : null
-  } catch {
+  const g = verifyJson(key, token) as Partial<Grant> | null
+  if (
+    !g ||
+    typeof g.u !== 'number' ||
+    typeof g.w !== 'number' ||
+    typeof g.exp !== 'number' ||
+    !Array.isArray(g.ch)
+  ) {
     return null
   }
+  return g.exp * 1000 > nowMs ? (g as Grant) : null
 }
 
 /** The deployment's token-signing key, loaded once at start (store/serverKeys). */

@@ -1,10 +1,14 @@
 import { Effect, Schema } from 'effect'
 import { ConversationActor, ConversationNotFound, presentMessage } from '../../actors/conversation'
+import { readLink } from '../../connectors/api/files'
 import { publishEvent } from '../../engine/events'
 import * as ChannelApi from '../../store/channelApi'
 import type { ChannelRow } from '../../store/channels'
+import * as Files from '../../store/files'
 import { ApiError, notFound } from '../errors'
+import { RealtimeKey } from '../realtime/token'
 import { created, ok, type Route, route } from '../route'
+import { DownloadQuery, fileReply, wantsDownload } from './media'
 
 /**
  * Spec 1 §4.7, channel-key (C) endpoints: the customer's system posts its contacts' messages in
@@ -111,6 +115,24 @@ export const routes: readonly Route[] = [
           status: row.status,
         })
         return ok({ id: row.id, status: row.status })
+      }),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/channel-api/files/{token}',
+    access: 'C',
+    tag: 'Channel API',
+    summary: "An agent reply's attachment by the signed link its webhook carried (7 days); supports Range",
+    params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(1000)) }),
+    query: DownloadQuery,
+    handler: (req) =>
+      Effect.gen(function* () {
+        const link = readLink(yield* RealtimeKey, req.params.token)
+        // Another channel's link, an expired or forged one: all the same 404.
+        if (!link || link.channelId !== req.channel.id) return yield* Effect.fail(notFound())
+        const file = yield* Files.byId(req.channel.workspace_id, link.fileId)
+        if (!file) return yield* Effect.fail(notFound())
+        return yield* fileReply(file, req.header('range'), wantsDownload(req.query))
       }),
   }),
 ]

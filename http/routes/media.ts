@@ -82,8 +82,10 @@ export const fileReply = (file: Files.FileRow, range: string | undefined, downlo
 
 const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
 const IdParam = Schema.Struct({ id: IdFromString })
-const DownloadQuery = Schema.Struct({ download: Schema.optional(Schema.Literal('0', '1', 'true', 'false')) })
-const wantsDownload = (q: { readonly download?: string | undefined }) =>
+export const DownloadQuery = Schema.Struct({
+  download: Schema.optional(Schema.Literal('0', '1', 'true', 'false')),
+})
+export const wantsDownload = (q: { readonly download?: string | undefined }) =>
   q.download === '1' || q.download === 'true'
 
 /** A message the caller may see (through its conversation), else 404. */

@@ -1,0 +1,115 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { LINK_TTL_SECONDS } from '../../connectors/api/files'
+import { signJson } from '../../engine/tokens'
+import { RealtimeKey } from '../../http/realtime/token'
+import * as I from '../inbox/support'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { receiver } from './receiver'
+
+/** Spec 1 §4.7 and §8: an agent reply's attachment reaches the customer's system as a signed link, 7 days. */
+let s: TestServer
+let w: F.Seeded
+let owner: F.Session
+beforeAll(async () => {
+  s = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '50' })
+  w = await F.workspace(s, { plan: 'pro' })
+  owner = await F.signIn(s, w.ownerEmail)
+})
+afterAll(() => s?.stop())
+
+const body = async (res: Response) => (await res.json()) as Record<string, any>
+const createApi = async (extra: Record<string, unknown> = {}) => {
+  const res = await s.fetch('/v1/channels/api', F.json({ name: 'Shop backend', ...extra }, owner.headers()))
+  expect(res.status).toBe(201)
+  return (await body(res)).data
+}
+
+describe('attachments of agent replies', () => {
+  it('are in the webhook as signed links the channel key opens, with Range; other keys, forged or expired links get 404', async () => {
+    let secret = ''
+    const rx = await receiver(() => secret)
+    try {
+      const ch = await createApi({ webhook_url: rx.url })
+      secret = ch.credentials.webhook_secret
+      const other = await createApi()
+      const inbound = await body(
+        await s.fetch(
+          '/v1/channel-api/messages',
+          F.json(
+            { conversation_id: 'f-1', message: { id: 'in-1', text: 'send me the invoice' } },
+            F.bearer(ch.credentials.key),
+          ),
+        ),
+      )
+      const content = I.bytes(50_000)
+      const sent = await s.fetch(`/v1/interactions/${inbound.data.interaction_id}/messages`, {
+        method: 'POST',
+        headers: owner.headers(),
+        body: I.form({ text: 'here it is' }, [
+          { field: 'file', name: 'invoice.pdf', type: 'application/pdf', bytes: content },
+        ]),
+      })
+      expect(sent.status).toBe(201)
+
+      await rx.until((g) => g.some((x) => x.json.event === 'message.created'))
+      const hook = rx.got.find((x) => x.json.event === 'message.created')!
+      expect(hook.signatureValid).toBe(true)
+      const [att] = hook.json.data.message.attachments
+      expect(att).toMatchObject({ name: 'invoice.pdf', mime: 'application/pdf', size: 50_000 })
+      expect(att.url).toMatch(new RegExp(`^${s.url}/v1/channel-api/files/[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$`))
+      const expires = Date.parse(att.expires_at) - Date.now()
+      expect(expires).toBeGreaterThan((LINK_TTL_SECONDS - 60) * 1000)
+      expect(expires).toBeLessThanOrEqual(LINK_TTL_SECONDS * 1000)
+      const path = new URL(att.url).pathname
+
+      const whole = await s.fetch(path, { headers: F.bearer(ch.credentials.key) })
+      expect(whole.status).toBe(200)
+      expect(Buffer.from(await whole.arrayBuffer()).equals(Buffer.from(content))).toBe(true)
+      const part = await s.fetch(path, { headers: F.bearer(ch.credentials.key, { range: 'bytes=10-19' }) })
+      expect(part.status).toBe(206)
+      expect(Buffer.from(await part.arrayBuffer()).equals(Buffer.from(content.subarray(10, 20)))).toBe(true)
+
+      // The link alone is not enough, and it opens only with its own channel's key.
+      expect((await s.fetch(path)).status).toBe(401)
+      expect((await s.fetch(path, { headers: F.bearer(other.credentials.key) })).status).toBe(404)
+      const token = path.split('/').pop()!
+      const forged = `${token.slice(0, -2)}${token.endsWith('AA') ? 'BB' : 'AA'}`
+      expect(
+        (await s.fetch(`/v1/channel-api/files/${forged}`, { headers: F.bearer(ch.credentials.key) })).status,
+      ).toBe(404)
+      const key = await s.run(RealtimeKey)
+      const fileId = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).f
+      const expired = signJson(key, {
+        t: 'channel-file',
+        f: fileId,
+        c: ch.id,
+        exp: Math.floor(Date.now() / 1000) - 1,
+      })
+      expect(
+        (await s.fetch(`/v1/channel-api/files/${expired}`, { headers: F.bearer(ch.credentials.key) })).status,
+      ).toBe(404)
+      const fresh = signJson(key, {
+        t: 'channel-file',
+        f: fileId,
+        c: ch.id,
+        exp: Math.floor(Date.now() / 1000) + 60,
+      })
+      expect(
+        (await s.fetch(`/v1/channel-api/files/${fresh}`, { headers: F.bearer(ch.credentials.key) })).status,
+      ).toBe(200)
+
+      // A reply without a file carries an empty list.
+      const plain = await s.fetch(
+        `/v1/interactions/${inbound.data.interaction_id}/messages`,
+        F.json({ text: 'anything else?' }, owner.headers()),
+      )
+      expect(plain.status).toBe(201)
+      await rx.until((g) => g.filter((x) => x.json.event === 'message.created').length >= 2)
+      const second = rx.got.filter((x) => x.json.event === 'message.created')[1]!
+      expect(second.json.data.message.attachments).toEqual([])
+    } finally {
+      await rx.close()
+    }
+  })
+})

@@ -67,6 +67,7 @@ export type RefusalReason =
   | 'private_address'
   | 'unresolvable'
   | 'too_many_redirects'
+  | 'too_large'
 
 export class OutboundRefused extends Error {
   constructor(
@@ -118,10 +119,14 @@ export const checkUrl = async (
 export interface OutboundResponse {
   readonly status: number
   readonly headers: http.IncomingHttpHeaders
+  /** The body as text, cut at `maxBytes` (a webhook's answer is only logged). */
   readonly body: string
+  /** The same body as bytes. */
+  readonly bytes: Buffer
   readonly durationMs: number
 }
 
+/** How much of an answer is kept unless the caller says otherwise. */
 const MAX_RESPONSE_BYTES = 64 * 1024
 
 const requestOnce = (
@@ -131,8 +136,9 @@ const requestOnce = (
   headers: Record<string, string>,
   body: string,
   timeoutMs: number,
+  limit: { readonly maxBytes: number; readonly failWhenLarger: boolean },
 ) =>
-  new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>((resolve, reject) => {
+  new Promise<{ status: number; headers: http.IncomingHttpHeaders; bytes: Buffer }>((resolve, reject) => {
     const lib = url.protocol === 'https:' ? https : http
     const req = lib.request(
       url,
@@ -152,13 +158,16 @@ const requestOnce = (
         let size = 0
         res.on('data', (c: Buffer) => {
           size += c.length
-          if (size <= MAX_RESPONSE_BYTES) chunks.push(c)
+          if (size <= limit.maxBytes) chunks.push(c)
+          else if (limit.failWhenLarger) {
+            req.destroy(new OutboundRefused('too_large', `larger than ${limit.maxBytes} bytes`))
+          }
         })
         res.on('end', () =>
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
+            bytes: Buffer.concat(chunks).subarray(0, limit.maxBytes),
           }),
         )
         res.on('error', reject)
@@ -175,16 +184,26 @@ const requestOnce = (
  */
 export const send = async (
   rawUrl: string,
-  init: { method: 'POST' | 'GET'; headers: Record<string, string>; body: string },
+  init: {
+    method: 'POST' | 'GET'
+    headers: Record<string, string>
+    body: string
+    /** Answers larger than this fail with `too_large` (downloads); default: cut at 64 KB. */
+    maxBytes?: number
+  },
   policy: OutboundPolicy,
 ): Promise<OutboundResponse> => {
+  const limit =
+    init.maxBytes === undefined
+      ? { maxBytes: MAX_RESPONSE_BYTES, failWhenLarger: false }
+      : { maxBytes: init.maxBytes, failWhenLarger: true }
   const started = performance.now()
   let target = rawUrl
   let method: string = init.method
   let body = init.body
   for (let hop = 0; ; hop++) {
     const { url, address } = await checkUrl(target, policy)
-    const res = await requestOnce(url, address, method, init.headers, body, policy.timeoutMs)
+    const res = await requestOnce(url, address, method, init.headers, body, policy.timeoutMs, limit)
     const location = res.headers.location
     if (res.status >= 300 && res.status < 400 && location) {
       if (hop >= policy.maxRedirects)
@@ -197,6 +216,12 @@ export const send = async (
       }
       continue
     }
-    return { ...res, durationMs: Math.round(performance.now() - started) }
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: res.bytes.toString('utf8'),
+      bytes: res.bytes,
+      durationMs: Math.round(performance.now() - started),
+    }
   }
 }

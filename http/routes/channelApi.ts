@@ -1,20 +1,39 @@
 import { Effect, Schema } from 'effect'
 import { ConversationActor, ConversationNotFound, presentMessage } from '../../actors/conversation'
 import { readLink } from '../../connectors/api/files'
+import * as Webhooks from '../../connectors/api/webhooks'
+import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
+import { OutboundRefused, send } from '../../engine/net/outbound'
 import * as ChannelApi from '../../store/channelApi'
 import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
-import { ApiError, notFound } from '../errors'
+import { ApiError, invalid, notFound } from '../errors'
+import { addMessages } from '../i18n'
 import { RealtimeKey } from '../realtime/token'
 import { created, ok, type Route, route } from '../route'
 import { DownloadQuery, fileReply, wantsDownload } from './media'
+import { MAX_ATTACHMENT_BYTES, mediaType } from './messages'
 
 /**
  * Spec 1 §4.7, channel-key (C) endpoints: the customer's system posts its contacts' messages in
  * and reports what happened to the agents' replies (which reach it by webhook).
  */
 const ExtId = Schema.String.pipe(Schema.minLength(1), Schema.maxLength(200))
+/** Files the customer's system sends by URL; Kotak fetches each once, through the outbound guard. */
+export const MAX_INBOUND_ATTACHMENTS = 10
+const Attachment = Schema.Struct({
+  url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)),
+  name: Schema.optional(Schema.String.pipe(Schema.maxLength(255))),
+  mime: Schema.optional(Schema.String.pipe(Schema.maxLength(100))),
+})
+
+addMessages({
+  'field.attachment_fetch': {
+    en: 'Could not fetch this file: {reason}.',
+    id: 'Berkas ini tidak dapat diambil: {reason}.',
+  },
+})
 const Inbound = Schema.Struct({
   conversation_id: ExtId,
   contact: Schema.optional(
@@ -28,8 +47,7 @@ const Inbound = Schema.Struct({
   message: Schema.Struct({
     id: ExtId,
     text: Schema.optional(Schema.String.pipe(Schema.maxLength(10_000))),
-    // Attachments are not stored yet (see docs/decisions-channels.md): refused rather than dropped.
-    attachments: Schema.optional(Schema.Array(Schema.Unknown).pipe(Schema.filter((a) => a.length === 0))),
+    attachments: Schema.optional(Schema.Array(Attachment).pipe(Schema.maxItems(MAX_INBOUND_ATTACHMENTS))),
     sent_at: Schema.optional(Schema.String),
   }),
 })
@@ -41,6 +59,42 @@ const present = (m: Parameters<typeof presentMessage>[0], externalId: string, ch
   channel_id: channelId,
   message: presentMessage(m),
 })
+
+const attachmentRefused = (index: number, reason: string) =>
+  invalid({ [`message.attachments.${index}.url`]: { key: 'field.attachment_fetch', params: { reason } } })
+
+/** Downloads one attachment under the webhook policy (https, public hosts) and stores it privately. */
+const fetchAttachment = (workspaceId: number, a: typeof Attachment.Type, index: number) =>
+  Effect.gen(function* () {
+    const policy = Webhooks.policyOf(yield* Config)
+    const res = yield* Effect.tryPromise({
+      try: () =>
+        send(
+          a.url,
+          { method: 'GET', headers: { accept: '*/*' }, body: '', maxBytes: MAX_ATTACHMENT_BYTES },
+          policy,
+        ),
+      catch: (e) =>
+        attachmentRefused(
+          index,
+          e instanceof OutboundRefused
+            ? e.reason === 'too_large'
+              ? `larger than ${MAX_ATTACHMENT_BYTES / 1024 / 1024} MB`
+              : e.reason.replaceAll('_', ' ')
+            : 'unreachable',
+        ),
+    })
+    if (res.status < 200 || res.status >= 300)
+      return yield* Effect.fail(attachmentRefused(index, `HTTP ${res.status}`))
+    const mime =
+      a.mime ??
+      String(res.headers['content-type'] ?? 'application/octet-stream')
+        .split(';')[0]!
+        .trim()
+    const name = a.name ?? (new URL(a.url).pathname.split('/').pop() || 'file')
+    // The disk failing is our fault, not the customer's: a 500, logged.
+    return yield* Files.save(workspaceId, { name, mime, bytes: res.bytes }, null).pipe(Effect.orDie)
+  })
 
 /**
  * One inbound message: the conversation of `conversation_id` (created with its contact on first
@@ -59,22 +113,41 @@ export const simulateInbound = (channel: ChannelRow, body: InboundBody) =>
     const clientId = `api:${body.message.id}`
     const stored = yield* ChannelApi.storedMessage(thread.conversation_id, clientId)
     if (stored) return { duplicate: true, data: present(stored, thread.external_id, channel.id) }
+    // Fetched before anything is stored, so a file that cannot be fetched refuses the whole message
+    // (422) and the customer's system can send it again.
+    const files = yield* Effect.forEach(body.message.attachments ?? [], (a, i) =>
+      fetchAttachment(channel.workspace_id, a, i),
+    )
     const actor = yield* ConversationActor
-    const message = yield* actor
-      .ask(thread.conversation_id, {
-        _tag: 'Append',
-        direction: 'in',
-        type: 'text',
-        body: body.message.text ?? '',
-        sender: { name: contact.name ?? null, external_id: contact.id ?? null },
-        clientId,
-      })
-      .pipe(
-        Effect.catchIf(
-          (e): e is ConversationNotFound => e instanceof ConversationNotFound,
-          () => Effect.fail(notFound()),
-        ),
-      )
+    const append = (
+      m: { readonly type: string; readonly body: string; readonly fileId?: number },
+      cid: string,
+    ) =>
+      actor
+        .ask(thread.conversation_id, {
+          _tag: 'Append',
+          direction: 'in',
+          ...m,
+          sender: { name: contact.name ?? null, external_id: contact.id ?? null },
+          clientId: cid,
+        })
+        .pipe(
+          Effect.catchIf(
+            (e): e is ConversationNotFound => e instanceof ConversationNotFound,
+            () => Effect.fail(notFound()),
+          ),
+        )
+    // The text travels with the first file, as a caption; each further file is a message of its own.
+    const [first, ...rest] = files
+    const message = yield* append(
+      first
+        ? { type: mediaType(first.mime), body: body.message.text ?? '', fileId: first.id }
+        : { type: 'text', body: body.message.text ?? '' },
+      clientId,
+    )
+    yield* Effect.forEach(rest, (f, i) =>
+      append({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
+    )
     yield* publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
       interaction_id: thread.conversation_id,
       channel_id: channel.id,

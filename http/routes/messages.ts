@@ -209,7 +209,7 @@ export const emailPayload = (
     }
   })
 
-const mediaType = (mime: string) =>
+export const mediaType = (mime: string) =>
   mime.startsWith('image/')
     ? 'image'
     : mime.startsWith('video/')

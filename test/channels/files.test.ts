@@ -1,3 +1,5 @@
+import * as http from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LINK_TTL_SECONDS } from '../../connectors/api/files'
 import { signJson } from '../../engine/tokens'
@@ -110,6 +112,108 @@ describe('attachments of agent replies', () => {
       expect(second.json.data.message.attachments).toEqual([])
     } finally {
       await rx.close()
+    }
+  })
+})
+
+/** A loopback file server standing in for the customer's storage; counts the requests it serves. */
+const fileServer = async (files: Record<string, { type: string; bytes: Uint8Array }>) => {
+  let hits = 0
+  const server = http.createServer((req, res) => {
+    hits += 1
+    const f = files[req.url ?? '']
+    if (!f) {
+      res.writeHead(404).end()
+      return
+    }
+    res.writeHead(200, { 'content-type': f.type, 'content-length': f.bytes.byteLength }).end(f.bytes)
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+  return { base, hits: () => hits, close: () => new Promise((r) => server.close(r)) }
+}
+
+describe('attachments of inbound messages', () => {
+  it('are fetched once each and stored privately: the text rides with the first file, each further file is its own message', async () => {
+    const photo = I.bytes(30_000, 3)
+    const pdf = I.bytes(20_000, 5)
+    const big = I.bytes(16 * 1024 * 1024 + 1, 9)
+    const files = await fileServer({
+      '/photo.jpg': { type: 'image/jpeg', bytes: photo },
+      '/terms.pdf': { type: 'application/pdf; charset=binary', bytes: pdf },
+      '/big.bin': { type: 'application/octet-stream', bytes: big },
+    })
+    try {
+      const ch = await createApi()
+      const post = (message: Record<string, unknown>) =>
+        s.fetch(
+          '/v1/channel-api/messages',
+          F.json(
+            { conversation_id: 'att-1', contact: { name: 'Rina' }, message },
+            F.bearer(ch.credentials.key),
+          ),
+        )
+      const message = {
+        id: 'with-files',
+        text: 'my photo and the terms',
+        attachments: [
+          { url: `${files.base}/photo.jpg` },
+          { url: `${files.base}/terms.pdf`, name: 'Terms.pdf' },
+        ],
+      }
+      const res = await post(message)
+      expect(res.status).toBe(201)
+      const first = (await body(res)).data
+      expect(first.message).toMatchObject({ type: 'image', body: 'my photo and the terms', direction: 'in' })
+      expect(first.message.media).toMatchObject({ name: 'photo.jpg', mime: 'image/jpeg', size: 30_000 })
+      expect(files.hits()).toBe(2)
+
+      const list = await body(
+        await s.fetch(`/v1/interactions/${first.interaction_id}/messages`, { headers: owner.headers() }),
+      )
+      const inbound = list.data.filter((m: any) => m.direction === 'in')
+      expect(inbound.map((m: any) => [m.type, m.body, m.media?.name, m.media?.mime])).toEqual([
+        ['image', 'my photo and the terms', 'photo.jpg', 'image/jpeg'],
+        ['document', '', 'Terms.pdf', 'application/pdf'],
+      ])
+      const media = await s.fetch(inbound[1].media.url, { headers: owner.headers() })
+      expect(Buffer.from(await media.arrayBuffer()).equals(Buffer.from(pdf))).toBe(true)
+
+      // A resend stores nothing twice and fetches nothing again.
+      const again = await post(message)
+      expect(again.status).toBe(200)
+      expect((await body(again)).data.message.id).toBe(first.message.id)
+      expect(files.hits()).toBe(2)
+      const after = await body(
+        await s.fetch(`/v1/interactions/${first.interaction_id}/messages`, { headers: owner.headers() }),
+      )
+      expect(after.data.filter((m: any) => m.direction === 'in')).toHaveLength(2)
+
+      // A file that cannot be fetched refuses the message, naming the attachment; nothing is stored.
+      const missing = await post({
+        id: 'missing',
+        text: 'x',
+        attachments: [{ url: `${files.base}/nope.png` }],
+      })
+      expect(missing.status).toBe(422)
+      expect((await body(missing)).error.fields).toHaveProperty(['message.attachments.0.url'])
+      const tooBig = await post({
+        id: 'big',
+        attachments: [{ url: `${files.base}/photo.jpg` }, { url: `${files.base}/big.bin` }],
+      })
+      expect(tooBig.status).toBe(422)
+      expect((await body(tooBig)).error.fields['message.attachments.1.url']).toContain('16 MB')
+      const tooMany = await post({
+        id: 'many',
+        attachments: Array.from({ length: 11 }, () => ({ url: `${files.base}/photo.jpg` })),
+      })
+      expect(tooMany.status).toBe(422)
+      const final = await body(
+        await s.fetch(`/v1/interactions/${first.interaction_id}/messages`, { headers: owner.headers() }),
+      )
+      expect(final.data.filter((m: any) => m.direction === 'in')).toHaveLength(2)
+    } finally {
+      await files.close()
     }
   })
 })

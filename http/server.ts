@@ -37,7 +37,20 @@ const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
 export const listen = (opts: ServerOptions): Promise<Listening> => {
   const app = uws.App()
   opts.configure?.(app)
+  // Set once the node stops listening: a client's kept-alive connection may still bring a request,
+  // which is told to retry elsewhere (503) and has its connection closed, instead of reaching
+  // services that are shutting down.
+  let closing = false
   app.any('/*', (res, req) => {
+    if (closing) {
+      res.cork(() => {
+        res.writeStatus('503 Service Unavailable')
+        res.writeHeader('Content-Type', 'application/json')
+        res.writeHeader('Retry-After', '1')
+        res.end('{"error":{"code":"unavailable","message":"Shutting down; try again."}}', true)
+      })
+      return
+    }
     let aborted = false
     res.onAborted(() => {
       aborted = true
@@ -104,7 +117,14 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
         reject(new Error(`cannot listen on ${opts.host}:${opts.port}`))
         return
       }
-      resolve({ app, port: uws.us_socket_local_port(token), close: () => uws.us_listen_socket_close(token) })
+      resolve({
+        app,
+        port: uws.us_socket_local_port(token),
+        close: () => {
+          closing = true
+          uws.us_listen_socket_close(token)
+        },
+      })
     })
   })
 }

@@ -201,22 +201,26 @@ export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
     yield* Effect.forEach(
       due,
       (d) =>
-        Effect.gen(function* () {
-          const api = yield* ChannelApi.byChannel(d.channel_id)
-          const result: AttemptResult = api?.webhook_url
-            ? yield* attempt(api.webhook_url, api.webhook_secret, d.event, d.uid, d.body, policy)
-            : { status: 'failed', http_status: null, duration_ms: 0, error: 'no webhook_url set' }
-          const n = d.attempts + 1
-          const retry = result.status === 'failed' && n < d.max_attempts
-          yield* ChannelApi.recordAttempt(d.id, {
-            at: iso(new Date())!,
-            http_status: result.http_status,
-            duration_ms: result.duration_ms,
-            error: result.error,
-            delivered: result.status === 'delivered',
-            retryInSeconds: retry ? (retryBaseMs * 3 ** (n - 1)) / 1000 : null,
-          })
-        }),
+        // A node shutting down finishes the attempts it started and records them, rather than
+        // leaving them leased (and late) until the lease runs out.
+        Effect.uninterruptible(
+          Effect.gen(function* () {
+            const api = yield* ChannelApi.byChannel(d.channel_id)
+            const result: AttemptResult = api?.webhook_url
+              ? yield* attempt(api.webhook_url, api.webhook_secret, d.event, d.uid, d.body, policy)
+              : { status: 'failed', http_status: null, duration_ms: 0, error: 'no webhook_url set' }
+            const n = d.attempts + 1
+            const retry = result.status === 'failed' && n < d.max_attempts
+            yield* ChannelApi.recordAttempt(d.id, {
+              at: iso(new Date())!,
+              http_status: result.http_status,
+              duration_ms: result.duration_ms,
+              error: result.error,
+              delivered: result.status === 'delivered',
+              retryInSeconds: retry ? (retryBaseMs * 3 ** (n - 1)) / 1000 : null,
+            })
+          }),
+        ),
       { concurrency: 8, discard: true },
     )
     return due.length

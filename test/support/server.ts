@@ -19,6 +19,11 @@ export interface TestServer extends RunningApp {
   /** Environment for the CLI or a child server that must reach the same database. */
   readonly env: NodeJS.ProcessEnv
   readonly fetch: (p: string, init?: RequestInit) => Promise<Response>
+  /**
+   * Stops the node and starts a new one (on a new port) on the same database (PostgreSQL only: the
+   * in-memory embedded database does not outlive its node).
+   */
+  readonly restart: () => Promise<void>
 }
 
 export const freePort = (): Promise<number> =>
@@ -76,12 +81,27 @@ export const startTestServer = async (env: Record<string, string> = {}): Promise
   const database: DatabaseOptions | undefined = db
     ? undefined
     : { url: undefined, dataDir: 'memory', socketDir: dir }
-  const app = await start(cfg, { ...(database ? { database } : {}), logger: makeLogger(cfg.logLevel) })
+  const boot = (c: AppConfig) =>
+    start(c, { ...(database ? { database } : {}), logger: makeLogger(c.logLevel) })
+  let app = await boot(cfg)
   return {
-    ...app,
+    get port() {
+      return app.port
+    },
+    get url() {
+      return app.url
+    },
+    run: (effect) => app.run(effect),
     cfg,
     env: childEnv,
     fetch: (p, init) => fetch(`${app.url}${p}`, init),
+    restart: async () => {
+      if (!db) throw new Error('restart needs DATABASE_URL (the embedded test database lives in memory)')
+      await app.stop()
+      // A new port: a client's kept-alive connections to the old node must not reach the new one.
+      const port = await freePort()
+      app = await boot({ ...cfg, port, publicUrl: `http://127.0.0.1:${port}` })
+    },
     stop: async () => {
       await app.stop()
       await db?.drop()

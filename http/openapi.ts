@@ -81,7 +81,13 @@ const operationId = (r: Route) =>
     .replace(/(^|[-_.])(\w)/g, (_, __: string, c: string) => c.toUpperCase())
 
 const security = (r: Route) =>
-  r.access === 'P' ? [] : r.access === 'A' ? [{ session: [] }] : [{ apiKey: [] }, { session: [] }]
+  r.access === 'P'
+    ? []
+    : r.access === 'A'
+      ? [{ session: [] }]
+      : r.access === 'C'
+        ? [{ channelKey: [] }]
+        : [{ apiKey: [] }, { session: [] }]
 
 export const document = (routes: readonly Route[], serverUrl: string): Json => {
   const definitions: Definitions = {}
@@ -139,6 +145,7 @@ export const document = (routes: readonly Route[], serverUrl: string): Json => {
       securitySchemes: {
         apiKey: { type: 'http', scheme: 'bearer', description: 'Workspace API key `svca_live_…`' },
         session: { type: 'apiKey', in: 'cookie', name: 'kotak_session' },
+        channelKey: { type: 'http', scheme: 'bearer', description: 'API channel key `svca_ch_…`' },
       },
     },
   }

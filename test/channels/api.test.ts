@@ -329,3 +329,13 @@ describe('API channel', () => {
     }
   })
 })
+
+describe('OpenAPI', () => {
+  it('documents channel-key endpoints with the channel-key scheme only', async () => {
+    const YAML = (await import('yaml')).default
+    const doc = YAML.parse(await (await s.fetch('/docs/openapi.yaml')).text())
+    expect(doc.components.securitySchemes.channelKey).toMatchObject({ type: 'http', scheme: 'bearer' })
+    expect(doc.paths['/v1/channel-api/messages'].post.security).toEqual([{ channelKey: [] }])
+    expect(doc.paths['/v1/channel-api/files/{token}'].get.security).toEqual([{ channelKey: [] }])
+  })
+})

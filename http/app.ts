@@ -2,6 +2,7 @@ import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
 import * as Webhooks from '../connectors/api/webhooks'
+import * as EmailSessions from '../connectors/email/sessions'
 import * as ConnectorRouter from '../connectors/router'
 import { Bus } from '../engine/bus/Bus'
 import * as BusMemory from '../engine/bus/BusMemory'
@@ -40,6 +41,7 @@ import * as PublicRoutes from './routes/public'
 import * as RealtimeRoutes from './routes/realtime'
 import * as SystemRoutes from './routes/system'
 import * as TemplateRoutes from './routes/templates'
+import { runFast } from './runFast'
 import { isNative, listen } from './server'
 
 /** Every route of the service, in one list: the router, the OpenAPI document and tests read it. */
@@ -120,7 +122,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const core = Layer.mergeAll(actors, Credentials.layer).pipe(Layer.provideMerge(connectors))
   // What runs on top of the actors: the sessions of stateful connectors (mailboxes, numbers), which
   // feed inbound messages to conversation actors. One line per connector.
-  const supervisors = Layer.mergeAll(Layer.empty)
+  const supervisors = Layer.mergeAll(Layer.empty, EmailSessions.layer)
   return supervisors.pipe(Layer.provideMerge(core))
 }
 
@@ -163,12 +165,13 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     const router = Router.make<Route>()
     for (const r of allRoutes()) router.add(r.method, r.path, r)
     const bodyLimit = bodyLimitFor(router, cfg.maxBodyBytes)
+    const run = runFast(runtime)
     const server = await listen({
       host: cfg.host,
       port: cfg.port,
       maxBodyBytes: cfg.maxBodyBytes,
       bodyLimit,
-      handle: (req) => runtime.runPromise(handle(router, req)),
+      handle: (req, done) => run(handle(router, req), done),
       tooLarge: (req) => tooLarge(req, bodyLimit(req.method, req.path)),
       configure: gateway.configure,
     })

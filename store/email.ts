@@ -265,3 +265,11 @@ export const threadIds = (conversationId: number) =>
       SELECT message_id FROM email_message_ids WHERE conversation_id = ${conversationId}
       ORDER BY created_at, message_id LIMIT 50`.pipe(Effect.map((r) => r.map((x) => x.message_id))),
   )
+
+/** The workspace's contact with this address (the oldest), or null. */
+export const contactByEmail = (workspaceId: number, address: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ id: number }>`
+      SELECT id FROM contacts WHERE workspace_id = ${workspaceId} AND lower(email) = ${address.toLowerCase()}
+      ORDER BY id LIMIT 1`.pipe(Effect.map((r) => r[0]?.id ?? null)),
+  )

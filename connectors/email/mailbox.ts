@@ -71,6 +71,8 @@ export const imapClient = (e: Endpoint, policy: Policy) => {
     connectionTimeout: TIMEOUT_MS,
     greetingTimeout: TIMEOUT_MS,
     socketTimeout: 5 * 60_000,
+    // IDLE right after each command, so new mail is told within seconds (the default waits 15 s).
+    autoIdleDelay: 100,
     disableAutoIdle: false,
   })
   // imapflow emits `error` on a dropped socket; without a listener Node would crash the process.

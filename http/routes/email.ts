@@ -1,4 +1,5 @@
 import { Effect, Schema } from 'effect'
+import { accessOf } from '../../connectors/email/access'
 import {
   type Folders,
   type MailboxAccess,
@@ -11,7 +12,7 @@ import { nudge } from '../../connectors/email/nudge'
 import { detect } from '../../connectors/email/providers'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
-import { decryptText, encrypt } from '../../engine/secrets'
+import { encrypt } from '../../engine/secrets'
 import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
 import { limitsOf } from '../../store/plans'
@@ -271,25 +272,6 @@ const emailChannelOr404 = (workspaceId: number, id: number) =>
   })
 
 const seal = (s: string) => Effect.orDie(encrypt(s))
-const unseal = (s: string) => Effect.orDie(decryptText(s))
-
-/** The stored mailbox's access, passwords unsealed. */
-export const accessOf = (e: Email.EmailRow) =>
-  Effect.gen(function* () {
-    const pass = yield* unseal(e.password_sealed)
-    const smtpPass = e.smtp_password_sealed ? yield* unseal(e.smtp_password_sealed) : pass
-    return {
-      address: e.address,
-      imap: { host: e.imap_host, port: e.imap_port, security: e.imap_security, user: e.username, pass },
-      smtp: {
-        host: e.smtp_host,
-        port: e.smtp_port,
-        security: e.smtp_security,
-        user: e.smtp_username ?? e.username,
-        pass: smtpPass,
-      },
-    } satisfies MailboxAccess
-  })
 
 const changed = (c: Channels.ChannelRow) =>
   publishEvent(`ws:${c.workspace_id}`, 'channel.updated', { channel_id: c.id, status: c.status })

@@ -81,3 +81,12 @@ export const until = async <A>(f: () => Promise<A | null | undefined | false>, t
     await new Promise((r) => setTimeout(r, 100))
   }
 }
+
+/** A small RFC 822 message: plain text, or text and HTML alternatives. */
+export const rfc822 = (h: Record<string, string>, text: string, html?: string) => {
+  const head = Object.entries(h)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\r\n')
+  if (!html) return `${head}\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${text}\r\n`
+  return `${head}\r\nMIME-Version: 1.0\r\nContent-Type: multipart/alternative; boundary="b1"\r\n\r\n--b1\r\nContent-Type: text/plain; charset=utf-8\r\n\r\n${text}\r\n--b1\r\nContent-Type: text/html; charset=utf-8\r\n\r\n${html}\r\n--b1--\r\n`
+}

@@ -1,0 +1,136 @@
+import { Effect } from 'effect'
+import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
+import { ConversationActor } from '../../actors/conversation'
+import { publishEvent } from '../../engine/events'
+import type { ChannelRow } from '../../store/channels'
+import * as Contacts from '../../store/contacts'
+import * as Conversations from '../../store/conversations'
+import * as Email from '../../store/email'
+import * as Files from '../../store/files'
+import { toText } from '../html'
+import { sanitizeMail } from './sanitize'
+
+/**
+ * One mail read from the mailbox into the inbox: threaded by Message-ID / In-Reply-To /
+ * References into its conversation (a new one otherwise, with the sender as contact), attachments
+ * stored, appended through the ConversationActor (sequence, `message.created`, `inbox.changed`).
+ * Mail from the Sent folder (`read_sent`: sent from another mail program) is an agent message.
+ * A Message-ID seen before is skipped, so reading a message twice stores it once.
+ */
+const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
+
+const addresses = (a: AddressObject | AddressObject[] | undefined) =>
+  (Array.isArray(a) ? a : a ? [a] : []).flatMap((o) =>
+    o.value.flatMap((v) => (v.address ? [{ name: v.name ?? '', address: v.address.toLowerCase() }] : [])),
+  )
+
+const idList = (v: string | string[] | undefined): string[] =>
+  (Array.isArray(v) ? v : v ? v.split(/\s+/) : []).map((s) => s.trim()).filter((s) => /^<[^<>\s]+>$/.test(s))
+
+/** `ignore` rules: an address, or `@domain` for all of a domain. */
+export const ignored = (rules: readonly string[], address: string) => {
+  const a = address.toLowerCase()
+  return rules.some((r) =>
+    r.startsWith('@') || r.startsWith('*@') ? a.endsWith(r.replace(/^\*/, '')) : a === r,
+  )
+}
+
+export type Imported = 'imported' | 'duplicate' | 'ignored'
+
+export const importMail = (
+  channel: ChannelRow,
+  mailbox: Email.EmailRow,
+  folder: string,
+  source: Buffer,
+  fallbackId: string,
+) =>
+  Effect.gen(function* () {
+    const parsed: ParsedMail = yield* Effect.promise(() => simpleParser(source))
+    const messageId = idList(parsed.messageId)[0] ?? `<${fallbackId}@kotak.invalid>`
+    if (yield* Email.knownMessageId(channel.id, messageId)) return 'duplicate' as Imported
+    const own = mailbox.address.toLowerCase()
+    const from = addresses(parsed.from)[0] ?? null
+    const to = addresses(parsed.to)
+    const cc = addresses(parsed.cc)
+    const outgoing = folder === mailbox.sent_folder || from?.address === own
+    const counterpart = outgoing ? (to.find((x) => x.address !== own) ?? null) : from
+    if (!counterpart) return 'ignored' as Imported
+    if (!outgoing && ignored(mailbox.ignore, counterpart.address)) return 'ignored' as Imported
+
+    const inReplyTo = idList(parsed.inReplyTo)
+    const references = idList(parsed.references)
+    const subject = (parsed.subject ?? '').trim().slice(0, 255) || null
+    let conversationId = yield* Email.conversationOf(channel.id, [...inReplyTo, ...references])
+    let created = false
+    if (conversationId === null) {
+      const contactId =
+        (yield* Email.contactByEmail(channel.workspace_id, counterpart.address)) ??
+        (yield* Contacts.create(channel.workspace_id, {
+          name: counterpart.name || counterpart.address,
+          email: counterpart.address,
+        })).id
+      const at = parsed.date && parsed.date.getTime() < Date.now() ? parsed.date : new Date()
+      conversationId = (yield* Conversations.create(channel.workspace_id, channel.id, {
+        contactId,
+        subject,
+        at,
+      })).id
+      created = true
+    }
+
+    const attachments = []
+    for (const a of parsed.attachments) {
+      if (a.size > MAX_ATTACHMENT_BYTES) continue
+      const file = yield* Files.save(
+        channel.workspace_id,
+        {
+          name: (a.filename ?? 'attachment').slice(0, 200),
+          mime: a.contentType || 'application/octet-stream',
+          bytes: new Uint8Array(a.content),
+        },
+        null,
+      ).pipe(Effect.orDie)
+      attachments.push({ file_id: file.id, name: file.name, mime: file.mime, size: file.size })
+    }
+    const html =
+      typeof parsed.html === 'string' && parsed.html.trim() !== '' ? sanitizeMail(parsed.html) : null
+    const text = (parsed.text ?? (html ? toText(html) : '')).trim().slice(0, 100_000)
+
+    const actor = yield* ConversationActor
+    const message = yield* actor.ask(conversationId, {
+      _tag: 'Append',
+      direction: outgoing ? 'out' : 'in',
+      type: 'text',
+      body: text,
+      sender: outgoing
+        ? { name: from?.name || mailbox.sender_name || null }
+        : { name: counterpart.name || null },
+      ...(outgoing ? { status: 'sent' } : {}),
+      clientId: `email:${messageId}`.slice(0, 200),
+      externalId: messageId,
+      payload: {
+        email: {
+          subject,
+          html,
+          cc: cc.map((x) => x.address),
+          reply_all: false,
+          attachments,
+          from: from?.address ?? null,
+          to: to.map((x) => x.address),
+          message_id: messageId,
+          in_reply_to: inReplyTo[0] ?? null,
+          references,
+          folder,
+        },
+      },
+    })
+    yield* Email.rememberMessageId(channel.id, messageId, conversationId, message.id)
+    if (created) {
+      yield* publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
+        interaction_id: conversationId,
+        channel_id: channel.id,
+        reason: 'conversation.created',
+      })
+    }
+    return 'imported' as Imported
+  })

@@ -2,6 +2,7 @@ import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
 import * as Webhooks from '../connectors/api/webhooks'
+import * as EmailAdapter from '../connectors/email/adapter'
 import * as EmailSessions from '../connectors/email/sessions'
 import * as ConnectorRouter from '../connectors/router'
 import { Bus } from '../engine/bus/Bus'
@@ -104,7 +105,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     Layer.provideMerge(migrated),
   )
   // Each channel type's outbound adapter (below the actors: it needs none of them), one line each.
-  const adapters = Layer.mergeAll(Layer.empty)
+  const adapters = Layer.mergeAll(Layer.empty, EmailAdapter.layer)
   const connectors = ConnectorRouter.layer.pipe(Layer.provide(adapters), Layer.provideMerge(keyed))
   // One node: the local actor kit. Cluster (REDIS_URL): the same actors, each entity on one node.
   const actors = cfg.redisUrl

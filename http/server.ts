@@ -23,7 +23,8 @@ export interface ServerOptions {
   readonly maxBodyBytes: number
   /** A request's own body limit (routes taking uploads); `maxBodyBytes` when absent. */
   readonly bodyLimit?: (method: string, path: string) => number
-  readonly handle: (req: Incoming) => Promise<Outgoing>
+  /** Answers a request: at once when it needs no I/O, else later; `null` = a fault (500). */
+  readonly handle: (req: Incoming, done: (out: Outgoing | null) => void) => void
   /** Answers a request refused before the pipeline (body too large). */
   readonly tooLarge: (req: Incoming) => Outgoing
   /** Lets other modules (the real-time gateway) add WebSocket routes before listening. */
@@ -75,14 +76,14 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       })
     }
     const dispatch = (body: Uint8Array | null) => {
-      opts.handle({ ...base, body }).then(
-        (out) => respond(out),
-        () =>
-          respond({
+      opts.handle({ ...base, body }, (out) =>
+        respond(
+          out ?? {
             status: 500,
             headers: [['Content-Type', 'application/json']],
             body: '{"error":{"code":"server_error","message":"Server fault."}}',
-          }),
+          },
+        ),
       )
     }
     const declared = headers.get('content-length')

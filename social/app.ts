@@ -6,6 +6,7 @@ import { MetricsTag, makeMetrics } from '../engine/metrics'
 import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
 import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
 import * as Router from '../http/router'
+import { runFast } from '../http/runFast'
 import { isNative, listen } from '../http/server'
 import * as Database from '../store/database'
 import { layerMigrated, migrateSet } from '../store/migrate'
@@ -85,11 +86,12 @@ export const start = async (
     const log = await runtime.runPromise(Log)
     const router = Router.make<SocialRoute>()
     for (const r of allRoutes()) router.add(r.method, r.path, r)
+    const run = runFast(runtime)
     const server = await listen({
       host: cfg.host,
       port: cfg.port,
       maxBodyBytes: cfg.maxBodyBytes,
-      handle: (req) => runtime.runPromise(handle(router, req)),
+      handle: (req, done) => run(handle(router, req), done),
       tooLarge: (req) => tooLarge(req, cfg.maxBodyBytes),
     })
     log.info('listening', {

@@ -273,3 +273,28 @@ export const contactByEmail = (workspaceId: number, address: string) =>
       SELECT id FROM contacts WHERE workspace_id = ${workspaceId} AND lower(email) = ${address.toLowerCase()}
       ORDER BY id LIMIT 1`.pipe(Effect.map((r) => r[0]?.id ?? null)),
   )
+
+export interface PreviousMail {
+  readonly body: string
+  readonly created_at: Date
+  readonly sender: Readonly<Record<string, unknown>> | null
+  readonly email: Readonly<Record<string, unknown>>
+}
+
+/** The newest received mail of a conversation: what a reply answers, quotes and threads under. */
+export const lastReceived = (conversationId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<PreviousMail>`
+      SELECT body, created_at, sender, payload->'email' AS email FROM messages
+      WHERE conversation_id = ${conversationId} AND direction = 'in' AND deleted_at IS NULL
+        AND jsonb_typeof(payload->'email') = 'object'
+      ORDER BY seq DESC LIMIT 1`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
+/** Who wrote a message (the agent's name on an outgoing mail). */
+export const senderNameOf = (messageId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ name: string | null }>`SELECT sender->>'name' AS name FROM messages WHERE id = ${messageId}`.pipe(
+      Effect.map((r) => r[0]?.name ?? null),
+    ),
+  )

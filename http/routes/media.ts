@@ -1,4 +1,5 @@
 import { Effect, Schema } from 'effect'
+import { blockRemoteImages } from '../../connectors/email/sanitize'
 import { FileStorage } from '../../engine/storage/FileStorage'
 import * as Contacts from '../../store/contacts'
 import type { MessageRow } from '../../store/conversations'
@@ -142,13 +143,15 @@ export const routes: readonly Route[] = [
           typeof email.html === 'string' && email.html !== ''
             ? email.html
             : `<div style="white-space:pre-wrap">${escapeHtml(m.body)}</div>`
+        // Remote images are removed from the markup too, not only refused by the CSP below.
+        const shown = req.query.images === '1' ? inner : blockRemoteImages(inner)
         const images = req.query.images === '1' ? ' https: http:' : ''
         const csp = `default-src 'none'; img-src data: cid:${images}; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'`
         return {
           _tag: 'Raw',
           status: 200,
           contentType: 'text/html; charset=utf-8',
-          body: `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${csp}"></head><body>${inner}</body></html>`,
+          body: `<!doctype html><html><head><meta charset="utf-8"><meta http-equiv="Content-Security-Policy" content="${csp}"></head><body>${shown}</body></html>`,
           headers: { 'Content-Security-Policy': csp, 'X-Content-Type-Options': 'nosniff' },
         } satisfies Reply as Reply
       }),

@@ -206,6 +206,12 @@ export const startSmtp = async (): Promise<Smtp> => {
       if (auth.username && accounts.get(auth.username) === auth.password) cb(null, { user: auth.username })
       else cb(new Error('Invalid username or password'))
     },
+    // Recipients whose local part starts with `reject` are refused, as a real server refuses unknown users.
+    onRcptTo(address, _session, cb) {
+      if (/^reject/i.test(address.address))
+        cb(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }))
+      else cb()
+    },
     onData(stream, session, cb) {
       const chunks: Buffer[] = []
       stream.on('data', (c: Buffer) => chunks.push(c))

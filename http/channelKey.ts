@@ -1,13 +1,16 @@
 import { Effect } from 'effect'
+import { digest } from '../engine/tokens'
 import * as ChannelApi from '../store/channelApi'
 import { isPaidActive } from '../store/plans'
 import * as Workspaces from '../store/workspaces'
+import { CredentialCache } from './credentials'
 import { ApiError } from './errors'
 import type { Method } from './router'
 
 /**
  * Channel-key (C) access of spec 1 §4.7 and §5 rule 7: `Authorization: Bearer svca_ch_…` names an
- * API channel. The key is looked up by its digest on every call (no cache), so a replaced key is
+ * API channel. Resolved keys live in the node's credential cache like API keys; replacing a key,
+ * archiving the channel or changing the workspace drops them on every node, so a replaced key is
  * refused from the very next request. The workspace must still be on an active paid plan (402)
  * and, for writes, not frozen (423).
  */
@@ -18,10 +21,18 @@ export const authenticateChannel = (authorization: string | undefined) =>
     const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')
     const key = m?.[1]
     if (!key || !ChannelApi.CHANNEL_KEY_PATTERN.test(key)) return yield* Effect.fail(unauthorized())
-    const channel = yield* ChannelApi.findByKey(key)
-    if (!channel) return yield* Effect.fail(unauthorized())
-    const workspace = yield* Workspaces.byId(channel.workspace_id)
-    if (!workspace) return yield* Effect.fail(unauthorized())
+    const cache = yield* CredentialCache
+    const cacheKey = digest(key).toString('base64')
+    let resolved = cache.getChannel(cacheKey)
+    if (!resolved) {
+      const channel = yield* ChannelApi.findByKey(key)
+      if (!channel) return yield* Effect.fail(unauthorized())
+      const workspace = yield* Workspaces.byId(channel.workspace_id)
+      if (!workspace) return yield* Effect.fail(unauthorized())
+      resolved = { channel, workspace }
+      cache.putChannel(cacheKey, resolved)
+    }
+    const { channel, workspace } = resolved
     const authorize = (method: Method) =>
       Effect.gen(function* () {
         if (!isPaidActive(workspace, new Date()))

@@ -1,11 +1,13 @@
 import { Context, Effect, Layer } from 'effect'
 import { Bus } from '../engine/bus/Bus'
 import { CREDENTIALS_TOPIC, type CredentialScope } from '../engine/events'
+import type { ChannelRow } from '../store/channels'
+import type { WorkspaceRow } from '../store/workspaces'
 import type { Caller } from './caller'
 
 /**
- * Resolved credentials (API key or session → caller), so a busy key costs no database round trip
- * per request. Correctness does not rest on the TTL: whatever revokes a key, ends a session or
+ * Resolved credentials (API key or session → caller; API-channel key → channel and workspace), so
+ * a busy key costs no database round trip per request. Correctness does not rest on the TTL: whatever revokes a key, ends a session or
  * changes a workspace, member or role publishes `invalidateCredentials`, and every node drops the
  * entries it names at once. The TTL only bounds staleness for changes made where no shared bus
  * reaches (the operator CLI against a database without Redis).
@@ -13,14 +15,22 @@ import type { Caller } from './caller'
 export const TTL_MS = 5_000
 const MAX_ENTRIES = 50_000
 
-interface Entry {
-  readonly caller: Caller
+/** What an API channel's key resolves to (spec 1 §4.7 access C). */
+export interface ChannelCredential {
+  readonly channel: ChannelRow
+  readonly workspace: WorkspaceRow
+}
+
+interface Entry<V> {
+  readonly value: V
   readonly until: number
 }
 
 export interface CredentialCacheShape {
   readonly get: (digest: string) => Caller | undefined
   readonly put: (digest: string, caller: Caller) => void
+  readonly getChannel: (digest: string) => ChannelCredential | undefined
+  readonly putChannel: (digest: string, credential: ChannelCredential) => void
 }
 
 export class CredentialCache extends Context.Tag('kotak/CredentialCache')<
@@ -35,25 +45,44 @@ const matches = (scope: CredentialScope, caller: Caller) =>
       ? caller.user.id === scope.userId
       : caller.workspace?.id === scope.workspaceId
 
-export const make = (): CredentialCacheShape & { readonly drop: (scope: CredentialScope) => void } => {
-  const entries = new Map<string, Entry>()
+/** One TTL map; `drop` removes the entries a scope names. */
+const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
+  const entries = new Map<string, Entry<V>>()
   return {
-    get: (digest) => {
+    get: (digest: string): V | undefined => {
       const e = entries.get(digest)
       if (!e) return undefined
       if (e.until < Date.now()) {
         entries.delete(digest)
         return undefined
       }
-      return e.caller
+      return e.value
     },
-    put: (digest, caller) => {
+    put: (digest: string, value: V) => {
       // Oldest first out when full; Map keeps insertion order.
       if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
-      entries.set(digest, { caller, until: Date.now() + TTL_MS })
+      entries.set(digest, { value, until: Date.now() + TTL_MS })
     },
+    drop: (scope: CredentialScope) => {
+      for (const [k, e] of entries) if (matches(scope, e.value)) entries.delete(k)
+    },
+  }
+}
+
+const channelMatches = (scope: CredentialScope, c: ChannelCredential) =>
+  'all' in scope ? true : 'workspaceId' in scope ? c.workspace.id === scope.workspaceId : false
+
+export const make = (): CredentialCacheShape & { readonly drop: (scope: CredentialScope) => void } => {
+  const callers = store<Caller>(matches)
+  const channels = store<ChannelCredential>(channelMatches)
+  return {
+    get: callers.get,
+    put: callers.put,
+    getChannel: channels.get,
+    putChannel: channels.put,
     drop: (scope) => {
-      for (const [k, e] of entries) if (matches(scope, e.caller)) entries.delete(k)
+      callers.drop(scope)
+      channels.drop(scope)
     },
   }
 }

@@ -1,7 +1,7 @@
 import { Effect, Schema } from 'effect'
 import * as Webhooks from '../../connectors/api/webhooks'
 import { Config } from '../../engine/config'
-import { publishEvent } from '../../engine/events'
+import { invalidateCredentials, publishEvent } from '../../engine/events'
 import { checkUrl, OutboundRefused } from '../../engine/net/outbound'
 import * as ChannelApi from '../../store/channelApi'
 import * as Channels from '../../store/channels'
@@ -148,8 +148,12 @@ const commonSettings = (
   return settings
 }
 
+/** A channel changed: its resolved key (channel-key access) is dropped on every node, then the event. */
 const changed = (c: Channels.ChannelRow) =>
-  publishEvent(`ws:${c.workspace_id}`, 'channel.updated', { channel_id: c.id, status: c.status })
+  Effect.zipRight(
+    invalidateCredentials({ workspaceId: c.workspace_id }),
+    publishEvent(`ws:${c.workspace_id}`, 'channel.updated', { channel_id: c.id, status: c.status }),
+  )
 
 const channelOr404 = (workspaceId: number, id: number) =>
   Effect.flatMap(Channels.liveInWorkspace(workspaceId, id), (c) =>
@@ -239,6 +243,7 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         const outcome = yield* Channels.deleteOrArchive(workspace.id, params.id)
         if (!outcome) return yield* Effect.fail(notFound())
+        yield* invalidateCredentials({ workspaceId: workspace.id })
         yield* publishEvent(`ws:${workspace.id}`, 'channel.updated', {
           channel_id: params.id,
           status: outcome,
@@ -350,6 +355,7 @@ export const routes: readonly Route[] = [
         const { channel } = yield* apiChannelOr404(workspace.id, params.id)
         const made = yield* ChannelApi.replaceKey(channel.id)
         if (!made) return yield* Effect.fail(notFound())
+        yield* invalidateCredentials({ workspaceId: workspace.id })
         return ok({ key: made.key, prefix: made.api.key_prefix })
       }),
   }),

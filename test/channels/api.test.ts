@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConversationActor } from '../../actors/conversation'
+import * as Workspaces from '../../store/workspaces'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { connect } from '../support/ws'
@@ -165,6 +166,22 @@ describe('API channel', () => {
       401,
     )
     expect((await inbound(key, { conversation_id: 'a' })).status).toBe(422)
+  })
+
+  it('a resolved key follows its workspace at once: frozen (423), back to Free (402), restored', async () => {
+    const mine = await F.workspace(s, { plan: 'pro' })
+    const me = await F.signIn(s, mine.ownerEmail)
+    const res = await s.fetch('/v1/channels/api', F.json({ name: 'Cached' }, me.headers()))
+    const key = (await body(res)).data.credentials.key
+    const send = (id: string) => inbound(key, { conversation_id: 'c-1', message: { id, text: 'hi' } })
+    expect((await send('a')).status).toBe(201)
+    expect((await send('b')).status).toBe(201)
+    await s.run(Workspaces.setFrozen(mine.workspaceId, true))
+    expect((await send('c')).status).toBe(423)
+    await s.run(Workspaces.setFrozen(mine.workspaceId, false))
+    expect((await send('d')).status).toBe(201)
+    await s.run(Workspaces.setPlan(mine.workspaceId, 'free', null))
+    expect((await send('e')).status).toBe(402)
   })
 
   it('replacing the key refuses the old one at once', async () => {

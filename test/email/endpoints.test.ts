@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { probe, SignInRefused } from '../../connectors/email/mailbox'
 import * as F from '../support/fixtures'
 import { body, connectMailbox, type MailWorld, mailbox, servers, startMailWorld } from './support'
 
@@ -144,6 +145,50 @@ describe('e-mail channel endpoints', () => {
       ...servers(w),
     })
     expect(unknownFolder.status).toBe(422)
+  })
+
+  it('counts against the channel quota shared by all types (Free: one channel → 402)', async () => {
+    const free = await F.workspace(w.s, { plan: 'free' })
+    const freeOwner = await F.signIn(w.s, free.ownerEmail)
+    await connectMailbox(w, freeOwner, mailbox(w))
+    const box = mailbox(w)
+    const second = await post(
+      '/v1/channels/email',
+      { address: box.address, password: box.password, ...servers(w) },
+      freeOwner,
+    )
+    expect(second.status).toBe(402)
+    const list = await body(await w.s.fetch('/v1/channels', { headers: freeOwner.headers() }))
+    expect(list.meta.quota).toEqual({ used: 1, limit: 1 })
+  })
+
+  it('refuses mail servers on private addresses unless EMAIL_ALLOW_INSECURE', async () => {
+    const box = mailbox(w)
+    const refused = await probe(
+      {
+        address: box.address,
+        imap: {
+          host: w.dovecot.host,
+          port: w.dovecot.port,
+          security: 'ssl',
+          user: box.address,
+          pass: box.password,
+        },
+        smtp: {
+          host: w.smtp.host,
+          port: w.smtp.port,
+          security: 'ssl',
+          user: box.address,
+          pass: box.password,
+        },
+      },
+      { allowInsecure: false },
+      'password',
+    ).then(
+      () => null,
+      (e: unknown) => (e instanceof SignInRefused ? e.refusal : e),
+    )
+    expect(refused).toMatchObject({ reason: 'not_allowed' })
   })
 
   it('patch: changed credentials are re-tested before saving; other changes save directly', async () => {

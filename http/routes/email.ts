@@ -12,6 +12,7 @@ import { nudge } from '../../connectors/email/nudge'
 import { detect } from '../../connectors/email/providers'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
+import { Log } from '../../engine/log'
 import { encrypt } from '../../engine/secrets'
 import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
@@ -42,6 +43,10 @@ addMessages({
   'email.hint.imap_enable': {
     en: 'Turn on IMAP access in the mail settings of your account first.',
     id: 'Aktifkan dulu akses IMAP di pengaturan email akun Anda.',
+  },
+  'email.secrets_unavailable': {
+    en: 'This server cannot store mailbox passwords: its SECRETS_KEY is not set.',
+    id: 'Server ini tidak dapat menyimpan sandi kotak surat: SECRETS_KEY belum diatur.',
   },
   'email.address_taken': {
     en: 'This address is already connected in a workspace.',
@@ -271,7 +276,16 @@ const emailChannelOr404 = (workspaceId: number, id: number) =>
     return { channel, email }
   })
 
-const seal = (s: string) => Effect.orDie(encrypt(s))
+/** A node without a usable key (a cluster without SECRETS_KEY) cannot store a password: 503, logged. */
+const seal = (s: string) =>
+  encrypt(s).pipe(
+    Effect.tapError((e) =>
+      Effect.flatMap(Log, (log) =>
+        Effect.sync(() => log.error('cannot seal a secret', { reason: e.reason })),
+      ),
+    ),
+    Effect.mapError(() => new ApiError({ code: 'unavailable', message: 'email.secrets_unavailable' })),
+  )
 
 const changed = (c: Channels.ChannelRow) =>
   publishEvent(`ws:${c.workspace_id}`, 'channel.updated', { channel_id: c.id, status: c.status })

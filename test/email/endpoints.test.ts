@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { probe, SignInRefused } from '../../connectors/email/mailbox'
 import * as F from '../support/fixtures'
-import { body, connectMailbox, type MailWorld, mailbox, servers, startMailWorld } from './support'
+import { startTestServer } from '../support/server'
+import { body, connectMailbox, EMAIL_ENV, type MailWorld, mailbox, servers, startMailWorld } from './support'
 
 let w: MailWorld
 let ws: F.Seeded
@@ -229,5 +230,24 @@ describe('e-mail channel endpoints', () => {
     expect(folders.data.sent_folder).toBe('Sent')
     const notEmail = await w.s.fetch('/v1/channels/999999/email/folders', { headers: owner.headers() })
     expect(notEmail.status).toBe(404)
+  })
+})
+
+describe.runIf(process.env.REDIS_URL)('a cluster node without SECRETS_KEY', () => {
+  it('refuses to store a mailbox password with 503 unavailable', async () => {
+    const s = await startTestServer({ ...EMAIL_ENV, SECRETS_KEY: '' })
+    try {
+      const ws2 = await F.workspace(s, { plan: 'pro' })
+      const o = await F.signIn(s, ws2.ownerEmail)
+      const box = mailbox(w)
+      const res = await s.fetch(
+        '/v1/channels/email',
+        F.json({ address: box.address, password: box.password, ...servers(w) }, o.headers()),
+      )
+      expect(res.status).toBe(503)
+      expect((await body(res)).error.code).toBe('unavailable')
+    } finally {
+      await s.stop()
+    }
   })
 })

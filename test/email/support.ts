@@ -19,11 +19,21 @@ export interface MailWorld {
 }
 
 export const startMailWorld = async (env: Record<string, string> = {}): Promise<MailWorld> => {
-  const [dovecot, smtp, s] = await Promise.all([
+  const started = await Promise.allSettled([
     startDovecot(),
     startSmtp(),
     startTestServer({ ...EMAIL_ENV, ...env }),
   ])
+  // A failed start (no database, say) must not leave a Dovecot running behind the test run.
+  if (started.some((r) => r.status === 'rejected')) {
+    for (const r of started) if (r.status === 'fulfilled') await r.value.stop()
+    throw (started.find((r) => r.status === 'rejected') as PromiseRejectedResult).reason
+  }
+  const [dovecot, smtp, s] = started.map((r) => (r as PromiseFulfilledResult<unknown>).value) as [
+    Dovecot,
+    Smtp,
+    TestServer,
+  ]
   return {
     s,
     dovecot,

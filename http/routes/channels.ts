@@ -5,15 +5,18 @@ import { invalidateCredentials, publishEvent } from '../../engine/events'
 import { checkUrl, OutboundRefused } from '../../engine/net/outbound'
 import * as ChannelApi from '../../store/channelApi'
 import * as Channels from '../../store/channels'
+import * as Email from '../../store/email'
 import { limitsOf } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../caller'
+import { AutoReply, Hours } from '../channelSettings'
 import { iso } from '../envelope'
 import { ApiError, invalid, notFound } from '../errors'
 import { Text } from '../fields'
 import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 import { simulateInbound } from './channelApi'
+import { presentEmail } from './email'
 
 /**
  * Spec 1 §4.4: channel management common to every type, and the `api` type's own endpoints.
@@ -83,24 +86,8 @@ const presentApi = (
 
 // ---- Request fields --------------------------------------------------------------------------
 
-const HHMM = Schema.String.pipe(Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/))
-export const Hours = Schema.Struct({
-  enabled: Schema.Boolean,
-  days: Schema.Array(
-    Schema.Struct({
-      day: Schema.Number.pipe(Schema.int(), Schema.between(1, 7)),
-      open: Schema.Boolean,
-      from: HHMM,
-      to: HHMM,
-    }),
-  ).pipe(Schema.maxItems(7)),
-})
-export const AutoReply = Schema.Struct({
-  greeting_on: Schema.optional(Schema.Boolean),
-  greeting: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))),
-  away_on: Schema.optional(Schema.Boolean),
-  away: Schema.optional(Schema.String.pipe(Schema.maxLength(1000))),
-})
+export { AutoReply, Hours }
+
 const Common = {
   name: Schema.optional(Text(1, 100)),
   hours: Schema.optional(Schema.NullOr(Hours)),
@@ -180,6 +167,10 @@ const accessibleIds = (caller: Caller): readonly number[] | null =>
 const detail = (workspaceId: number, id: number) =>
   Effect.gen(function* () {
     const c = yield* channelOr404(workspaceId, id)
+    if (c.type === 'email') {
+      const mailbox = yield* Email.byChannel(c.id)
+      if (mailbox) return presentEmail(c, mailbox)
+    }
     const api = c.type === 'api' ? yield* ChannelApi.byChannel(c.id) : null
     return presentChannel(c, api)
   })

@@ -18,12 +18,13 @@ import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
 import { limitsOf } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
+import { AutoReply, Hours } from '../channelSettings'
 import { iso } from '../envelope'
 import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
 import { Text } from '../fields'
 import { addMessages, t } from '../i18n'
 import { created, ok, type Route, route } from '../route'
-import { AutoReply, Hours, presentChannel } from './channels'
+import { presentChannel } from './channels'
 
 /**
  * Spec 1 §4.4, the `email` channel type: detect the provider, test a sign-in, connect, change

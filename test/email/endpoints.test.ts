@@ -116,6 +116,10 @@ describe('e-mail channel endpoints', () => {
       sender_name: 'Support',
     })
     expect(JSON.stringify(ch)).not.toContain(box.password)
+    // The channel detail shows the same e-mail block, without the password.
+    const detail = await body(await w.s.fetch(`/v1/channels/${ch.id}`, { headers: owner.headers() }))
+    expect(detail.data.email).toEqual(ch.email)
+    expect(JSON.stringify(detail)).not.toContain(box.password)
     const list = await w.s.fetch('/v1/channels', { headers: owner.headers() })
     const text = await list.text()
     expect(text).not.toContain(box.password)

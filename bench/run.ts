@@ -3,6 +3,7 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import pg from 'pg'
+import { markdown as profileMarkdown, summarise } from './profile'
 
 /**
  * `npm run bench -- <scenario>`: builds k6 when missing, starts Kotak against the local
@@ -119,6 +120,8 @@ interface Kotak {
   stop: () => Promise<void>
 }
 
+const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-prof-'))
+
 const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak> => {
   const db = `kotak_bench_${Date.now()}`
   const admin = new pg.Client({ connectionString: adminUrl })
@@ -141,7 +144,13 @@ const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak>
     ...extraEnv,
   }
   if (!extraEnv.REDIS_URL) delete env.REDIS_URL
-  const child = spawnWithLimits(process.execPath, ['--import', 'tsx', path.join(root, 'main.ts')], env)
+  // BENCH_PROFILE=1: the server writes a CPU profile on exit, summarised into the results.
+  const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
+  const child = spawnWithLimits(
+    process.execPath,
+    [...profile, '--import', 'tsx', path.join(root, 'main.ts')],
+    env,
+  )
   await waitFor(`http://127.0.0.1:${port}/healthz`, child)
   return {
     url: `http://127.0.0.1:${port}`,
@@ -652,6 +661,17 @@ const main = async () => {
     process.exit(2)
   }
   await scenario(findK6())
+  const prof = summarise(profileDir)
+  if (prof) {
+    const json = path.join(resultsDir, `${name}.json`)
+    const result = JSON.parse(fs.readFileSync(json, 'utf8')) as Json
+    fs.writeFileSync(
+      json,
+      `${JSON.stringify({ ...result, profile: { self: prof.self, packages: prof.packages } }, null, 2)}\n`,
+    )
+    fs.appendFileSync(path.join(resultsDir, `${name}.md`), `\n${profileMarkdown(prof)}`)
+    process.stdout.write(`\n${profileMarkdown(prof)}`)
+  }
 }
 
 main().then(

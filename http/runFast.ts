@@ -11,7 +11,10 @@ export const runFast =
   <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>) =>
   <A>(effect: Effect.Effect<A, never, R>, done: (value: A | null) => void): void => {
     const exit = runtime.runSyncExit(effect)
-    if (Exit.isSuccess(exit)) return done(exit.value)
+    if (Exit.isSuccess(exit)) {
+      done(exit.value)
+      return
+    }
     const defect = Cause.dieOption(exit.cause)
     if (Option.isSome(defect) && Runtime.isAsyncFiberException(defect.value)) {
       // The fiber is the one running `effect`, so what it ends with is an A.

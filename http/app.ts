@@ -26,22 +26,33 @@ import { RealtimeKey } from './realtime/token'
 import type { Route } from './route'
 import * as Router from './router'
 import * as ApiKeyRoutes from './routes/apiKeys'
+import * as AuditLogRoutes from './routes/auditLogs'
 import * as AuthRoutes from './routes/auth'
+import * as BillingRoutes from './routes/billing'
 import * as CategoryRoutes from './routes/categories'
 import * as ChannelApiRoutes from './routes/channelApi'
 import * as ChannelRoutes from './routes/channels'
+import * as DashboardRoutes from './routes/dashboard'
 import * as EmailRoutes from './routes/email'
 import * as GroupRoutes from './routes/groups'
 import * as IdentityRoutes from './routes/identity'
 import * as InteractionRoutes from './routes/interactions'
+import * as InvitationRoutes from './routes/invitations'
 import * as LabelRuleRoutes from './routes/labelRules'
 import * as MediaRoutes from './routes/media'
+import * as MemberRoutes from './routes/members'
 import * as MessageRoutes from './routes/messages'
 import * as NotificationRoutes from './routes/notifications'
+import * as PlanRequestRoutes from './routes/planRequests'
 import * as PublicRoutes from './routes/public'
 import * as RealtimeRoutes from './routes/realtime'
+import * as RoleRoutes from './routes/roles'
+import * as SettingsRoutes from './routes/settings'
 import * as SystemRoutes from './routes/system'
+import * as TeamRoutes from './routes/teams'
 import * as TemplateRoutes from './routes/templates'
+import * as TransferRoutes from './routes/transfers'
+import * as WorkspaceRoutes from './routes/workspaces'
 import { runFast } from './runFast'
 import { isNative, listen } from './server'
 
@@ -56,6 +67,17 @@ export const allRoutes = (): readonly Route[] => {
     ...ApiKeyRoutes.routes,
     ...RealtimeRoutes.routes,
     ...NotificationRoutes.routes,
+    ...AuditLogRoutes.routes,
+    ...BillingRoutes.routes,
+    ...DashboardRoutes.routes,
+    ...InvitationRoutes.routes,
+    ...MemberRoutes.routes,
+    ...PlanRequestRoutes.routes,
+    ...RoleRoutes.routes,
+    ...SettingsRoutes.routes,
+    ...TeamRoutes.routes,
+    ...TransferRoutes.routes,
+    ...WorkspaceRoutes.routes,
     ...InteractionRoutes.routes,
     ...MessageRoutes.routes,
     ...MediaRoutes.routes,

@@ -1,6 +1,7 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
-import { invalidateCredentials } from '../engine/events'
+import { disconnectUser, invalidateCredentials } from '../engine/events'
+import * as Sessions from './sessions'
 
 export interface MemberRow {
   readonly id: number
@@ -67,4 +68,120 @@ export const addWithRole = (workspaceId: number, userId: number, roleName: strin
       Effect.map((r) => r[0]?.id ?? null),
       Effect.tap(() => invalidateCredentials({ userId })),
     ),
+  )
+
+// ---- Administration (spec 1 §4.2 members) -----------------------------------------------------
+
+/** A member as the administration screens show them: user, role and teams of this workspace. */
+export interface MemberView extends MemberRow {
+  readonly user_name: string
+  readonly user_email: string
+  readonly user_avatar_url: string | null
+  readonly role_name: string
+  readonly role_is_admin: boolean
+  readonly role_is_owner: boolean
+  readonly team_ids: readonly number[]
+}
+
+const selectViews = (
+  sql: SqlClient.SqlClient,
+  workspaceId: number,
+  memberId: number | null,
+) => sql<MemberView>`
+  SELECT m.*, u.name AS user_name, u.email AS user_email, u.avatar_url AS user_avatar_url,
+    r.name AS role_name, r.is_admin AS role_is_admin, r.is_owner AS role_is_owner,
+    COALESCE((SELECT array_agg(t.id ORDER BY t.id) FROM team_members tm JOIN teams t ON t.id = tm.team_id
+              WHERE tm.user_id = m.user_id AND t.workspace_id = m.workspace_id), '{}') AS team_ids
+  FROM members m JOIN users u ON u.id = m.user_id JOIN roles r ON r.id = m.role_id
+  WHERE m.workspace_id = ${workspaceId} AND ${memberId === null ? sql`true` : sql`m.id = ${memberId}`}
+  ORDER BY m.joined_at, m.id`
+
+/** Every member of the workspace, active and disabled, oldest first. */
+export const listViews = (workspaceId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => selectViews(sql, workspaceId, null))
+
+export const viewById = (workspaceId: number, memberId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(selectViews(sql, workspaceId, memberId), (r) => r[0] ?? null),
+  )
+
+export const viewByUser = (workspaceId: number, userId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{
+      id: number
+    }>`SELECT id FROM members WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`.pipe(
+      Effect.flatMap((r) => (r[0] ? viewById(workspaceId, r[0].id) : Effect.succeed(null))),
+    ),
+  )
+
+/** Active members: what the user quota counts. */
+export const countActive = (workspaceId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`
+      SELECT count(*) AS n FROM members WHERE workspace_id = ${workspaceId} AND status = 'active'`.pipe(
+      Effect.map((r) => r[0]!.n),
+    ),
+  )
+
+export interface MemberChange {
+  readonly roleId?: number
+  readonly viewAll?: boolean
+  readonly channelAccess?: 'all' | 'selected'
+  readonly channelIds?: readonly number[]
+  readonly status?: 'active' | 'disabled'
+  /** With `status`: why a member is disabled (`by_admin`, `plan_limit`); cleared when enabled. */
+  readonly disabledReason?: string | null
+  readonly replyInitial?: string
+}
+
+/** Writes a validated change; returns the row or null when there is no such member. */
+export const applyChange = (workspaceId: number, memberId: number, c: MemberChange) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<MemberRow>`
+      UPDATE members SET
+        role_id = COALESCE(${c.roleId ?? null}, role_id),
+        view_all = COALESCE(${c.viewAll ?? null}, view_all),
+        channel_access = COALESCE(${c.channelAccess ?? null}, channel_access),
+        channel_ids = CASE WHEN ${c.channelIds !== undefined} THEN ${`{${(c.channelIds ?? []).join(',')}}`}::int[]
+                           ELSE channel_ids END,
+        status = COALESCE(${c.status ?? null}, status),
+        disabled_reason = CASE WHEN ${c.status !== undefined} THEN ${c.status === 'disabled' ? (c.disabledReason ?? 'by_admin') : null}
+                               ELSE disabled_reason END,
+        reply_initial = COALESCE(${c.replyInitial ?? null}, reply_initial)
+      WHERE id = ${memberId} AND workspace_id = ${workspaceId} RETURNING *`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
+/** Takes a user out of a workspace: membership and their places in its teams. */
+export const removeFromWorkspace = (workspaceId: number, userId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function* () {
+      yield* sql`
+        DELETE FROM team_members WHERE user_id = ${userId}
+          AND team_id IN (SELECT id FROM teams WHERE workspace_id = ${workspaceId})`
+      const r =
+        yield* sql`DELETE FROM members WHERE workspace_id = ${workspaceId} AND user_id = ${userId} RETURNING id`
+      return r.length > 0
+    }),
+  )
+
+/**
+ * After a user lost a workspace (disabled, left, removed): their active workspace moves to another
+ * one where they are active, or, with none left, every session of theirs ends; their sockets are
+ * closed (4503) and every node forgets their cached credentials. Run after the change committed.
+ */
+export const endAccess = (userId: number, workspaceId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function* () {
+      const [user] = yield* sql<{ active_workspace_id: number | null }>`
+        SELECT active_workspace_id FROM users WHERE id = ${userId}`
+      if (user && (user.active_workspace_id === workspaceId || user.active_workspace_id === null)) {
+        const other = yield* firstActiveWorkspaceId(userId)
+        yield* sql`UPDATE users SET active_workspace_id = ${other} WHERE id = ${userId}`
+        if (other === null) yield* Sessions.endAllOf(userId)
+      }
+      yield* invalidateCredentials({ userId })
+      yield* disconnectUser(userId)
+    }),
   )

@@ -71,3 +71,8 @@ export const defaultRoles: ReadonlyArray<{
     ],
   },
 ]
+
+/** Owner and admin roles: they hold every permission and alone may grant `is_admin`. */
+export const isAdminRole = (
+  role: { readonly is_admin: boolean; readonly is_owner: boolean } | null,
+): boolean => role !== null && (role.is_admin || role.is_owner)

@@ -62,3 +62,16 @@ export const updateProfile = (
       Effect.tap(() => invalidateCredentials({ userId: id })),
     ),
   )
+
+/** Merges personal preferences (`null` removes a key); returns the updated user. */
+export const mergePreferences = (id: number, patch: Readonly<Record<string, unknown>>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const set = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== null))
+    const drop = Object.keys(patch).filter((k) => patch[k] === null)
+    return sql<UserRow>`
+      UPDATE users SET preferences = (preferences || ${JSON.stringify(set)}::jsonb) - ${`{${drop.join(',')}}`}::text[]
+      WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r) => r[0]!),
+      Effect.tap(() => invalidateCredentials({ userId: id })),
+    )
+  })

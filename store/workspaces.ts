@@ -87,3 +87,66 @@ export const setFrozen = (id: number, frozen: boolean) =>
       Effect.tap(() => invalidateCredentials({ workspaceId: id })),
     ),
   )
+
+// ---- Administration (spec 1 §4.1 workspaces) --------------------------------------------------
+
+export const rename = (id: number, name: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<WorkspaceRow>`UPDATE workspaces SET name = ${name.trim()} WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
+/** A workspace where the user is an active member, with their role. */
+export interface Membership {
+  readonly workspace: WorkspaceRow
+  readonly role_id: number
+  readonly role_name: string
+  readonly member_id: number
+}
+
+export const activeFor = (userId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<WorkspaceRow & { role_id: number; role_name: string; member_id: number }>`
+      SELECT w.*, r.id AS role_id, r.name AS role_name, m.id AS member_id
+      FROM members m JOIN workspaces w ON w.id = m.workspace_id JOIN roles r ON r.id = m.role_id
+      WHERE m.user_id = ${userId} AND m.status = 'active'
+      ORDER BY lower(w.name), w.id`.pipe(
+      Effect.map((rows) =>
+        rows.map(
+          ({ role_id, role_name, member_id, ...workspace }): Membership => ({
+            workspace: workspace as WorkspaceRow,
+            role_id,
+            role_name,
+            member_id,
+          }),
+        ),
+      ),
+    ),
+  )
+
+/**
+ * How many workspaces a user owns and may own. Free and Pro accounts own one; the Owner of a
+ * Custom workspace as many as its contract allows (`contract_workspaces`, 0 = unlimited).
+ */
+export const ownership = (userId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ owned: number; allowance: number | null; unlimited: boolean }>`
+      SELECT count(*) AS owned,
+        max(CASE WHEN plan = 'custom' THEN contract_workspaces END) AS allowance,
+        bool_or(plan = 'custom' AND contract_workspaces = 0) AS unlimited
+      FROM workspaces WHERE owner_user_id = ${userId}`.pipe(
+      Effect.map((r) => {
+        const row = r[0]!
+        const limit = row.unlimited ? 0 : Math.max(1, row.allowance ?? 1)
+        return { owned: row.owned, limit, allowed: limit === 0 || row.owned < limit }
+      }),
+    ),
+  )
+
+export const setContractWorkspaces = (id: number, n: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<WorkspaceRow>`UPDATE workspaces SET contract_workspaces = ${n} WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )

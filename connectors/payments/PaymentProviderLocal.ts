@@ -1,0 +1,108 @@
+import { SqlClient } from '@effect/sql'
+import { Effect } from 'effect'
+import { Config } from '../../engine/config'
+import { verify } from '../../engine/net/signature'
+import { randomToken } from '../../engine/tokens'
+import {
+  type CallbackInput,
+  PaymentError,
+  type PaymentProviderShape,
+  type PaymentStatus,
+} from './PaymentProvider'
+
+/**
+ * A payment provider that needs no outside service: it keeps its checkouts in its own table
+ * (`payment_local_checkouts`, what a real provider keeps on its side) and learns of payments from
+ * the operator (`kotak billing confirm --invoice …`, which calls `confirm`) or from a signed
+ * callback: `POST /v1/payments/local/callback` with body `{"id": "<checkout id>", "status":
+ * "paid" | "failed"}` and headers `X-Kotak-Timestamp` (Unix seconds) and `X-Kotak-Signature`
+ * (`sha256=` + hex HMAC-SHA256 of `<timestamp>.<id>.<status>` with `PAYMENT_CALLBACK_SECRET`;
+ * callbacks are refused while that is unset). Its checkout page only says how to confirm.
+ */
+export const NAME = 'local'
+
+const storedStatus = (row: { status: string; expires_at: Date }, now: Date): PaymentStatus =>
+  row.status === 'pending' && row.expires_at.getTime() <= now.getTime()
+    ? 'expired'
+    : (row.status as PaymentStatus)
+
+const refuse = (reason: string) => Effect.fail(new PaymentError({ reason }))
+
+/** Marks a checkout of the local book paid or failed; false when it is unknown or already decided. */
+export const confirm = (externalId: string, status: 'paid' | 'failed') =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+      UPDATE payment_local_checkouts SET status = ${status}, paid_at = CASE WHEN ${status === 'paid'} THEN now() END
+      WHERE external_id = ${externalId} AND status = 'pending' RETURNING external_id`.pipe(
+      Effect.map((r) => r.length > 0),
+    ),
+  )
+
+export const checkout = (externalId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{
+      external_id: string
+      reference: string
+      amount: number
+      currency: string
+      description: string
+      status: string
+      expires_at: Date
+    }>`SELECT * FROM payment_local_checkouts WHERE external_id = ${externalId}`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
+export const make = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const cfg = yield* Config
+  const run = <A, E>(e: Effect.Effect<A, E, SqlClient.SqlClient>) =>
+    Effect.provideService(e, SqlClient.SqlClient, sql).pipe(
+      Effect.catchAll((err) => refuse(err instanceof PaymentError ? err.reason : 'local book unavailable')),
+    )
+  const shape: PaymentProviderShape = {
+    name: NAME,
+    createCheckout: (req) =>
+      run(
+        Effect.gen(function* () {
+          const externalId = `loc_${randomToken(12)}`
+          yield* sql`
+            INSERT INTO payment_local_checkouts (external_id, reference, amount, currency, description, expires_at)
+            VALUES (${externalId}, ${req.reference}, ${req.amount}, ${req.currency}, ${req.description}, ${req.expiresAt})`
+          return {
+            externalId,
+            checkoutUrl: `${cfg.publicUrl}/v1/payments/local/${externalId}`,
+            expiresAt: req.expiresAt,
+          }
+        }),
+      ),
+    status: (externalId) =>
+      run(
+        Effect.flatMap(checkout(externalId), (row) =>
+          row ? Effect.succeed(storedStatus(row, new Date())) : refuse('unknown checkout'),
+        ),
+      ),
+    verifyCallback: (input: CallbackInput) =>
+      Effect.gen(function* () {
+        const secret = cfg.paymentCallbackSecret
+        if (!secret) return yield* refuse('callbacks are off (PAYMENT_CALLBACK_SECRET unset)')
+        const body = (input.body ?? {}) as { id?: unknown; status?: unknown }
+        const id = typeof body.id === 'string' ? body.id : ''
+        const status = body.status === 'paid' || body.status === 'failed' ? body.status : null
+        const timestamp = Number(input.header('x-kotak-timestamp'))
+        const signature = input.header('x-kotak-signature') ?? ''
+        if (
+          !id ||
+          !status ||
+          !Number.isInteger(timestamp) ||
+          !verify(secret, timestamp, `${id}.${status}`, signature)
+        )
+          return yield* refuse('bad signature')
+        yield* run(confirm(id, status))
+        const row = yield* run(checkout(id))
+        if (!row) return yield* refuse('unknown checkout')
+        return { externalId: id, status: storedStatus(row, new Date()) }
+      }),
+  }
+  return shape
+})

@@ -1,0 +1,233 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { connect } from '../support/ws'
+
+/** Spec 1 §4.2: members, teams and roles, through HTTP, with their permissions, 404s and events. */
+let s: TestServer
+let w: F.Seeded
+let owner: F.Session
+let other: F.Seeded
+let otherOwner: F.Session
+beforeAll(async () => {
+  s = await startTestServer()
+  w = await F.workspace(s, { plan: 'pro' })
+  owner = await F.signIn(s, w.ownerEmail)
+  other = await F.workspace(s, { plan: 'pro' })
+  otherOwner = await F.signIn(s, other.ownerEmail)
+})
+afterAll(() => s?.stop())
+
+const body = async (res: Response) => (await res.json()) as Record<string, any>
+const patch = (b: unknown, h: Record<string, string>): RequestInit => ({ ...F.json(b, h), method: 'PATCH' })
+const del = (h: Record<string, string>, b?: unknown): RequestInit => ({
+  ...(b === undefined ? { headers: h } : F.json(b, h)),
+  method: 'DELETE',
+})
+const events = async (session: F.Session, channel: string) => {
+  const token = await body(
+    await s.fetch('/v1/realtime/token', F.json({ channels: [channel] }, session.headers())),
+  )
+  const c = await connect(token.data.url)
+  await c.next((f) => f.op === 'subscribed')
+  return c
+}
+const memberOf = async (userId: number) => {
+  const list = await body(await s.fetch('/v1/members', { headers: owner.headers() }))
+  return list.data.find((m: any) => m.user.id === userId)
+}
+
+describe('teams', () => {
+  it('creates frontline and backoffice teams; the type never changes; members are replaced as a whole; teams.changed', async () => {
+    const c = await events(owner, `ws:${w.workspaceId}`)
+    const agent = await F.member(s, w, 'Agent')
+    const front = await s.fetch(
+      '/v1/teams',
+      F.json({ name: 'Support', type: 'frontline', member_ids: [agent.id] }, owner.headers()),
+    )
+    expect(front.status).toBe(201)
+    const t = (await body(front)).data
+    expect(t).toMatchObject({ type: 'frontline', name: 'Support', member_ids: [agent.id] })
+    expect(await c.next((f) => f.event === 'teams.changed')).toBeTruthy()
+    c.close()
+
+    const changed = await body(
+      await s.fetch(`/v1/teams/${t.id}`, patch({ type: 'backoffice', member_ids: [] }, owner.headers())),
+    )
+    expect(changed.error?.code ?? changed.data.type).not.toBe('backoffice')
+    const bad = await s.fetch('/v1/teams', F.json({ name: '', type: 'sideways' }, owner.headers()))
+    expect(bad.status).toBe(422)
+    expect(Object.keys((await body(bad)).error.fields)).toEqual(expect.arrayContaining(['name', 'type']))
+    // Another workspace's team does not exist for them; an agent may not manage teams; keys may not write.
+    expect((await s.fetch(`/v1/teams/${t.id}`, patch({ name: 'x' }, otherOwner.headers()))).status).toBe(404)
+    const agentSession = await F.signIn(s, agent.email)
+    expect(
+      (await s.fetch('/v1/teams', F.json({ name: 'X', type: 'frontline' }, agentSession.headers()))).status,
+    ).toBe(403)
+    const key = await F.apiKey(s, w)
+    expect((await s.fetch('/v1/teams', F.json({ name: 'X', type: 'frontline' }, F.bearer(key)))).status).toBe(
+      403,
+    )
+  })
+
+  it('deletes a team that still has members only with a replacement of the same type', async () => {
+    const agent = await F.member(s, w, 'Agent')
+    const a = (
+      await body(
+        await s.fetch(
+          '/v1/teams',
+          F.json({ name: 'A', type: 'frontline', member_ids: [agent.id] }, owner.headers()),
+        ),
+      )
+    ).data
+    const b = (
+      await body(await s.fetch('/v1/teams', F.json({ name: 'B', type: 'frontline' }, owner.headers())))
+    ).data
+    const back = (
+      await body(await s.fetch('/v1/teams', F.json({ name: 'C', type: 'backoffice' }, owner.headers())))
+    ).data
+    const refused = await s.fetch(`/v1/teams/${a.id}`, del(owner.headers()))
+    expect([409, 422]).toContain(refused.status)
+    const wrongType = await s.fetch(`/v1/teams/${a.id}?replacement_id=${back.id}`, del(owner.headers()))
+    expect(wrongType.status).toBe(422)
+    const ok = await s.fetch(`/v1/teams/${a.id}?replacement_id=${b.id}`, del(owner.headers()))
+    expect(ok.status).toBe(200)
+    expect((await memberOf(agent.id)).team_ids).toContain(b.id)
+  })
+})
+
+describe('members', () => {
+  it('lists everyone with the user quota; edits teams, view_all, channel access and reply_initial; members.changed', async () => {
+    const agent = await F.member(s, w, 'Agent')
+    const team = (
+      await body(await s.fetch('/v1/teams', F.json({ name: 'Desk', type: 'frontline' }, owner.headers())))
+    ).data
+    const list = await body(await s.fetch('/v1/members', { headers: owner.headers() }))
+    expect(list.meta.users).toMatchObject({ used: list.data.length, limit: 25 })
+    expect(list.meta.quota_error).toBeNull()
+    const me = list.data.find((m: any) => m.is_me)
+    expect(me).toMatchObject({ is_owner: true, role: { name: 'Owner', is_admin: true } })
+
+    const c = await events(owner, `ws:${w.workspaceId}`)
+    const m = await memberOf(agent.id)
+    const res = await s.fetch(
+      `/v1/members/${m.id}`,
+      patch(
+        {
+          team_ids: [team.id],
+          view_all: true,
+          reply_initial: 'AA',
+          channel_access: 'selected',
+          channel_ids: [],
+        },
+        owner.headers(),
+      ),
+    )
+    expect(res.status).toBe(200)
+    expect((await body(res)).data).toMatchObject({
+      team_ids: [team.id],
+      view_all: true,
+      reply_initial: 'AA',
+      channel_access: 'selected',
+    })
+    expect(await c.next((f) => f.event === 'members.changed')).toBeTruthy()
+    c.close()
+
+    const long = await s.fetch(
+      `/v1/members/${m.id}`,
+      patch({ reply_initial: 'x'.repeat(21) }, owner.headers()),
+    )
+    expect(long.status).toBe(422)
+    expect((await body(long)).error.fields).toHaveProperty('reply_initial')
+    // A non-admin role needs at least one team.
+    const noTeam = await s.fetch(`/v1/members/${m.id}`, patch({ team_ids: [] }, owner.headers()))
+    expect(noTeam.status).toBe(422)
+    // Nobody changes their own role or status; the Owner's role is fixed.
+    const mine = await s.fetch(`/v1/members/${me.id}`, patch({ status: 'disabled' }, owner.headers()))
+    expect(mine.status).toBe(409)
+    // Another workspace's member is not found; an agent cannot edit members; keys cannot either.
+    expect(
+      (await s.fetch(`/v1/members/${m.id}`, patch({ view_all: false }, otherOwner.headers()))).status,
+    ).toBe(404)
+    const agentSession = await F.signIn(s, agent.email)
+    expect(
+      (await s.fetch(`/v1/members/${m.id}`, patch({ view_all: false }, agentSession.headers()))).status,
+    ).toBe(403)
+    expect((await s.fetch('/v1/members', { headers: agentSession.headers() })).status).toBe(403)
+  })
+
+  it('a disabled member loses access at once, session included', async () => {
+    const agent = await F.member(s, w, 'Agent')
+    const team = (
+      await body(
+        await s.fetch(
+          '/v1/teams',
+          F.json({ name: 'Night', type: 'frontline', member_ids: [agent.id] }, owner.headers()),
+        ),
+      )
+    ).data
+    expect(team.member_ids).toContain(agent.id)
+    const session = await F.signIn(s, agent.email)
+    expect((await s.fetch('/v1/me', { headers: session.headers() })).status).toBe(200)
+    const m = await memberOf(agent.id)
+    const off = await s.fetch(`/v1/members/${m.id}`, patch({ status: 'disabled' }, owner.headers()))
+    expect(off.status).toBe(200)
+    expect((await body(off)).data.status).toBe('disabled')
+    const after = await s.fetch('/v1/me', { headers: session.headers() })
+    expect([401, 403]).toContain(after.status)
+  })
+})
+
+describe('roles and permissions', () => {
+  it('groups the catalogue by menu; creates, duplicates, and counts usage; the Owner role never changes; a role in use is not deleted', async () => {
+    const cat = await body(await s.fetch('/v1/permissions', { headers: owner.headers() }))
+    expect(cat.data[0]).toMatchObject({
+      menu: expect.any(String),
+      label: expect.any(String),
+      permissions: expect.any(Array),
+    })
+    const keys = cat.data.flatMap((g: any) => g.permissions.map((p: any) => p.key))
+    expect(keys).toEqual(expect.arrayContaining(['interactions.view', 'settings.members', 'channels.manage']))
+
+    const made = await s.fetch(
+      '/v1/roles',
+      F.json(
+        { name: 'Supervisor', permissions: ['interactions.view', 'interactions.assign'] },
+        owner.headers(),
+      ),
+    )
+    expect(made.status).toBe(201)
+    const role = (await body(made)).data
+    expect(role).toMatchObject({ name: 'Supervisor', is_admin: false, usage: { members: 0 } })
+    const bad = await s.fetch('/v1/roles', F.json({ name: 'X', permissions: ['no.such'] }, owner.headers()))
+    expect(bad.status).toBe(422)
+    const dup = await s.fetch(`/v1/roles/${role.id}/duplicate`, F.json({}, owner.headers()))
+    expect(dup.status).toBe(201)
+    expect((await body(dup)).data.permissions).toEqual(role.permissions)
+
+    const roles = await body(await s.fetch('/v1/roles', { headers: owner.headers() }))
+    const ownerRole = roles.data.find((r: any) => r.is_owner)
+    expect(ownerRole.editable).toBe(false)
+    const touch = await s.fetch(`/v1/roles/${ownerRole.id}`, patch({ name: 'Boss' }, owner.headers()))
+    expect([403, 409]).toContain(touch.status)
+
+    // In use: a member holds it.
+    const agent = await F.member(s, w, 'Agent')
+    const team = (
+      await body(
+        await s.fetch(
+          '/v1/teams',
+          F.json({ name: 'R', type: 'frontline', member_ids: [agent.id] }, owner.headers()),
+        ),
+      )
+    ).data
+    const m = await memberOf(agent.id)
+    const given = await s.fetch(
+      `/v1/members/${m.id}`,
+      patch({ role_id: role.id, team_ids: [team.id] }, owner.headers()),
+    )
+    expect(given.status).toBe(200)
+    expect((await s.fetch(`/v1/roles/${role.id}`, del(owner.headers()))).status).toBe(409)
+    expect((await s.fetch(`/v1/roles/${role.id}`, del(otherOwner.headers()))).status).toBe(404)
+  })
+})

@@ -291,6 +291,9 @@ export interface Target extends Ctx {
   readonly channel: Channels.ChannelRow | null
 }
 
+/** What delivering a stored message needs (no caller: automatic replies deliver too). */
+export type Delivering = Pick<Target, 'workspace' | 'conversation' | 'channel'>
+
 /** The conversation's channel (null when it has none). */
 export const channelOf = (c: Conversations.ConversationRow) =>
   c.channel_id === null ? Effect.succeed(null) : Channels.byId(c.channel_id)
@@ -299,7 +302,7 @@ export const channelOf = (c: Conversations.ConversationRow) =>
  * Hands a stored message to its channel and records the answer: ChannelActor → connector →
  * ConversationActor (`sent`, or `failed` with the channel's reason). Returns the message as stored.
  */
-export const deliver = (t: Target, message: MessageLike) =>
+export const deliver = (t: Delivering, message: MessageLike) =>
   Effect.gen(function* () {
     const conv = yield* ConversationActor
     let delivery: Delivery
@@ -324,7 +327,7 @@ export const deliver = (t: Target, message: MessageLike) =>
   })
 
 /** What the connector is asked to deliver: recipient, files, quoted message, final text. */
-const outboundOf = (t: Target, m: MessageLike) =>
+const outboundOf = (t: Delivering, m: MessageLike) =>
   Effect.gen(function* () {
     const c = t.conversation
     const contact = c.contact_id === null ? null : yield* Contacts.byId(t.workspace.id, c.contact_id)

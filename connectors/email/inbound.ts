@@ -2,6 +2,7 @@ import { Effect } from 'effect'
 import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
 import { ConversationActor } from '../../actors/conversation'
 import { publishEvent } from '../../engine/events'
+import { afterInbound } from '../../http/autoReply'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
@@ -36,6 +37,9 @@ export const ignored = (rules: readonly string[], address: string) => {
 }
 
 export type Imported = 'imported' | 'duplicate' | 'ignored'
+
+/** Mail younger than this when it arrives counts as new (older mail is history). */
+const FRESH_MS = 10 * 60_000
 
 export const importMail = (
   channel: ChannelRow,
@@ -131,6 +135,14 @@ export const importMail = (
         channel_id: channel.id,
         reason: 'conversation.created',
       })
+    }
+    // Automatic replies answer fresh mail only: not history being imported, not our own sent mail,
+    // and never mail that is itself automatic (RFC 3834), so two autoresponders cannot loop.
+    const automatic = String(parsed.headers.get('auto-submitted') ?? 'no').toLowerCase() !== 'no'
+    const bulk = /^(bulk|list|junk)$/i.test(String(parsed.headers.get('precedence') ?? ''))
+    const fresh = parsed.date !== undefined && Date.now() - parsed.date.getTime() < FRESH_MS
+    if (!outgoing && fresh && !automatic && !bulk) {
+      yield* afterInbound(channel, conversationId, { newConversation: created })
     }
     return 'imported' as Imported
   })

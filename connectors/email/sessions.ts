@@ -5,6 +5,7 @@ import pg from 'pg'
 import { ChannelActor } from '../../actors/channel'
 import type { ConversationActor } from '../../actors/conversation'
 import type { Bus } from '../../engine/bus/Bus'
+import type { WallClock } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { Log } from '../../engine/log'
 import type { FileStorage } from '../../engine/storage/FileStorage'
@@ -38,7 +39,15 @@ const FOLDER_POLL_MS = 60_000
 const MAX_PAUSE_MS = 60 * 60_000
 const BATCH = 20
 
-type Needs = SqlClient.SqlClient | Config | Log | ConversationActor | ChannelActor | FileStorage | Bus
+type Needs =
+  | SqlClient.SqlClient
+  | Config
+  | Log
+  | ConversationActor
+  | ChannelActor
+  | FileStorage
+  | Bus
+  | WallClock
 
 export interface EmailSessionsShape {
   /** Channels whose mailbox this node runs now. */

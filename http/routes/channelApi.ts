@@ -8,6 +8,7 @@ import { OutboundRefused, send } from '../../engine/net/outbound'
 import * as ChannelApi from '../../store/channelApi'
 import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
+import { afterInbound } from '../autoReply'
 import { ApiError, invalid, notFound } from '../errors'
 import { addMessages } from '../i18n'
 import { RealtimeKey } from '../realtime/token'
@@ -153,6 +154,7 @@ export const simulateInbound = (channel: ChannelRow, body: InboundBody) =>
       channel_id: channel.id,
       reason: newConversation ? 'conversation.created' : 'message.created',
     })
+    yield* afterInbound(channel, thread.conversation_id, { newConversation })
     return { duplicate: false, data: present(message, thread.external_id, channel.id) }
   })
 

@@ -241,10 +241,17 @@ const commit = () => {
   }
 }
 
+/** `BENCH_TAG=x` keeps a second run of a scenario beside the first (`storm-x.json`). */
+const resultName = (scenario: string) =>
+  process.env.BENCH_TAG ? `${scenario}-${process.env.BENCH_TAG}` : scenario
+
 const write = (scenario: string, result: Json, summaryMd: string) => {
   fs.mkdirSync(resultsDir, { recursive: true })
-  fs.writeFileSync(path.join(resultsDir, `${scenario}.json`), `${JSON.stringify(result, null, 2)}\n`)
-  fs.writeFileSync(path.join(resultsDir, `${scenario}.md`), summaryMd)
+  fs.writeFileSync(
+    path.join(resultsDir, `${resultName(scenario)}.json`),
+    `${JSON.stringify(result, null, 2)}\n`,
+  )
+  fs.writeFileSync(path.join(resultsDir, `${resultName(scenario)}.md`), summaryMd)
   process.stdout.write(`${summaryMd}\n`)
 }
 
@@ -663,13 +670,13 @@ const main = async () => {
   await scenario(findK6())
   const prof = summarise(profileDir)
   if (prof) {
-    const json = path.join(resultsDir, `${name}.json`)
+    const json = path.join(resultsDir, `${resultName(name)}.json`)
     const result = JSON.parse(fs.readFileSync(json, 'utf8')) as Json
     fs.writeFileSync(
       json,
       `${JSON.stringify({ ...result, profile: { self: prof.self, packages: prof.packages } }, null, 2)}\n`,
     )
-    fs.appendFileSync(path.join(resultsDir, `${name}.md`), `\n${profileMarkdown(prof)}`)
+    fs.appendFileSync(path.join(resultsDir, `${resultName(name)}.md`), `\n${profileMarkdown(prof)}`)
     process.stdout.write(`\n${profileMarkdown(prof)}`)
   }
 }

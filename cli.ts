@@ -1,11 +1,9 @@
 import { parseArgs } from 'node:util'
-import type { SqlClient } from '@effect/sql'
-import type { SqlError } from '@effect/sql/SqlError'
-import { Effect, ManagedRuntime } from 'effect'
-import type { Bus } from './engine/bus/Bus'
+import { Effect, type Layer, ManagedRuntime } from 'effect'
 import { loadConfig } from './engine/config'
 import { makeLogger } from './engine/log'
 import { servicesLayer } from './http/app'
+import * as BillingRoutes from './http/routes/billing'
 import * as ApiKeys from './store/apiKeys'
 import { isPaidActive, type Plan, plans } from './store/plans'
 import * as Sessions from './store/sessions'
@@ -27,7 +25,11 @@ const usage = `Usage: npx kotak <command> [options]   (or: npm run kotak -- <com
   key create       --workspace ID --name NAME [--scope read|write]
                    Prints the key once; it cannot be shown again.
   login-link       --email EMAIL [--minutes 1..1440]
-                   A one-time sign-in link (default valid 30 minutes).`
+                   A one-time sign-in link (default valid 30 minutes).
+  billing confirm  --invoice NUMBER [--status paid|failed]
+                   Confirms a payment taken outside the server (local payment provider).
+  billing settle   Moves plans whose paid period and grace ended now (the server does this
+                   every minute): Pro to Free, Custom to frozen.`
 
 class UsageError extends Error {}
 
@@ -42,6 +44,8 @@ const options = {
   scope: { type: 'string' },
   email: { type: 'string' },
   minutes: { type: 'string' },
+  invoice: { type: 'string' },
+  status: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
 
@@ -95,7 +99,7 @@ const fail = (message: string) => Effect.fail(new Error(message))
 const command = (
   words: readonly string[],
   o: Opts,
-): Effect.Effect<unknown, Error | SqlError, SqlClient.SqlClient | Bus> => {
+): Effect.Effect<unknown, unknown, Layer.Layer.Success<ReturnType<typeof servicesLayer>>> => {
   const cmd = words.join(' ')
   switch (cmd) {
     case 'workspace create': {
@@ -169,6 +173,20 @@ const command = (
         return { url: `${cfg.publicUrl}/auth/link/${token}`, expires_in_minutes: minutes }
       })
     }
+    case 'billing confirm': {
+      const number = need(o, 'invoice')
+      const status = o.status ?? 'paid'
+      if (status !== 'paid' && status !== 'failed') throw new UsageError('--status must be paid or failed')
+      return Effect.flatMap(BillingRoutes.confirmLocal(number, status), (outcome) =>
+        outcome
+          ? Effect.succeed({ invoice: number, result: outcome._tag.toLowerCase() })
+          : fail(`no pending local payment for invoice ${number}`),
+      )
+    }
+    case 'billing settle':
+      return Effect.map(BillingRoutes.settleNow(), (settled) => ({
+        settled: settled.map((x) => ({ workspace: x.workspaceId, change: x.change })),
+      }))
     default:
       throw new UsageError(words.length ? `unknown command: ${cmd}` : 'no command given')
   }

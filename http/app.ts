@@ -200,6 +200,8 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     })
     // API-channel webhooks: every node sends what is due from the shared outbox.
     const webhooks = runtime.runFork(Webhooks.worker(cfg))
+    // Plans whose paid period and grace ended: Pro to Free, Custom to frozen (every node; locked).
+    const billing = runtime.runFork(BillingRoutes.settleLoop())
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
     return {
       port: server.port,
@@ -207,6 +209,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       run: (effect) => runtime.runPromise(effect),
       stop: async () => {
         await runtime.runPromise(Fiber.interrupt(webhooks))
+        await runtime.runPromise(Fiber.interrupt(billing))
         gateway.close()
         server.close()
         await runtime.dispose()

@@ -150,6 +150,15 @@ export const attemptByExternal = (provider: string, externalId: string) =>
       WHERE a.provider = ${provider} AND a.external_id = ${externalId}`.pipe(Effect.map((r) => r[0] ?? null)),
   )
 
+/** The newest pending attempt at `provider` for an invoice number (invoice numbers are unique). */
+export const latestAttemptByNumber = (number: string, provider: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<AttemptRow>`
+      SELECT a.* FROM payment_attempts a JOIN invoices i ON i.id = a.invoice_id
+      WHERE i.number = ${number} AND a.provider = ${provider} AND a.status = 'pending'
+      ORDER BY a.id DESC LIMIT 1`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
 /**
  * The open upgrade invoice for `months`: the one already open is reused when it asks for the same
  * months (otherwise it is voided and replaced). The profile is copied onto a new invoice.

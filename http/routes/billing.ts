@@ -1,9 +1,10 @@
-import { Effect, Schema } from 'effect'
+import { type Duration, Effect, Schedule, Schema } from 'effect'
 import { WorkspaceActor } from '../../actors/workspace'
 import * as PaymentProvider from '../../connectors/payments/PaymentProvider'
 import * as PaymentProviderLocal from '../../connectors/payments/PaymentProviderLocal'
 import { Config } from '../../engine/config'
 import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { Log } from '../../engine/log'
 import * as Billing from '../../store/billing'
 import * as Members from '../../store/members'
 import * as Notifications from '../../store/notifications'
@@ -224,6 +225,37 @@ export const announceSettled = (settled: readonly Billing.Settled[]) =>
       yield* notifyOwner(w, `billing.${s.change}`, `billing.${s.change}.title`, { workspace: w.name })
     }),
   )
+
+/**
+ * Moves the workspaces whose paid period and grace ended (Pro to Free, Custom to frozen) and
+ * announces each change. Run by every node's timer (`settleLoop`) and by `kotak billing settle`;
+ * `Billing.settle` locks each workspace, so nodes running it together change each one once.
+ */
+export const settleNow = (now: Date = new Date()) =>
+  Effect.flatMap(Billing.settle(now), (settled) => Effect.as(announceSettled(settled), settled))
+
+/** `settleNow` every `every` (default one minute) for the life of the node; errors are logged. */
+export const settleLoop = (every: Duration.DurationInput = '1 minute') =>
+  Effect.suspend(() => settleNow()).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.flatMap(Log, (log) =>
+        Effect.sync(() => log.error('billing settle failed', { cause: String(cause) })),
+      ),
+    ),
+    Effect.repeat(Schedule.spaced(every)),
+  )
+
+/**
+ * The operator's confirmation of an invoice paid outside the server (the local provider): marks
+ * its newest pending local checkout paid (or failed) and settles it like a provider callback.
+ */
+export const confirmLocal = (invoiceNumber: string, status: 'paid' | 'failed') =>
+  Effect.gen(function* () {
+    const attempt = yield* Billing.latestAttemptByNumber(invoiceNumber, PaymentProviderLocal.NAME)
+    if (!attempt) return null
+    yield* PaymentProviderLocal.confirm(attempt.external_id, status)
+    return yield* settlePayment(PaymentProviderLocal.NAME, attempt.external_id, status)
+  })
 
 /** The checkout of an open invoice: a still-valid attempt is reused, else the provider makes one. */
 const checkoutFor = (caller: Caller, invoice: Billing.InvoiceRow) =>

@@ -1,0 +1,242 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { sign } from '../../engine/net/signature'
+import * as BillingRoutes from '../../http/routes/billing'
+import * as Workspaces from '../../store/workspaces'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { connect } from '../support/ws'
+
+/** Spec 1 §4.3 billing through HTTP: upgrade through the local payment provider, grace and 423. */
+const SECRET = 'test-callback-secret'
+let s: TestServer
+beforeAll(async () => {
+  s = await startTestServer({ PAYMENT_CALLBACK_SECRET: SECRET })
+})
+afterAll(() => s?.stop())
+
+const body = async (res: Response) => (await res.json()) as Record<string, any>
+const patch = (b: unknown, h: Record<string, string>): RequestInit => ({ ...F.json(b, h), method: 'PATCH' })
+const events = async (session: F.Session, channel: string) => {
+  const token = await body(
+    await s.fetch('/v1/realtime/token', F.json({ channels: [channel] }, session.headers())),
+  )
+  const c = await connect(token.data.url)
+  await c.next((f) => f.op === 'subscribed')
+  return c
+}
+const DAY = 86_400_000
+const callback = (id: string, status: string, secret = SECRET) => {
+  const ts = Math.floor(Date.now() / 1000)
+  return s.fetch(
+    '/v1/payments/local/callback',
+    F.json(
+      { id, status },
+      { 'x-kotak-timestamp': String(ts), 'x-kotak-signature': sign(secret, ts, `${id}.${status}`) },
+    ),
+  )
+}
+const externalId = (checkoutUrl: string) => checkoutUrl.split('/').pop()!
+
+describe('billing', () => {
+  it('shows plan, usage, invoices, profile and prices; only to settings.billing, never to keys', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const res = await s.fetch('/v1/billing', { headers: owner.headers() })
+    expect(res.status).toBe(200)
+    const b = (await body(res)).data
+    expect(b.plan).toMatchObject({ key: 'pro', in_grace: false, frozen: false, limits: { users: 25 } })
+    expect(b.usage.users).toMatchObject({ used: 1, limit: 25 })
+    expect(b.invoices).toEqual([])
+    expect(b.prices.upgrade.map((p: any) => p.months)).toEqual([1, 3, 6, 12])
+    expect(b.downgrade.limits).toMatchObject({ channels: 1, users: 3 })
+
+    const agent = await F.signIn(s, (await F.member(s, w, 'Agent')).email)
+    expect((await s.fetch('/v1/billing', { headers: agent.headers() })).status).toBe(403)
+    const key = await F.apiKey(s, w)
+    expect((await s.fetch('/v1/billing', { headers: F.bearer(key) })).status).toBe(403)
+
+    // The profile: 422 with fields; an empty string clears.
+    const bad = await s.fetch('/v1/billing/profile', patch({ email: 'nope' }, owner.headers()))
+    expect(bad.status).toBe(422)
+    expect((await body(bad)).error.fields).toHaveProperty('email')
+    const prof = await s.fetch(
+      '/v1/billing/profile',
+      patch({ name: 'PT Maju', email: 'finance@maju.example', tax_id: '01.234' }, owner.headers()),
+    )
+    expect(prof.status).toBe(200)
+    expect((await body(prof)).data).toEqual({
+      name: 'PT Maju',
+      email: 'finance@maju.example',
+      tax_id: '01.234',
+    })
+    const cleared = await body(await s.fetch('/v1/billing/profile', patch({ tax_id: '' }, owner.headers())))
+    expect(cleared.data).not.toHaveProperty('tax_id')
+  })
+
+  it('upgrades a Free workspace: one invoice and one checkout, reused; a signed callback pays it; billing.updated', async () => {
+    const w = await F.workspace(s, { plan: 'free' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const up = await s.fetch('/v1/billing/upgrade', F.json({ months: 3 }, owner.headers()))
+    expect(up.status).toBe(200)
+    const first = (await body(up)).data
+    expect(first.reused_invoice).toBe(false)
+    expect(first.invoice).toMatchObject({ status: 'open', months: 3, plan: 'pro', tax_percent: 11 })
+    expect(first.invoice.total).toBe(first.invoice.subtotal + first.invoice.tax)
+    expect(first.checkout_url).toMatch(/\/v1\/payments\/local\/loc_/)
+    const number = first.invoice.number as string
+
+    // Asking again reuses the invoice and its still-valid checkout.
+    const again = (await body(await s.fetch('/v1/billing/upgrade', F.json({ months: 3 }, owner.headers()))))
+      .data
+    expect(again).toMatchObject({ reused_invoice: true, checkout_url: first.checkout_url })
+    expect(again.invoice.number).toBe(number)
+    const pay = (await body(await s.fetch(`/v1/billing/invoices/${number}/pay`, F.json({}, owner.headers()))))
+      .data
+    expect(pay).toMatchObject({ reused: true, checkout_url: first.checkout_url })
+    const detail = (await body(await s.fetch(`/v1/billing/invoices/${number}`, { headers: owner.headers() })))
+      .data
+    expect(detail.attempts).toHaveLength(1)
+    expect(detail.attempts[0]).toMatchObject({ provider: 'local', status: 'pending' })
+    expect((await s.fetch(`/v1/billing/upgrade`, F.json({ months: 2 }, owner.headers()))).status).toBe(422)
+
+    // The local checkout page exists; the return page still says pending.
+    expect((await s.fetch(new URL(first.checkout_url).pathname)).status).toBe(200)
+    const pending = (
+      await body(await s.fetch(`/v1/billing/return?invoice=${number}`, { headers: owner.headers() }))
+    ).data
+    expect(pending.status).toBe('pending')
+
+    // Another workspace does not see the invoice.
+    const other = await F.workspace(s, { plan: 'free' })
+    const otherOwner = await F.signIn(s, other.ownerEmail)
+    expect((await s.fetch(`/v1/billing/invoices/${number}`, { headers: otherOwner.headers() })).status).toBe(
+      404,
+    )
+
+    // A forged callback is refused; a signed one pays once.
+    const id = externalId(first.checkout_url)
+    expect((await callback(id, 'paid', 'wrong-secret')).status).toBe(401)
+    const c = await events(owner, `ws:${w.workspaceId}`)
+    const paid = await callback(id, 'paid')
+    expect(paid.status).toBe(200)
+    expect((await body(paid)).data).toMatchObject({ invoice: number, result: 'paid' })
+    const e = await c.next((f) => f.event === 'billing.updated')
+    expect(e.data).toMatchObject({ key: 'pro', reason: 'paid' })
+    c.close()
+    expect((await body(await callback(id, 'paid'))).data.result).toBe('unchanged')
+
+    const back = (
+      await body(await s.fetch(`/v1/billing/return?invoice=${number}`, { headers: owner.headers() }))
+    ).data
+    expect(back.status).toBe('paid')
+    expect(back.plan.key).toBe('pro')
+    const until = new Date(back.plan.pro_until).getTime()
+    expect(until).toBeGreaterThan(Date.now() + 85 * DAY)
+    const ws = (await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data
+    expect(ws).toMatchObject({ plan: 'pro', in_grace: false })
+    const after = (await body(await s.fetch(`/v1/billing/invoices/${number}`, { headers: owner.headers() })))
+      .data
+    expect(after).toMatchObject({ status: 'paid' })
+    expect(after.attempts[0].status).toBe('paid')
+    // The Owner hears of it.
+    const notes = (await body(await s.fetch('/v1/notifications', { headers: owner.headers() }))).data
+    expect(JSON.stringify(notes)).toContain('Pro')
+    // Paid: API keys (a Pro feature) now work.
+    expect(
+      (await s.fetch('/v1/api-keys', F.json({ name: 'k', scope: 'read' }, owner.headers()))).status,
+    ).toBe(201)
+  })
+
+  it('the operator confirms a payment of the local provider', async () => {
+    const w = await F.workspace(s, { plan: 'free' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const up = (await body(await s.fetch('/v1/billing/upgrade', F.json({}, owner.headers())))).data
+    const outcome = await s.run(BillingRoutes.confirmLocal(up.invoice.number, 'paid'))
+    expect(outcome?._tag).toBe('Paid')
+    const ws = (await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data
+    expect(ws.plan).toBe('pro')
+  })
+
+  it('a lapsed Pro plan keeps working in grace, then moves to Free with the chosen members and channels', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const keep = await F.member(s, w, 'Agent')
+    const others = [
+      await F.member(s, w, 'Agent'),
+      await F.member(s, w, 'Agent'),
+      await F.member(s, w, 'Agent'),
+    ]
+    const list = (await body(await s.fetch('/v1/members', { headers: owner.headers() }))).data
+    const keepMember = list.find((m: any) => m.user.id === keep.id)
+    // Too many members for Free: 422 with fields.
+    const tooMany = await s.fetch(
+      '/v1/billing/downgrade-choice',
+      F.json(
+        { channel_ids: [], member_ids: list.filter((m: any) => !m.is_owner).map((m: any) => m.id) },
+        owner.headers(),
+      ),
+    )
+    expect(tooMany.status).toBe(422)
+    expect((await body(tooMany)).error.fields).toHaveProperty('member_ids')
+    const chosen = await s.fetch(
+      '/v1/billing/downgrade-choice',
+      F.json({ channel_ids: [], member_ids: [keepMember.id] }, owner.headers()),
+    )
+    expect(chosen.status).toBe(200)
+    expect((await body(chosen)).data).toMatchObject({ applied: false, plan: 'pro' })
+
+    await s.run(Workspaces.setPlan(w.workspaceId, 'pro', new Date(Date.now() - 2 * DAY)))
+    const grace = (await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data
+    expect(grace).toMatchObject({ plan: 'pro', in_grace: true })
+    expect((await s.fetch('/v1/workspace', patch({ name: 'Still works' }, owner.headers()))).status).toBe(200)
+
+    await s.run(Workspaces.setPlan(w.workspaceId, 'pro', new Date(Date.now() - 8 * DAY)))
+    const c = await events(owner, `ws:${w.workspaceId}`)
+    const settled = await s.run(BillingRoutes.settleNow())
+    expect(settled.map((x) => x.workspaceId)).toContain(w.workspaceId)
+    expect((await c.next((f) => f.event === 'billing.updated')).data).toMatchObject({ key: 'free' })
+    c.close()
+    const after = (await body(await s.fetch('/v1/members', { headers: owner.headers() }))).data
+    const status = (userId: number) => after.find((m: any) => m.user.id === userId).status
+    expect(status(keep.id)).toBe('active')
+    for (const o of others) expect(status(o.id)).toBe('disabled')
+    // Settling again changes nothing.
+    expect((await s.run(BillingRoutes.settleNow())).map((x) => x.workspaceId)).not.toContain(w.workspaceId)
+  })
+
+  it('an ended Custom contract freezes the workspace (423) except billing, transfer, notifications and reads; paying for Pro unfreezes it', async () => {
+    const w = await F.workspace(s, { plan: 'custom' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    // A running Custom contract is not upgraded from the API.
+    expect((await s.fetch('/v1/billing/upgrade', F.json({}, owner.headers()))).status).toBe(409)
+    await s.run(Workspaces.setPlan(w.workspaceId, 'custom', new Date(Date.now() - 3 * DAY)))
+    expect((await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data.in_grace).toBe(
+      true,
+    )
+    await s.run(Workspaces.setPlan(w.workspaceId, 'custom', new Date(Date.now() - 10 * DAY)))
+    await s.run(BillingRoutes.settleNow())
+
+    const rename = await s.fetch('/v1/workspace', patch({ name: 'Frozen' }, owner.headers()))
+    expect(rename.status).toBe(423)
+    expect((await body(rename)).error.code).toBe('workspace_frozen')
+    expect(
+      (await s.fetch('/v1/teams', F.json({ name: 'T', type: 'frontline' }, owner.headers()))).status,
+    ).toBe(423)
+    expect((await s.fetch('/v1/workspace', { headers: owner.headers() })).status).toBe(200)
+    expect((await s.fetch('/v1/notifications/read', F.json({}, owner.headers()))).status).toBe(200)
+    expect((await s.fetch('/v1/workspace/transfer', { headers: owner.headers() })).status).toBe(200)
+    expect(
+      (await s.fetch('/v1/billing/profile', patch({ name: 'Frozen Ltd' }, owner.headers()))).status,
+    ).toBe(200)
+    const b = (await body(await s.fetch('/v1/billing', { headers: owner.headers() }))).data
+    expect(b.plan).toMatchObject({ key: 'custom', frozen: true })
+
+    const up = await s.fetch('/v1/billing/upgrade', F.json({ months: 1 }, owner.headers()))
+    expect(up.status).toBe(200)
+    const inv = (await body(up)).data
+    expect((await callback(externalId(inv.checkout_url), 'paid')).status).toBe(200)
+    const ws = (await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data
+    expect(ws.plan).toBe('pro')
+    expect((await s.fetch('/v1/workspace', patch({ name: 'Thawed' }, owner.headers()))).status).toBe(200)
+  })
+})

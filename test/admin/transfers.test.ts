@@ -1,0 +1,264 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Members from '../../store/members'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { connect } from '../support/ws'
+
+/** Spec 1 §3 and §4.1: the whole life cycle of an ownership transfer, through HTTP. */
+let s: TestServer
+beforeAll(async () => {
+  s = await startTestServer()
+})
+afterAll(() => s?.stop())
+
+const body = async (res: Response) => (await res.json()) as Record<string, any>
+const del = (h: Record<string, string>): RequestInit => ({ method: 'DELETE', headers: h })
+const events = async (session: F.Session, channel: string) => {
+  const token = await body(
+    await s.fetch('/v1/realtime/token', F.json({ channels: [channel] }, session.headers())),
+  )
+  const c = await connect(token.data.url)
+  await c.next((f) => f.op === 'subscribed')
+  return c
+}
+const nameOf = async (session: F.Session) =>
+  (await body(await s.fetch('/v1/workspace', { headers: session.headers() }))).data.name as string
+
+describe('ownership transfer', () => {
+  it('request (Owner only, confirmed by name, 422 with fields, one at a time), cancel, decline', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const name = await nameOf(owner)
+    const agent = await F.member(s, w, 'Agent')
+    const admin = await F.member(s, w, 'Admin')
+    const adminSession = await F.signIn(s, admin.email)
+    const agentSession = await F.signIn(s, agent.email)
+
+    const view = (await body(await s.fetch('/v1/workspace/transfer', { headers: owner.headers() }))).data
+    expect(view.pending).toBeNull()
+    expect(view.becomes_free).toBe(false)
+    expect(view.recipients.find((r: any) => r.user.id === agent.id)).toMatchObject({
+      eligible: true,
+      reason: null,
+    })
+    // Only the Owner; keys never (A).
+    expect((await s.fetch('/v1/workspace/transfer', { headers: adminSession.headers() })).status).toBe(403)
+    expect(
+      (
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json({ to_user_id: agent.id, confirm_name: name }, adminSession.headers()),
+        )
+      ).status,
+    ).toBe(403)
+    const key = await F.apiKey(s, w)
+    expect((await s.fetch('/v1/workspace/transfer', { headers: F.bearer(key) })).status).toBe(403)
+
+    const bad = await s.fetch(
+      '/v1/workspace/transfer',
+      F.json({ to_user_id: w.ownerId, confirm_name: 'wrong', stay: true }, owner.headers()),
+    )
+    expect(bad.status).toBe(422)
+    expect(Object.keys((await body(bad)).error.fields)).toEqual(
+      expect.arrayContaining(['to_user_id', 'confirm_name', 'stay_role_id']),
+    )
+    const outsider = await F.workspace(s, { plan: 'pro' })
+    expect(
+      (
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json({ to_user_id: outsider.ownerId, confirm_name: name }, owner.headers()),
+        )
+      ).status,
+    ).toBe(422)
+
+    const made = await s.fetch(
+      '/v1/workspace/transfer',
+      F.json({ to_user_id: agent.id, confirm_name: name }, owner.headers()),
+    )
+    expect(made.status).toBe(201)
+    const t = (await body(made)).data
+    expect(t).toMatchObject({ status: 'pending', to: { id: agent.id }, from: { id: w.ownerId }, stay: false })
+    expect(
+      (
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json({ to_user_id: admin.id, confirm_name: name }, owner.headers()),
+        )
+      ).status,
+    ).toBe(409)
+    expect(
+      (await body(await s.fetch('/v1/workspace/transfer', { headers: owner.headers() }))).data.pending.id,
+    ).toBe(t.id)
+
+    // The recipient sees it (and is notified); nobody else does.
+    const mine = (await body(await s.fetch('/v1/me/transfers', { headers: agentSession.headers() }))).data
+    expect(mine).toEqual([expect.objectContaining({ id: t.id, can_accept: true, becomes_free: false })])
+    const notes = (await body(await s.fetch('/v1/notifications', { headers: agentSession.headers() }))).data
+    expect(JSON.stringify(notes)).toContain('take over')
+    expect((await s.fetch(`/v1/me/transfers/${t.id}`, { headers: adminSession.headers() })).status).toBe(404)
+    expect(
+      (await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, adminSession.headers()))).status,
+    ).toBe(404)
+
+    // Cancel: gone for the recipient; accepting it now is 409; cancelling again 404.
+    const cancelled = await s.fetch('/v1/workspace/transfer', del(owner.headers()))
+    expect(cancelled.status).toBe(200)
+    expect((await body(cancelled)).data).toMatchObject({ id: t.id, status: 'cancelled' })
+    expect((await body(await s.fetch('/v1/me/transfers', { headers: agentSession.headers() }))).data).toEqual(
+      [],
+    )
+    expect(
+      (await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, agentSession.headers()))).status,
+    ).toBe(409)
+    expect((await s.fetch('/v1/workspace/transfer', del(owner.headers()))).status).toBe(404)
+
+    // Decline.
+    const second = (
+      await body(
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json({ to_user_id: admin.id, confirm_name: name.toUpperCase() }, owner.headers()),
+        ),
+      )
+    ).data
+    const declined = await s.fetch(
+      `/v1/me/transfers/${second.id}/decline`,
+      F.json({}, adminSession.headers()),
+    )
+    expect(declined.status).toBe(200)
+    expect((await body(declined)).data.status).toBe('declined')
+    expect(
+      (await s.fetch(`/v1/me/transfers/${second.id}/decline`, F.json({}, adminSession.headers()))).status,
+    ).toBe(409)
+    const ownerNotes = (await body(await s.fetch('/v1/notifications', { headers: owner.headers() }))).data
+    expect(JSON.stringify(ownerNotes)).toContain('declined')
+    const audit = (await body(await s.fetch('/v1/audit-logs', { headers: owner.headers() }))).data
+    expect(audit.map((e: any) => e.action)).toEqual(
+      expect.arrayContaining(['transfer.requested', 'transfer.cancelled', 'transfer.declined']),
+    )
+  })
+
+  it('accept with the previous Owner staying: roles swap at once, the workspace becomes the recipient’s active one; events', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const name = await nameOf(owner)
+    const agent = await F.member(s, w, 'Agent')
+    const roles = (await body(await s.fetch('/v1/roles', { headers: owner.headers() }))).data
+    const agentRole = roles.find((r: any) => r.name === 'Agent')
+    const team = (
+      await body(await s.fetch('/v1/teams', F.json({ name: 'Stay', type: 'frontline' }, owner.headers())))
+    ).data
+    const noTeam = await s.fetch(
+      '/v1/workspace/transfer',
+      F.json(
+        { to_user_id: agent.id, confirm_name: name, stay: true, stay_role_id: agentRole.id },
+        owner.headers(),
+      ),
+    )
+    expect(noTeam.status).toBe(422)
+    expect((await body(noTeam)).error.fields).toHaveProperty('stay_team_ids')
+    const t = (
+      await body(
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json(
+            {
+              to_user_id: agent.id,
+              confirm_name: name,
+              stay: true,
+              stay_role_id: agentRole.id,
+              stay_team_ids: [team.id],
+            },
+            owner.headers(),
+          ),
+        ),
+      )
+    ).data
+    expect(t).toMatchObject({ stay: true, stay_role: { id: agentRole.id }, stay_team_ids: [team.id] })
+
+    const recipient = await F.signIn(s, agent.email)
+    const c = await events(owner, `ws:${w.workspaceId}`)
+    const ok = await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, recipient.headers()))
+    expect(ok.status).toBe(200)
+    expect((await body(ok)).data).toMatchObject({
+      status: 'accepted',
+      workspace_id: w.workspaceId,
+      plan: 'pro',
+    })
+    expect(await c.next((f) => f.event === 'workspace.updated')).toBeTruthy()
+    expect((await c.next((f) => f.event === 'members.changed')).data).toMatchObject({
+      reason: 'owner_changed',
+    })
+    c.close()
+
+    const me = (await body(await s.fetch('/v1/me', { headers: recipient.headers() }))).data
+    expect(me).toMatchObject({ is_owner: true, workspace: { id: w.workspaceId } })
+    const before = (await body(await s.fetch('/v1/me', { headers: owner.headers() }))).data
+    expect(before).toMatchObject({ is_owner: false, role: { id: agentRole.id } })
+    // The previous Owner has lost the Owner's powers at once.
+    expect((await s.fetch('/v1/workspace/transfer', { headers: owner.headers() })).status).toBe(403)
+    expect((await s.fetch('/v1/billing', { headers: owner.headers() })).status).toBe(403)
+    const members = (await body(await s.fetch('/v1/members', { headers: recipient.headers() }))).data
+    expect(members.find((m: any) => m.user.id === w.ownerId)).toMatchObject({ team_ids: [team.id] })
+    expect(members.find((m: any) => m.is_owner).user.id).toBe(agent.id)
+  })
+
+  it('accept without staying: the previous Owner leaves; a Custom workspace becomes Free (becomes_free); billing.updated', async () => {
+    const w = await F.workspace(s, { plan: 'custom' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const name = await nameOf(owner)
+    const agent = await F.member(s, w, 'Agent')
+    expect(
+      (await body(await s.fetch('/v1/workspace/transfer', { headers: owner.headers() }))).data.becomes_free,
+    ).toBe(true)
+    const t = (
+      await body(
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json({ to_user_id: agent.id, confirm_name: name }, owner.headers()),
+        ),
+      )
+    ).data
+    const recipient = await F.signIn(s, agent.email)
+    const d = (await body(await s.fetch(`/v1/me/transfers/${t.id}`, { headers: recipient.headers() }))).data
+    expect(d).toMatchObject({ can_accept: true, becomes_free: true, workspace: { plan: 'custom' } })
+    const c = await events(recipient, `ws:${w.workspaceId}`)
+    expect((await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, recipient.headers()))).status).toBe(
+      200,
+    )
+    expect(await c.next((f) => f.event === 'billing.updated')).toBeTruthy()
+    c.close()
+    const ws = (await body(await s.fetch('/v1/workspace', { headers: recipient.headers() }))).data
+    expect(ws.plan).toBe('free')
+    const after = await s.fetch('/v1/workspace', { headers: owner.headers() })
+    expect(after.status === 200 ? (await body(after)).data.id : null).not.toBe(w.workspaceId)
+  })
+
+  it('a recipient who already owns a workspace cannot accept (can_accept false, 409)', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const name = await nameOf(owner)
+    const other = await F.workspace(s, { plan: 'pro' })
+    await s.run(Members.addWithRole(w.workspaceId, other.ownerId, 'Agent'))
+    const view = (await body(await s.fetch('/v1/workspace/transfer', { headers: owner.headers() }))).data
+    expect(view.recipients.find((r: any) => r.user.id === other.ownerId)).toMatchObject({
+      eligible: false,
+      reason: 'owns_workspace',
+    })
+    const t = (
+      await body(
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json({ to_user_id: other.ownerId, confirm_name: name }, owner.headers()),
+        ),
+      )
+    ).data
+    const them = await F.signIn(s, other.ownerEmail)
+    const d = (await body(await s.fetch(`/v1/me/transfers/${t.id}`, { headers: them.headers() }))).data
+    expect(d).toMatchObject({ can_accept: false, reason: 'owns_workspace' })
+    const refused = await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, them.headers()))
+    expect(refused.status).toBe(409)
+    expect((await body(refused)).error.code).toBe('conflict')
+  })
+})

@@ -1,11 +1,13 @@
 import { Effect, Schema } from 'effect'
 import * as ApiKeys from '../../store/apiKeys'
+import * as Audit from '../../store/audit'
 import { isPaidActive } from '../../store/plans'
 import { iso } from '../envelope'
 import { ApiError, notFound } from '../errors'
 import { Text } from '../fields'
 import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
+import { audited } from './auditLogs'
 
 /** Spec 1 §4.2 API keys and §5 rules 1–3: Pro, `settings.api`, at most 10 active, secret shown once. */
 
@@ -67,15 +69,23 @@ export const routes: readonly Route[] = [
       scope: Schema.Literal('read', 'write'),
     }),
     response: Schema.extend(KeySchema, Schema.Struct({ key: Schema.String })),
-    handler: ({ workspace, caller, body }) =>
+    handler: (req) =>
       Effect.gen(function* () {
+        const { workspace, caller, body } = req
         if (!isPaidActive(workspace, new Date()))
           return yield* Effect.fail(new ApiError({ code: 'plan_required' }))
-        const made = yield* ApiKeys.createWithinLimit(
-          workspace.id,
-          caller.user.id,
-          body.name.trim(),
-          body.scope,
+        const made = yield* audited(
+          req,
+          ApiKeys.createWithinLimit(workspace.id, caller.user.id, body.name.trim(), body.scope),
+          (m) =>
+            m
+              ? {
+                  action: 'api_key.created',
+                  workspaceId: workspace.id,
+                  target: m.row.name,
+                  details: `scope: ${m.row.scope}; prefix: ${m.row.prefix}`,
+                }
+              : null,
         )
         if (!made) return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'api_keys.limit' }))
         return created({ ...present(made.row, caller.user.name), key: made.key })
@@ -89,9 +99,21 @@ export const routes: readonly Route[] = [
     tag: 'API keys',
     summary: 'Revoke a key; later requests with it get 401',
     params: Id,
-    handler: ({ workspace, params }) =>
-      Effect.flatMap(ApiKeys.revoke(workspace.id, params.id), (done) =>
-        done ? Effect.succeed(ok({ id: params.id, revoked: true })) : Effect.fail(notFound()),
-      ),
+    handler: ({ workspace, params, caller, ip }) =>
+      Effect.gen(function* () {
+        const key = (yield* ApiKeys.listActive(workspace.id)).find((k) => k.id === params.id)
+        // Revoked (and dropped from every node's cache) on its own commit, then logged: the
+        // revocation must not wait on, or roll back with, the log entry.
+        if (!key || !(yield* ApiKeys.revoke(workspace.id, params.id))) return yield* Effect.fail(notFound())
+        yield* Audit.record({
+          workspaceId: workspace.id,
+          userId: caller.user.id,
+          action: 'api_key.revoked',
+          ip,
+          target: key.name,
+          details: `prefix: ${key.prefix}`,
+        })
+        return ok({ id: params.id, revoked: true })
+      }),
   }),
 ]

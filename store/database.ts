@@ -2,6 +2,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { PgClient } from '@effect/sql-pg'
 import { PGlite } from '@electric-sql/pglite'
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { Effect, Layer, Redacted } from 'effect'
 import pg from 'pg'
@@ -71,8 +72,12 @@ const embedded = (opts: DatabaseOptions) =>
       fs.rmSync(socketPath, { force: true })
       const db = yield* Effect.acquireRelease(
         Effect.promise(async () => {
+          // pg_trgm serves the inbox search's indexes (migration 0012), as on PostgreSQL.
+          const options = { extensions: { pg_trgm } }
           const instance =
-            opts.dataDir === 'memory' ? new PGlite() : new PGlite(path.join(opts.dataDir, 'pg'))
+            opts.dataDir === 'memory'
+              ? new PGlite(options)
+              : new PGlite(path.join(opts.dataDir, 'pg'), options)
           await instance.waitReady
           return instance
         }),

@@ -1,9 +1,13 @@
+import type { SqlClient } from '@effect/sql'
 import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
 import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
 import * as EmailSessions from '../connectors/email/sessions'
+import * as Mailer from '../connectors/mail/Mailer'
+import type { PaymentProvider } from '../connectors/payments/PaymentProvider'
+import * as PaymentProviderLocal from '../connectors/payments/PaymentProviderLocal'
 import * as ConnectorRouter from '../connectors/router'
 import { Bus } from '../engine/bus/Bus'
 import * as BusMemory from '../engine/bus/BusMemory'
@@ -101,6 +105,10 @@ export interface AppOptions {
    * server node) or only sends to them (`client`: the CLI). Default `client`; `start` runs a runner.
    */
   readonly clusterRole?: Cluster.Role
+  /** The service's own mail (invitations); default SMTP when `SMTP_URL` is set, else off. */
+  readonly mailer?: Layer.Layer<Mailer.Mailer, never, Config>
+  /** The payment provider of billing; default the local one (README, "Billing"). */
+  readonly paymentProvider?: Layer.Layer<PaymentProvider, never, SqlClient.SqlClient | Config>
 }
 
 /** The services a running node is made of; the CLI uses the same layer without the HTTP server. */
@@ -126,9 +134,14 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const keyed = Layer.effect(RealtimeKey, ServerKeys.getOrCreate('realtime-token')).pipe(
     Layer.provideMerge(migrated),
   )
+  // The service's own ports: outgoing mail and the payment provider.
+  const ports = Layer.mergeAll(
+    opts.mailer ?? Mailer.layer,
+    opts.paymentProvider ?? PaymentProviderLocal.layer,
+  ).pipe(Layer.provideMerge(keyed))
   // Each channel type's outbound adapter (below the actors: it needs none of them), one line each.
   const adapters = Layer.mergeAll(Layer.empty, EmailAdapter.layer)
-  const connectors = ConnectorRouter.layer.pipe(Layer.provide(adapters), Layer.provideMerge(keyed))
+  const connectors = ConnectorRouter.layer.pipe(Layer.provide(adapters), Layer.provideMerge(ports))
   // One node: the local actor kit. Cluster (REDIS_URL): the same actors, each entity on one node.
   const actors = cfg.redisUrl
     ? Layer.merge(Actors.clusterLayer, Cluster.health).pipe(

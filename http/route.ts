@@ -5,6 +5,8 @@ import type { ChannelActor } from '../actors/channel'
 import type { ConversationActor } from '../actors/conversation'
 import type { WorkspaceActor } from '../actors/workspace'
 import type { Connector } from '../connectors/Connector'
+import type { Mailer } from '../connectors/mail/Mailer'
+import type { PaymentProvider } from '../connectors/payments/PaymentProvider'
 import type { ActorError } from '../engine/actor/Actor'
 import type { Bus } from '../engine/bus/Bus'
 import type { WallClock } from '../engine/clock'
@@ -47,6 +49,8 @@ export type Services =
   | WallClock
   | FileStorage
   | Connector
+  | Mailer
+  | PaymentProvider
 
 export interface Request<P, Q, B> {
   readonly method: Method

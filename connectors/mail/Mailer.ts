@@ -1,4 +1,4 @@
-import { Context, Data, Effect, Option } from 'effect'
+import { Context, Data, Effect, Layer } from 'effect'
 import { Config } from '../../engine/config'
 import * as MailerSmtp from './MailerSmtp'
 
@@ -8,8 +8,8 @@ import * as MailerSmtp from './MailerSmtp'
  * invitation sends again).
  *
  * Adapters: `MailerSmtp` (nodemailer, `SMTP_URL`), and `off` when no SMTP server is configured:
- * nothing is sent and `send` answers `off`. A deployment may provide its own adapter with
- * `Layer.succeed(Mailer, …)`; without one, `current` picks from the configuration.
+ * nothing is sent and `send` answers `off`. `layer` picks one from the configuration; the server's
+ * services (`servicesLayer` in http/app.ts, option `mailer`) take another layer in its place.
  */
 export class MailError extends Data.TaggedError('MailError')<{ readonly reason: string }> {}
 
@@ -29,10 +29,11 @@ export class Mailer extends Context.Tag('kotak/Mailer')<Mailer, MailerShape>() {
 
 export const off: MailerShape = { send: () => Effect.succeed('off' as const) }
 
-/** The provided adapter, else SMTP when `SMTP_URL` is set, else `off`. */
-export const current = Effect.gen(function* () {
-  const provided = yield* Effect.serviceOption(Mailer)
-  if (Option.isSome(provided)) return provided.value
-  const cfg = yield* Config
-  return cfg.smtpUrl ? MailerSmtp.cached(cfg.smtpUrl, cfg.mailFrom) : off
-})
+/** SMTP when `SMTP_URL` is set, else `off`. */
+export const layer = Layer.effect(
+  Mailer,
+  Effect.map(Config, (cfg) => (cfg.smtpUrl ? MailerSmtp.make(cfg.smtpUrl, cfg.mailFrom) : off)),
+)
+
+/** The node's mailer. */
+export const current = Mailer

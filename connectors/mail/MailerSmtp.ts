@@ -34,16 +34,3 @@ export const make = (url: string, from: string): MailerShape => {
       }).pipe(Effect.as('sent' as const)),
   }
 }
-
-/** One transport per URL and sender for the life of the process. */
-const transports = new Map<string, MailerShape>()
-
-export const cached = (url: string, from: string): MailerShape => {
-  const key = `${url}\n${from}`
-  let m = transports.get(key)
-  if (!m) {
-    m = make(url, from)
-    transports.set(key, m)
-  }
-  return m
-}

@@ -1,7 +1,4 @@
-import type { SqlClient } from '@effect/sql'
-import { Context, Data, Effect, Option } from 'effect'
-import type { Config } from '../../engine/config'
-import * as PaymentProviderLocal from './PaymentProviderLocal'
+import { Context, Data, type Effect } from 'effect'
 
 /**
  * A payment provider: creates hosted checkouts for invoices, tells a checkout's status, and
@@ -19,8 +16,8 @@ import * as PaymentProviderLocal from './PaymentProviderLocal'
  *   stays open and the user may retry.
  *
  * Adapters: `PaymentProviderLocal` (no outside service: the operator CLI or a signed callback
- * confirms). Another provider plugs in as a layer: `Layer.succeed(PaymentProvider, make(...))`
- * provided to the server's services; `current` then uses it instead of the local one.
+ * confirms). Another provider plugs in as a layer of this tag given to the server's services
+ * (`servicesLayer` in http/app.ts, option `paymentProvider`) in place of `PaymentProviderLocal.layer`.
  */
 export class PaymentError extends Data.TaggedError('PaymentError')<{ readonly reason: string }> {}
 
@@ -67,10 +64,5 @@ export class PaymentProvider extends Context.Tag('kotak/PaymentProvider')<
   PaymentProviderShape
 >() {}
 
-/** The provided adapter, else the local one. */
-export const current: Effect.Effect<PaymentProviderShape, never, SqlClient.SqlClient | Config> = Effect.gen(
-  function* () {
-    const provided = yield* Effect.serviceOption(PaymentProvider)
-    return Option.isSome(provided) ? provided.value : yield* PaymentProviderLocal.make
-  },
-)
+/** The node's payment provider. */
+export const current = PaymentProvider

@@ -1,11 +1,12 @@
 import { SqlClient } from '@effect/sql'
-import { Effect } from 'effect'
+import { Effect, Layer } from 'effect'
 import { Config } from '../../engine/config'
 import { verify } from '../../engine/net/signature'
 import { randomToken } from '../../engine/tokens'
 import {
   type CallbackInput,
   PaymentError,
+  PaymentProvider,
   type PaymentProviderShape,
   type PaymentStatus,
 } from './PaymentProvider'
@@ -106,3 +107,5 @@ export const make = Effect.gen(function* () {
   }
   return shape
 })
+
+export const layer = Layer.effect(PaymentProvider, make)

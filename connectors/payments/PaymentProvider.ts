@@ -16,8 +16,8 @@ import { Context, Data, type Effect } from 'effect'
  *   stays open and the user may retry.
  *
  * Adapters: `PaymentProviderLocal` (no outside service: the operator CLI or a signed callback
- * confirms). Another provider plugs in as a layer of this tag given to the server's services
- * (`servicesLayer` in http/app.ts, option `paymentProvider`) in place of `PaymentProviderLocal.layer`.
+ * confirms). Another provider plugs in as a layer of this tag added to the `base` services of
+ * `servicesLayer` (http/app.ts); `current` prefers a provided one to the local adapter.
  */
 export class PaymentError extends Data.TaggedError('PaymentError')<{ readonly reason: string }> {}
 

@@ -21,6 +21,7 @@ const usage = `Usage: npx kotak <command> [options]   (or: npm run kotak -- <com
   workspace create --name NAME --owner-email EMAIL --owner-name NAME
                    [--plan free|pro|custom] [--pro-until YYYY-MM-DD] [--timezone ZONE]
   workspace plan   --workspace ID --plan free|pro|custom [--pro-until YYYY-MM-DD]
+                   [--workspaces N]  (Custom: how many workspaces the customer may own; 0 = any)
   workspace freeze --workspace ID        (workspace unfreeze --workspace ID)
   key create       --workspace ID --name NAME [--scope read|write]
                    Prints the key once; it cannot be shown again.
@@ -45,6 +46,7 @@ const options = {
   email: { type: 'string' },
   minutes: { type: 'string' },
   invoice: { type: 'string' },
+  workspaces: { type: 'string' },
   status: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -123,11 +125,24 @@ const command = (
       const id = idOf(need(o, 'workspace'))
       const plan = planOf(need(o, 'plan'))
       const proUntil = dateOf(o['pro-until'])
-      return Effect.flatMap(Workspaces.setPlan(id, plan, proUntil), (w) =>
-        w
-          ? Effect.succeed({ workspace: { id: w.id, plan: w.plan, pro_until: w.pro_until } })
-          : fail(`no workspace ${id}`),
-      )
+      const allowance = o.workspaces === undefined ? undefined : Number(o.workspaces)
+      if (allowance !== undefined && (!Number.isInteger(allowance) || allowance < 0 || allowance > 1000))
+        throw new UsageError('--workspaces must be 0 (any number) to 1000')
+      if (allowance !== undefined && plan !== 'custom')
+        throw new UsageError('--workspaces needs --plan custom')
+      return Effect.gen(function* () {
+        const w = yield* Workspaces.setPlan(id, plan, proUntil)
+        if (!w) return yield* fail(`no workspace ${id}`)
+        if (allowance !== undefined) yield* Workspaces.setContractWorkspaces(id, allowance)
+        return {
+          workspace: {
+            id: w.id,
+            plan: w.plan,
+            pro_until: w.pro_until,
+            ...(allowance !== undefined ? { contract_workspaces: allowance } : {}),
+          },
+        }
+      })
     }
     case 'workspace freeze':
     case 'workspace unfreeze': {

@@ -231,3 +231,86 @@ describe('roles and permissions', () => {
     expect((await s.fetch(`/v1/roles/${role.id}`, del(otherOwner.headers()))).status).toBe(404)
   })
 })
+
+describe('granting', () => {
+  it('a non-admin role manager grants only what they hold and never is_admin; meta.grantable says so', async () => {
+    const manager = await F.member(s, w, 'Agent')
+    const team = (
+      await body(
+        await s.fetch(
+          '/v1/teams',
+          F.json({ name: 'Managers', type: 'backoffice', member_ids: [manager.id] }, owner.headers()),
+        ),
+      )
+    ).data
+    const perms = ['settings.roles', 'settings.members', 'interactions.view']
+    const role = (
+      await body(
+        await s.fetch('/v1/roles', F.json({ name: 'Role manager', permissions: perms }, owner.headers())),
+      )
+    ).data
+    const m = await memberOf(manager.id)
+    expect(
+      (
+        await s.fetch(
+          `/v1/members/${m.id}`,
+          patch({ role_id: role.id, team_ids: [team.id] }, owner.headers()),
+        )
+      ).status,
+    ).toBe(200)
+    const session = await F.signIn(s, manager.email)
+    const cat = await body(await s.fetch('/v1/permissions', { headers: session.headers() }))
+    expect([...cat.meta.grantable].sort()).toEqual([...perms].sort())
+    const ownerCat = await body(await s.fetch('/v1/permissions', { headers: owner.headers() }))
+    expect(ownerCat.meta.grantable.length).toBeGreaterThan(perms.length)
+
+    const admin = await s.fetch(
+      '/v1/roles',
+      F.json({ name: 'Sneaky', permissions: [], is_admin: true }, session.headers()),
+    )
+    expect(admin.status).toBe(403)
+    const beyond = await s.fetch(
+      '/v1/roles',
+      F.json({ name: 'Beyond', permissions: ['settings.billing'] }, session.headers()),
+    )
+    expect(beyond.status).toBe(403)
+    const within = await s.fetch(
+      '/v1/roles',
+      F.json({ name: 'Within', permissions: ['interactions.view'] }, session.headers()),
+    )
+    expect(within.status).toBe(201)
+    // Admin roles are not theirs to edit; the Owner sets is_admin.
+    const roles = (await body(await s.fetch('/v1/roles', { headers: session.headers() }))).data
+    const adminRole = roles.find((r: any) => r.is_admin && !r.is_owner)
+    expect(adminRole.editable).toBe(false)
+    expect((await s.fetch(`/v1/roles/${adminRole.id}`, patch({ name: 'X' }, session.headers()))).status).toBe(
+      403,
+    )
+    const made = (await body(within)).data
+    const promoted = await s.fetch(`/v1/roles/${made.id}`, patch({ is_admin: true }, owner.headers()))
+    expect(promoted.status).toBe(200)
+    expect((await body(promoted)).data.is_admin).toBe(true)
+    // One role by id; another workspace's is 404.
+    expect((await s.fetch(`/v1/roles/${made.id}`, { headers: session.headers() })).status).toBe(200)
+    expect((await s.fetch(`/v1/roles/${made.id}`, { headers: otherOwner.headers() })).status).toBe(404)
+  })
+
+  it('lists teams by type; a team update publishes teams.changed', async () => {
+    const t = (
+      await body(await s.fetch('/v1/teams', F.json({ name: 'Back', type: 'backoffice' }, owner.headers())))
+    ).data
+    const back = (await body(await s.fetch('/v1/teams?type=backoffice', { headers: owner.headers() }))).data
+    expect(back.length).toBeGreaterThan(0)
+    expect(back.every((x: any) => x.type === 'backoffice')).toBe(true)
+    expect((await s.fetch('/v1/teams?type=sideways', { headers: owner.headers() })).status).toBe(422)
+    const c = await events(owner, `ws:${w.workspaceId}`)
+    const renamed = await s.fetch(`/v1/teams/${t.id}`, patch({ name: 'Back office' }, owner.headers()))
+    expect(renamed.status).toBe(200)
+    expect(await c.next((f) => f.event === 'teams.changed')).toBeTruthy()
+    c.close()
+    expect((await body(await s.fetch(`/v1/teams/${t.id}`, { headers: owner.headers() }))).data.name).toBe(
+      'Back office',
+    )
+    expect((await s.fetch(`/v1/teams/${t.id}`, { headers: otherOwner.headers() })).status).toBe(404)
+  })
+})

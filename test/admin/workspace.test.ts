@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Workspaces from '../../store/workspaces'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { connect } from '../support/ws'
@@ -150,5 +151,75 @@ describe('audit log', () => {
     expect(bad.status).toBe(422)
     const agent = await F.signIn(s, (await F.member(s, w, 'Agent')).email)
     expect((await s.fetch('/v1/audit-logs', { headers: agent.headers() })).status).toBe(403)
+  })
+})
+
+describe('more of workspaces, dashboard and audit', () => {
+  it('a Custom contract may own as many workspaces as it allows; a new workspace becomes the active one', async () => {
+    const c = await F.workspace(s, { plan: 'custom' })
+    const boss = await F.signIn(s, c.ownerEmail)
+    expect(
+      (await s.fetch('/v1/workspaces', F.json({ name: 'Branch', timezone: 'Asia/Jakarta' }, boss.headers())))
+        .status,
+    ).toBe(409)
+    await s.run(Workspaces.setContractWorkspaces(c.workspaceId, 3))
+    const list = await body(await s.fetch('/v1/workspaces', { headers: boss.headers() }))
+    expect(list.meta.create).toMatchObject({ allowed: true, owned: 1, limit: 3 })
+    const made = await s.fetch(
+      '/v1/workspaces',
+      F.json({ name: 'Branch', timezone: 'Asia/Makassar' }, boss.headers()),
+    )
+    expect(made.status).toBe(201)
+    const ws = (await body(made)).data
+    expect(ws).toMatchObject({ name: 'Branch', timezone: 'Asia/Makassar' })
+    const me = (await body(await s.fetch('/v1/me', { headers: boss.headers() }))).data
+    expect(me).toMatchObject({ workspace: { id: ws.id }, is_owner: true })
+    const bad = await s.fetch(
+      '/v1/workspaces',
+      F.json({ name: 'x', timezone: 'Nowhere/City' }, boss.headers()),
+    )
+    expect(bad.status).toBe(422)
+    expect(Object.keys((await body(bad)).error.fields)).toEqual(expect.arrayContaining(['name', 'timezone']))
+  })
+
+  it('hides dashboard parts the caller has no permission for', async () => {
+    const agent = await F.signIn(s, (await F.member(s, w, 'Agent')).email)
+    const res = await s.fetch('/v1/dashboard', { headers: agent.headers() })
+    expect(res.status).toBe(200)
+    const d = await body(res)
+    expect(d.data.getting_started).toBeNull()
+    expect(d.data.recent).toBeNull()
+    expect(d.meta.hidden).toEqual(expect.arrayContaining(['getting_started', 'quota', 'activity', 'recent']))
+    expect(d.data.teams).toBeTruthy()
+    const full = await body(await s.fetch('/v1/dashboard', { headers: owner.headers() }))
+    expect(full.meta.hidden).toEqual([])
+    expect(full.data.activity.days).toHaveLength(14)
+  })
+
+  it('filters the audit log by user and by dates in the reader’s zone; meta names categories and users', async () => {
+    const admin = await F.member(s, w, 'Admin')
+    const adminSession = await F.signIn(s, admin.email)
+    await s.fetch('/v1/teams', F.json({ name: 'By admin', type: 'frontline' }, adminSession.headers()))
+    const byAdmin = await body(await s.fetch(`/v1/audit-logs?user=${admin.id}`, { headers: owner.headers() }))
+    expect(byAdmin.data.length).toBeGreaterThan(0)
+    expect(byAdmin.data.every((e: any) => e.user.id === admin.id)).toBe(true)
+    expect(byAdmin.meta.categories).toEqual(
+      expect.arrayContaining([{ key: 'teams', label: expect.any(String) }]),
+    )
+    expect(byAdmin.meta.users).toEqual(expect.arrayContaining([{ id: admin.id, name: expect.any(String) }]))
+    const today = new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Jakarta' }).format(new Date())
+    const fromToday = await body(
+      await s.fetch(`/v1/audit-logs?from=${today}&to=${today}`, { headers: owner.headers() }),
+    )
+    expect(fromToday.data.length).toBeGreaterThan(0)
+    const past = await body(await s.fetch('/v1/audit-logs?to=2020-01-01', { headers: owner.headers() }))
+    expect(past.data).toEqual([])
+    const wrong = await s.fetch('/v1/audit-logs?from=2030-01-02&to=2030-01-01', { headers: owner.headers() })
+    expect(wrong.status).toBe(422)
+    const paged = await body(await s.fetch('/v1/audit-logs?per_page=1&page=2', { headers: owner.headers() }))
+    expect(paged.meta).toMatchObject({ page: 2, per_page: 1, has_more: expect.any(Boolean) })
+    expect(paged.data).toHaveLength(1)
+    const key = await F.apiKey(s, w, 'read')
+    expect((await s.fetch('/v1/audit-logs', { headers: F.bearer(key) })).status).toBe(200)
   })
 })

@@ -175,7 +175,8 @@ const planOf = (w: WorkspaceRow) => ({
   limits: limitsOf(w),
 })
 
-const billingUpdated = (w: WorkspaceRow, reason: string) =>
+/** After a plan change: caches dropped, the quota actor reloaded, `billing.updated` with the plan. */
+export const billingUpdated = (w: WorkspaceRow, reason: string) =>
   Effect.all([
     invalidateCredentials({ workspaceId: w.id }),
     reloadWorkspace(w.id),

@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { invalidateCredentials } from '../../engine/events'
 import * as Members from '../../store/members'
 import * as Notifications from '../../store/notifications'
 import { isAdminRole } from '../../store/permissions'
@@ -15,8 +15,9 @@ import { addMessages, t } from '../i18n'
 import { Timestamp } from '../presenters'
 import { created, ok, type Route, route } from '../route'
 import { audited } from './auditLogs'
+import { billingUpdated } from './billing'
 import { membersChanged } from './members'
-import { reloadWorkspace, workspaceUpdated } from './workspaces'
+import { workspaceUpdated } from './workspaces'
 
 /**
  * Spec 1 §3 ownership transfer: the Owner asks a member (`POST /workspace/transfer`, confirming
@@ -339,12 +340,7 @@ export const routes: readonly Route[] = [
         const ws = (yield* Workspaces.byId(v.workspace_id))!
         if (outcome.becameFree) {
           for (const userId of outcome.dropped) yield* Members.endAccess(userId, ws.id)
-          yield* publishEvent(`ws:${ws.id}`, 'billing.updated', {
-            plan: ws.plan,
-            pro_until: null,
-            reason: 'transfer',
-          })
-          yield* reloadWorkspace(ws.id)
+          yield* billingUpdated(ws, 'transfer')
         }
         yield* invalidateCredentials({ userId: caller.user.id })
         if (!v.stay) yield* Members.endAccess(v.from_user_id, ws.id)

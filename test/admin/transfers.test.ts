@@ -227,7 +227,10 @@ describe('ownership transfer', () => {
     expect((await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, recipient.headers()))).status).toBe(
       200,
     )
-    expect(await c.next((f) => f.event === 'billing.updated')).toBeTruthy()
+    expect((await c.next((f) => f.event === 'billing.updated')).data).toMatchObject({
+      key: 'free',
+      reason: 'transfer',
+    })
     c.close()
     const ws = (await body(await s.fetch('/v1/workspace', { headers: recipient.headers() }))).data
     expect(ws.plan).toBe('free')

@@ -163,7 +163,7 @@ export const latestAttemptByNumber = (number: string, provider: string) =>
  * The open upgrade invoice for `months`: the one already open is reused when it asks for the same
  * months (otherwise it is voided and replaced). The profile is copied onto a new invoice.
  */
-export const openUpgrade = (workspaceId: number, months: number, userId: number, now: Date) =>
+export const openUpgrade = (workspaceId: number, months: number, userId: number, now: Date, ip = '') =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
@@ -187,6 +187,7 @@ export const openUpgrade = (workspaceId: number, months: number, userId: number,
         yield* Audit.record({
           workspaceId,
           userId,
+          ip,
           action: 'billing.upgrade_started',
           target: invoice!.number,
           details: `pro × ${months} month(s), ${invoice!.total} ${invoice!.currency}`,
@@ -343,6 +344,7 @@ export const chooseDowngrade = (
   choice: { readonly channelIds: readonly number[]; readonly memberIds: readonly number[] },
   userId: number,
   now: Date,
+  ip = '',
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
@@ -359,6 +361,7 @@ export const chooseDowngrade = (
         yield* Audit.record({
           workspaceId,
           userId,
+          ip,
           action: 'billing.downgrade_chosen',
           details: `channels: ${choice.channelIds.join(', ') || '-'}; members: ${choice.memberIds.join(', ') || '-'}`,
         })
@@ -369,6 +372,7 @@ export const chooseDowngrade = (
           yield* Audit.record({
             workspaceId,
             userId,
+            ip,
             action: 'billing.downgraded',
             details: `${ws!.plan} → free`,
           })

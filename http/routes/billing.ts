@@ -368,6 +368,7 @@ export const routes: readonly Route[] = [
           body.months,
           caller.user.id,
           new Date(),
+          req.ip,
         )
         const { attempt } = yield* checkoutFor(caller, invoice)
         return ok({
@@ -489,6 +490,7 @@ export const routes: readonly Route[] = [
           { channelIds, memberIds },
           caller.user.id,
           new Date(),
+          req.ip,
         )
         if (r.applied) {
           for (const userId of r.dropped) yield* Members.endAccess(userId, workspace.id)

@@ -177,6 +177,15 @@ export const resendable = (m: Conversations.MessageRow, nowMs: number) =>
   (m.status === 'failed' ||
     (m.status === 'pending' && nowMs - (m.sent_at ?? m.created_at).getTime() > 60_000))
 
+/** A change the channel reports for a stored message (handler `Remote`). */
+export type RemoteChange =
+  | { readonly kind: 'status'; readonly status: 'delivered' | 'read' }
+  | { readonly kind: 'edit'; readonly body: string }
+  | { readonly kind: 'unsend' }
+  | { readonly kind: 'react'; readonly emoji: string; readonly jid: string; readonly name: string | null }
+
+const RECEIPT_RANK: Readonly<Record<string, number>> = { pending: 1, sent: 2, delivered: 3, read: 4 }
+
 export interface Editor {
   readonly userId: number | null
   readonly keyId: number | null
@@ -383,6 +392,54 @@ export const definition = Actor.define({
           })
         }
         return [[...typing.keys()], { ...state, typing }] as const
+      }),
+    /**
+     * What the channel reports about a stored message: a delivery or read receipt (status only
+     * moves forward), the customer's edit, unsend or reaction (messaging-app numbers).
+     */
+    Remote: (
+      state: ConversationState,
+      m: { readonly messageId: number; readonly change: RemoteChange },
+      ctx,
+    ) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const msg = yield* messageOf(ctx.id, m.messageId)
+        const c = m.change
+        if (c.kind === 'status') {
+          if ((RECEIPT_RANK[c.status] ?? 0) <= (RECEIPT_RANK[msg.status] ?? 0)) return [null, state] as const
+          yield* Messages.setDelivery(ctx.id, msg.id, { status: c.status, error: null, externalId: null })
+        } else if (c.kind === 'edit') {
+          if (msg.deleted_at !== null) return [null, state] as const
+          yield* Messages.edit(msg.id, c.body, yield* Effect.flatMap(WallClock, (k) => k.now))
+        } else if (c.kind === 'unsend') {
+          if (msg.deleted_at !== null) return [null, state] as const
+          yield* Messages.unsend(msg.id, yield* Effect.flatMap(WallClock, (k) => k.now))
+        } else {
+          const others = msg.reactions.filter((r) => !(r.from === 'customer' && r.jid === c.jid))
+          const reactions =
+            c.emoji === ''
+              ? others
+              : [...others, { emoji: c.emoji, from: 'customer', jid: c.jid, name: c.name }]
+          yield* Messages.setReactions(msg.id, reactions)
+        }
+        return [yield* publishMessage(ctx.id, msg.id, 'message.updated'), state] as const
+      }),
+    /** The customer is typing (or stopped); told to the conversation's subscribers, never stored. */
+    RemoteTyping: (
+      state: ConversationState,
+      m: { readonly name: string | null; readonly typing: boolean },
+      ctx,
+    ) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        yield* publishEvent(topicOf(ctx.id), 'typing', {
+          user_id: null,
+          name: m.name,
+          typing: m.typing,
+          customer: true,
+        })
+        return [null, state] as const
       }),
     /** Who is typing now (read from memory). */
     WhoIsTyping: (state: ConversationState, m: { readonly nowMs?: number }) => {

@@ -67,6 +67,14 @@ export interface AppConfig {
   readonly emailPollMs: number
   /** First pause after a failed mailbox sign-in; each later one is three times longer (at most 1 hour). */
   readonly emailBackoffBaseMs: number
+  /** `baileys` (default) or `test`: the messaging-app transport; `test` is for the test suite only. */
+  readonly msgappTransport: 'baileys' | 'test'
+  /** How often each node looks for added, changed or removed messaging-app numbers. */
+  readonly msgappPollMs: number
+  /** First reconnect delay after a dropped number connection; doubles per failure (±50 % jitter, at most 5 min). */
+  readonly msgappBackoffBaseMs: number
+  /** Least gap between two sends of one number (jittered ±50 %); bursts are spaced, single replies are not delayed. */
+  readonly msgappPaceMs: number
 }
 
 export interface ClusterConfig {
@@ -184,6 +192,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     emailAllowInsecure: bool(env, 'EMAIL_ALLOW_INSECURE'),
     emailPollMs: int(env, 'EMAIL_POLL_MS', 5000, 50, 600_000),
     emailBackoffBaseMs: int(env, 'EMAIL_BACKOFF_BASE_MS', 60_000, 10, 3_600_000),
+    msgappTransport: env.MSGAPP_TRANSPORT === 'test' ? 'test' : 'baileys',
+    msgappPollMs: int(env, 'MSGAPP_POLL_MS', 5000, 50, 600_000),
+    msgappBackoffBaseMs: int(env, 'MSGAPP_BACKOFF_BASE_MS', 2000, 10, 600_000),
+    msgappPaceMs: int(env, 'MSGAPP_PACE_MS', 1500, 0, 60_000),
   }
 }
 

@@ -6,6 +6,8 @@ import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
 import * as EmailSessions from '../connectors/email/sessions'
 import * as Mailer from '../connectors/mail/Mailer'
+import * as MsgappAdapter from '../connectors/msgapp/adapter'
+import * as MsgappSessions from '../connectors/msgapp/sessions'
 import type { PaymentProvider } from '../connectors/payments/PaymentProvider'
 import * as PaymentProviderLocal from '../connectors/payments/PaymentProviderLocal'
 import * as ConnectorRouter from '../connectors/router'
@@ -46,6 +48,7 @@ import * as LabelRuleRoutes from './routes/labelRules'
 import * as MediaRoutes from './routes/media'
 import * as MemberRoutes from './routes/members'
 import * as MessageRoutes from './routes/messages'
+import * as MsgappRoutes from './routes/msgapp'
 import * as NotificationRoutes from './routes/notifications'
 import * as PlanRequestRoutes from './routes/planRequests'
 import * as PublicRoutes from './routes/public'
@@ -92,6 +95,7 @@ export const allRoutes = (): readonly Route[] => {
     ...ChannelRoutes.routes,
     ...ChannelApiRoutes.routes,
     ...EmailRoutes.routes,
+    ...MsgappRoutes.routes,
   )
   return list
 }
@@ -140,7 +144,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     opts.paymentProvider ?? PaymentProviderLocal.layer,
   ).pipe(Layer.provideMerge(keyed))
   // Each channel type's outbound adapter (below the actors: it needs none of them), one line each.
-  const adapters = Layer.mergeAll(Layer.empty, EmailAdapter.layer)
+  const adapters = Layer.mergeAll(Layer.empty, EmailAdapter.layer, MsgappAdapter.layer)
   const connectors = ConnectorRouter.layer.pipe(Layer.provide(adapters), Layer.provideMerge(ports))
   // One node: the local actor kit. Cluster (REDIS_URL): the same actors, each entity on one node.
   const actors = cfg.redisUrl
@@ -158,7 +162,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const core = Layer.mergeAll(actors, Credentials.layer).pipe(Layer.provideMerge(connectors))
   // What runs on top of the actors: the sessions of stateful connectors (mailboxes, numbers), which
   // feed inbound messages to conversation actors. One line per connector.
-  const supervisors = Layer.mergeAll(Layer.empty, EmailSessions.layer)
+  const supervisors = Layer.mergeAll(Layer.empty, EmailSessions.layer, MsgappSessions.layer)
   return supervisors.pipe(Layer.provideMerge(core))
 }
 

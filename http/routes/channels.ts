@@ -17,6 +17,7 @@ import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 import { simulateInbound } from './channelApi'
 import { presentEmail } from './email'
+import { MsgappFields, misplaced, msgappSettings, presentMsgappSettings } from './msgappSettings'
 
 /**
  * Spec 1 §4.4: channel management common to every type, and the `api` type's own endpoints.
@@ -50,6 +51,7 @@ export const presentChannel = (c: Channels.ChannelRow, api?: ChannelApi.ChannelA
     auto_reply: { ...defaultAutoReply, ...(s.auto_reply ?? {}) },
     created_at: iso(c.created_at),
     ...(c.type === 'api' ? { api: { webhook_url: api?.webhook_url ?? null } } : {}),
+    ...(c.type === 'msgapp' ? { msgapp: presentMsgappSettings(c) } : {}),
   }
 }
 
@@ -207,15 +209,21 @@ export const routes: readonly Route[] = [
     access: 'A',
     permission: 'channels.manage',
     tag: 'Channels',
-    summary: 'Name, business hours (null = follow the workspace) and automatic replies',
+    summary:
+      'Name, business hours (null = follow the workspace) and automatic replies; messaging-app numbers also groups, reject_calls, call_reply, agent_initial',
     params: Id,
-    body: Schema.Struct(Common),
+    body: Schema.Struct({ ...Common, ...MsgappFields }),
     handler: ({ workspace, params, body }) =>
       Effect.gen(function* () {
         const c = yield* channelOr404(workspace.id, params.id)
+        const wrong = misplaced(body, c)
+        if (wrong.length > 0)
+          return yield* Effect.fail(
+            invalid(Object.fromEntries(wrong.map((k) => [k, { key: 'field.channel_type' }]))),
+          )
         const row = yield* Channels.updateCommon(c.id, {
           ...(body.name !== undefined ? { name: body.name.trim() } : {}),
-          settings: commonSettings(body, c),
+          settings: { ...commonSettings(body, c), ...msgappSettings(body) },
         })
         if (!row) return yield* Effect.fail(notFound())
         yield* changed(row)

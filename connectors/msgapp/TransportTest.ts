@@ -1,0 +1,150 @@
+import {
+  type AnyMessageContent,
+  type BaileysEventMap,
+  type GroupMetadata,
+  type MiscMessageGenerationOptions,
+  makeEventBuffer,
+  proto,
+  type WAMessage,
+  type WAMessageKey,
+} from 'baileys'
+import type { MsgappSocket, TransportShape } from './Transport'
+import { quietLogger } from './Transport'
+
+/**
+ * The test transport (`MSGAPP_TRANSPORT=test`; never in production): each `connect` hands out a
+ * socket whose `ev` is Baileys' own event buffer, registered here by channel so a test in the same
+ * process can emit real protocol objects into it and read what the service sent.
+ */
+export interface SentRecord {
+  readonly jid: string
+  readonly content: AnyMessageContent
+  readonly options: MiscMessageGenerationOptions | undefined
+}
+
+/** An error shaped like Baileys' Boom errors (`output.statusCode`). */
+export const closeError = (statusCode: number, message = `closed ${statusCode}`) =>
+  Object.assign(new Error(message), { output: { statusCode, payload: { statusCode, message } } })
+
+export class FakeSocket implements MsgappSocket {
+  readonly ev = makeEventBuffer(quietLogger)
+  user: { id: string; name?: string } | undefined = undefined
+  readonly sent: SentRecord[] = []
+  readonly calls: Array<{ readonly op: string; readonly args: readonly unknown[] }> = []
+  /** The next sends fail with these errors, in order. */
+  readonly failures: Error[] = []
+  ended = false
+  private n = 0
+
+  constructor(readonly channelId: number) {}
+
+  emit<K extends keyof BaileysEventMap>(event: K, data: BaileysEventMap[K]) {
+    this.ev.emit(event, data)
+  }
+
+  qr(code: string) {
+    this.emit('connection.update', { connection: 'connecting', qr: code })
+  }
+
+  open(phone = '6281200000001') {
+    this.user = { id: `${phone}:12@s.whatsapp.net`, name: 'Shop' }
+    this.emit('connection.update', { connection: 'open' })
+  }
+
+  close(statusCode: number) {
+    this.ended = true
+    this.emit('connection.update', {
+      connection: 'close',
+      lastDisconnect: { error: closeError(statusCode), date: new Date() },
+    })
+  }
+
+  sendMessage = async (jid: string, content: AnyMessageContent, options?: MiscMessageGenerationOptions) => {
+    const failure = this.failures.shift()
+    if (failure) throw failure
+    this.sent.push({ jid, content, options })
+    const id = `3EB0${(++this.n).toString(16).padStart(6, '0')}${this.channelId}`
+    return {
+      key: { remoteJid: jid, fromMe: true, id },
+      message: { conversation: 'text' in content ? String(content.text) : '' },
+      messageTimestamp: Math.floor(Date.now() / 1000),
+      status: proto.WebMessageInfo.Status.SERVER_ACK,
+    } as WAMessage
+  }
+
+  requestPairingCode = async (phone: string) => {
+    this.calls.push({ op: 'requestPairingCode', args: [phone] })
+    return 'KTK4PAIR'
+  }
+
+  logout = async () => {
+    this.calls.push({ op: 'logout', args: [] })
+    this.close(401)
+  }
+
+  end = (error: Error | undefined) => {
+    this.calls.push({ op: 'end', args: [error?.message] })
+    if (!this.ended) this.close(428)
+  }
+
+  fetchMessageHistory = async (count: number, oldest: WAMessageKey, ts: number) => {
+    this.calls.push({ op: 'fetchMessageHistory', args: [count, oldest, ts] })
+    return 'history-request'
+  }
+
+  groupMetadata = async (jid: string): Promise<GroupMetadata> => ({
+    id: jid,
+    subject: `Group ${jid.split('@')[0]}`,
+    owner: undefined,
+    participants: [],
+  })
+
+  readMessages = async (keys: WAMessageKey[]) => {
+    this.calls.push({ op: 'readMessages', args: [keys] })
+  }
+
+  sendPresenceUpdate = async (type: string, jid?: string) => {
+    this.calls.push({ op: 'sendPresenceUpdate', args: [type, jid] })
+  }
+
+  rejectCall = async (id: string, from: string) => {
+    this.calls.push({ op: 'rejectCall', args: [id, from] })
+  }
+
+  updateMediaMessage = async (m: WAMessage) => m
+}
+
+const sockets = new Map<number, FakeSocket[]>()
+const waiters = new Set<() => void>()
+
+export const socketsOf = (channelId: number): readonly FakeSocket[] => sockets.get(channelId) ?? []
+
+/** Waits until the channel has had `count` sockets (connects), then returns the latest. */
+export const nthSocket = async (channelId: number, count = 1, timeoutMs = 5000): Promise<FakeSocket> => {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const list = socketsOf(channelId)
+    if (list.length >= count) return list[list.length - 1]!
+    if (Date.now() > deadline)
+      throw new Error(`channel ${channelId}: ${list.length} connects, wanted ${count}`)
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        waiters.delete(done)
+        clearTimeout(t)
+        resolve()
+      }
+      const t = setTimeout(done, 25)
+      waiters.add(done)
+    })
+  }
+}
+
+export const make = (): TransportShape => ({
+  connect: async (channelId, auth) => {
+    const s = new FakeSocket(channelId)
+    if (auth.creds.me) s.user = { id: auth.creds.me.id }
+    sockets.set(channelId, [...socketsOf(channelId), s])
+    for (const w of [...waiters]) w()
+    return s
+  },
+})

@@ -1,0 +1,185 @@
+import type { AnyMessageContent, WAMessage } from 'baileys'
+import { Effect, Layer } from 'effect'
+import { Config } from '../../engine/config'
+import { FileStorage } from '../../engine/storage/FileStorage'
+import type { ChannelRow } from '../../store/channels'
+import * as Contacts from '../../store/contacts'
+import * as Conversations from '../../store/conversations'
+import * as Groups from '../../store/groups'
+import * as Msgapp from '../../store/msgapp'
+import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../Connector'
+import { ConnectorFor } from '../router'
+import { jidOfPhone } from './inbound'
+import * as Live from './live'
+
+/**
+ * ConnectorFor('msgapp'): sends through the number's open socket on this node (the ChannelActor
+ * calls it one message at a time per number, after the 30-per-minute throttle).
+ *
+ * - Pacing: two sends of one number are at least MSGAPP_PACE_MS apart (±50 % jitter), so a
+ *   burst does not look like a bot; a single reply is not delayed.
+ * - Warm-up: a number linked less than WARMUP_DAYS ago may send WARMUP_BASE × (days since link
+ *   + 1) messages per rolling 24 hours; beyond that the message fails with the reason.
+ * - Every attempt is written to the send log. A refusal that names a restriction (HTTP-like 403
+ *   or 463 from the service) is reported to the supervisor, which sets `restricted` and notifies.
+ */
+export const WARMUP_DAYS = 7
+export const WARMUP_BASE = 100
+
+const lastSend = new Map<number, number>()
+
+const reasonOf = (e: unknown) => {
+  const code = (e as { output?: { statusCode?: number } }).output?.statusCode
+  const text = e instanceof Error ? e.message : String(e)
+  return { code: code ?? null, text: code ? `${text} (${code})` : text }
+}
+
+const pace = (channelId: number, paceMs: number) =>
+  Effect.promise(async () => {
+    if (paceMs <= 0) return
+    const gap = paceMs * (0.5 + Math.random())
+    const wait = (lastSend.get(channelId) ?? 0) + gap - Date.now()
+    if (wait > 0) await new Promise((r) => setTimeout(r, wait))
+  })
+
+const warmupRefusal = (channelId: number) =>
+  Effect.gen(function* () {
+    const n = yield* Msgapp.byChannel(channelId)
+    if (!n?.linked_at) return null
+    const days = Math.floor((Date.now() - n.linked_at.getTime()) / 86_400_000)
+    if (days >= WARMUP_DAYS) return null
+    const limit = WARMUP_BASE * (days + 1)
+    const sent = yield* Msgapp.sentSince(channelId, new Date(Date.now() - 86_400_000))
+    return sent >= limit
+      ? `Warm-up limit of this new number reached (${limit} messages per 24 hours during its first ${WARMUP_DAYS} days).`
+      : null
+  })
+
+const contentOf = (m: OutboundMessage) =>
+  Effect.gen(function* () {
+    const storage = yield* FileStorage
+    const file = m.files[0]
+    const text = m.body
+    if (m.type === 'location') {
+      const l = (m.payload.location ?? {}) as Record<string, unknown>
+      return {
+        location: {
+          degreesLatitude: Number(l.latitude),
+          degreesLongitude: Number(l.longitude),
+          name: typeof l.name === 'string' ? l.name : undefined,
+          address: typeof l.address === 'string' ? l.address : undefined,
+        },
+      } satisfies AnyMessageContent
+    }
+    if (m.type === 'contact') {
+      const c = (m.payload.contact ?? {}) as Record<string, string | null>
+      const vcard = [
+        'BEGIN:VCARD',
+        'VERSION:3.0',
+        `FN:${c.name ?? ''}`,
+        ...(c.phone ? [`TEL;type=CELL;waid=${c.phone.replace(/\D/g, '')}:${c.phone}`] : []),
+        ...(c.email ? [`EMAIL:${c.email}`] : []),
+        'END:VCARD',
+      ].join('\n')
+      return { contacts: { displayName: c.name ?? '', contacts: [{ displayName: c.name ?? '', vcard }] } }
+    }
+    if (file) {
+      const bytes = yield* storage.read(file.storageKey).pipe(Effect.orElseSucceed(() => null))
+      if (!bytes) return null
+      const buf = Buffer.from(bytes)
+      const caption = text || undefined
+      if (m.type === 'sticker') return { sticker: buf } satisfies AnyMessageContent
+      if (file.mime.startsWith('image/')) return { image: buf, caption, mimetype: file.mime }
+      if (file.mime.startsWith('video/')) return { video: buf, caption, mimetype: file.mime }
+      if (file.mime.startsWith('audio/')) return { audio: buf, mimetype: file.mime }
+      return { document: buf, mimetype: file.mime, fileName: file.name, caption }
+    }
+    return { text } satisfies AnyMessageContent
+  })
+
+const send = (channel: ChannelRow, m: OutboundMessage) =>
+  Effect.gen(function* () {
+    const cfg = yield* Config
+    const sock = Live.openSocket(channel.id)
+    const jid = m.group ?? (m.to?.phone ? jidOfPhone(m.to.phone) : null)
+    const refuse = (reason: string) =>
+      Effect.as(
+        Msgapp.logSend(channel.id, { messageId: m.messageId, jid: jid ?? '', ok: false, error: reason }),
+        { _tag: 'Rejected', reason } as Delivery,
+      )
+    if (!jid) return yield* refuse('The contact has no phone number.')
+    if (!sock) return yield* refuse('The number is not connected.')
+    const warm = yield* warmupRefusal(channel.id)
+    if (warm) return yield* refuse(warm)
+    const content = yield* contentOf(m)
+    if (!content) return yield* refuse('The file to send is missing.')
+    yield* pace(channel.id, cfg.msgappPaceMs)
+    const quoted = m.replyTo
+      ? ({ key: { remoteJid: jid, id: m.replyTo }, message: { conversation: '' } } as WAMessage)
+      : undefined
+    const result = yield* Effect.promise(() =>
+      sock.sendMessage(jid, content, quoted ? { quoted } : undefined).then(
+        (sent) => ({ ok: true as const, sent }),
+        (e: unknown) => ({ ok: false as const, error: reasonOf(e) }),
+      ),
+    )
+    lastSend.set(channel.id, Date.now())
+    if (!result.ok) {
+      if (result.error.code === 403 || result.error.code === 463)
+        Live.reportTrouble(channel.id, result.error.text)
+      return yield* refuse(result.error.text)
+    }
+    const waId = result.sent?.key.id ?? null
+    yield* Msgapp.logSend(channel.id, { messageId: m.messageId, jid, ok: true, error: null })
+    if (waId) {
+      yield* Msgapp.remember(channel.id, waId, {
+        conversationId: m.conversationId,
+        messageId: m.messageId,
+        jid,
+        fromMe: true,
+        at: new Date(),
+      })
+    }
+    return { _tag: 'Sent', externalId: waId } as Delivery
+  }).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.succeed<Delivery>({ _tag: 'Rejected', reason: `send failed: ${cause}` }),
+    ),
+  )
+
+/** The chat JID of a conversation (contact's phone or the group's id). */
+const chatOf = (conversationId: number) =>
+  Effect.gen(function* () {
+    const c = yield* Conversations.byId(conversationId)
+    if (!c) return null
+    if (c.group_id !== null) return (yield* Groups.byId(c.workspace_id, c.group_id))?.external_id ?? null
+    const contact = c.contact_id === null ? null : yield* Contacts.byId(c.workspace_id, c.contact_id)
+    return contact?.phone ? jidOfPhone(contact.phone) : null
+  })
+
+const signal = (channel: ChannelRow, conversationId: number, s: Signal) =>
+  Effect.gen(function* () {
+    const sock = Live.openSocket(channel.id)
+    if (!sock || s.kind === 'history' || s.kind === 'agent_joined') return
+    const jid = yield* chatOf(conversationId)
+    if (!jid) return
+    const key = (id: string, fromMe: boolean) => ({ remoteJid: jid, id, fromMe })
+    yield* Effect.promise(async () => {
+      if (s.kind === 'edit') await sock.sendMessage(jid, { text: s.body, edit: key(s.externalId, true) })
+      else if (s.kind === 'unsend') await sock.sendMessage(jid, { delete: key(s.externalId, true) })
+      else if (s.kind === 'react')
+        await sock.sendMessage(jid, { react: { text: s.emoji, key: key(s.externalId, false) } })
+      else if (s.kind === 'read') await sock.readMessages(s.externalIds.map((id) => key(id, false)))
+    }).pipe(Effect.catchAllCause(() => Effect.void))
+  }).pipe(Effect.catchAllCause(() => Effect.void))
+
+export const layer = Layer.effect(
+  ConnectorFor('msgapp'),
+  Effect.gen(function* () {
+    const ctx = yield* Effect.context<Config | FileStorage | import('@effect/sql').SqlClient.SqlClient>()
+    return {
+      send: (channel, message) => Effect.provide(send(channel, message), ctx),
+      signal: (channel, conversationId, s) => Effect.provide(signal(channel, conversationId, s), ctx),
+    } satisfies ConnectorShape
+  }),
+)

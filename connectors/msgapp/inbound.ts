@@ -1,0 +1,381 @@
+import {
+  downloadMediaMessage,
+  getContentType,
+  isJidGroup,
+  jidDecode,
+  normalizeMessageContent,
+  type proto,
+  type WAMessage,
+  type WAMessageKey,
+} from 'baileys'
+import { Effect } from 'effect'
+import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/conversation'
+import { publishEvent } from '../../engine/events'
+import { afterInbound } from '../../http/autoReply'
+import type { ChannelRow } from '../../store/channels'
+import * as Contacts from '../../store/contacts'
+import * as Conversations from '../../store/conversations'
+import * as Files from '../../store/files'
+import * as Msgapp from '../../store/msgapp'
+import type { MsgappSocket } from './Transport'
+import { quietLogger } from './Transport'
+
+/**
+ * What a number reports, into the inbox: messages of every type (through the ConversationActor:
+ * sequence, `message.created`, `inbox.changed`), media downloaded with Baileys' own decrypting
+ * download and stored as private files, receipts, edits, revokes, reactions, typing, groups, and
+ * business labels with the label rules. A channel message id seen before is skipped, so a
+ * redelivered or re-imported message is stored once.
+ */
+const MAX_MEDIA_BYTES = 64 * 1024 * 1024
+/** Messages younger than this when they arrive are new (older ones are history or backlog). */
+const FRESH_MS = 10 * 60_000
+
+const SKIPPED_JIDS = /(@broadcast|@newsletter)$/
+
+/** `+digits` of a phone-number JID (`628…@s.whatsapp.net`), else null (LID or group). */
+export const phoneOf = (...jids: ReadonlyArray<string | null | undefined>) => {
+  for (const j of jids) {
+    if (!j?.endsWith('@s.whatsapp.net')) continue
+    const user = jidDecode(j)?.user
+    if (user && /^\d{5,20}$/.test(user)) return `+${user}`
+  }
+  return null
+}
+
+export const jidOfPhone = (phone: string) => `${phone.replace(/\D/g, '')}@s.whatsapp.net`
+
+const tsOf = (m: { messageTimestamp?: number | Long | null | undefined }) => {
+  const t = Number(m.messageTimestamp ?? 0)
+  return t > 0 ? new Date(t * 1000) : new Date()
+}
+interface Long {
+  toNumber(): number
+}
+
+interface Parsed {
+  readonly type: string
+  readonly body: string
+  readonly payload: Record<string, unknown>
+  readonly media: { readonly name: string; readonly mime: string } | null
+  readonly quoted: string | null
+}
+
+const vcardPhone = (vcard: string | null | undefined) => {
+  const m = /waid=(\d+)/.exec(vcard ?? '') ?? /TEL[^:]*:([+\d\s-]+)/.exec(vcard ?? '')
+  return m ? `+${m[1]!.replace(/\D/g, '')}` : null
+}
+
+const contactOf = (c: proto.Message.IContactMessage) => ({
+  name: c.displayName ?? '',
+  phone: vcardPhone(c.vcard),
+  email: /EMAIL[^:]*:(\S+)/.exec(c.vcard ?? '')?.[1] ?? null,
+  vcard: c.vcard ?? null,
+})
+
+/** The inbox's view of a message's content. */
+export const parse = (content: proto.IMessage): Parsed | null => {
+  const kind = getContentType(content)
+  if (!kind) return null
+  const ctx = (content[kind] as { contextInfo?: proto.IContextInfo | null } | null)?.contextInfo
+  const quoted = ctx?.stanzaId ?? null
+  switch (kind) {
+    case 'conversation':
+      return { type: 'text', body: content.conversation ?? '', payload: {}, media: null, quoted }
+    case 'extendedTextMessage':
+      return { type: 'text', body: content.extendedTextMessage?.text ?? '', payload: {}, media: null, quoted }
+    case 'imageMessage':
+    case 'videoMessage':
+    case 'audioMessage':
+    case 'documentMessage':
+    case 'stickerMessage': {
+      const m = content[kind] as {
+        caption?: string | null
+        mimetype?: string | null
+        fileName?: string | null
+      }
+      const mime = m.mimetype?.split(';')[0]?.trim() || 'application/octet-stream'
+      const type = kind === 'documentMessage' ? 'document' : kind.replace('Message', '')
+      const ext = mime.split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'bin'
+      return {
+        type,
+        body: m.caption ?? '',
+        payload: {},
+        media: { name: (m.fileName || `${type}.${ext}`).slice(0, 200), mime },
+        quoted,
+      }
+    }
+    case 'locationMessage':
+    case 'liveLocationMessage': {
+      const l = content[kind] as proto.Message.ILocationMessage
+      const location = {
+        latitude: l.degreesLatitude ?? null,
+        longitude: l.degreesLongitude ?? null,
+        name: l.name || null,
+        address: l.address || null,
+      }
+      const body = [location.name, location.address].filter(Boolean).join(', ')
+      return { type: 'location', body, payload: { location }, media: null, quoted }
+    }
+    case 'contactMessage':
+    case 'contactsArrayMessage': {
+      const c =
+        kind === 'contactMessage' ? content.contactMessage : content.contactsArrayMessage?.contacts?.[0]
+      if (!c) return null
+      const contact = contactOf(c)
+      return { type: 'contact', body: contact.name, payload: { contact }, media: null, quoted }
+    }
+    default:
+      // Polls, buttons, calls and the like: kept as a marker so nothing silently disappears.
+      return { type: 'text', body: `[${kind}]`, payload: { unsupported: kind }, media: null, quoted }
+  }
+}
+
+/** The conversation of a chat on this number, created when new (contact by phone; groups). */
+const conversationFor = (channel: ChannelRow, sock: MsgappSocket | null, m: WAMessage, at: Date) =>
+  Effect.gen(function* () {
+    const jid = m.key.remoteJid!
+    if (isJidGroup(jid)) {
+      const known = yield* Msgapp.upsertGroup(channel.workspace_id, channel.id, {
+        externalId: jid,
+        name: null,
+        members: null,
+      })
+      let group = known
+      if (known.name === '' && sock) {
+        const meta = yield* Effect.promise(() => sock.groupMetadata(jid).catch(() => null))
+        if (meta) group = yield* Msgapp.upsertGroup(channel.workspace_id, channel.id, groupRecord(meta))
+      }
+      return yield* Msgapp.openGroupConversation(channel.workspace_id, channel.id, group.id, at)
+    }
+    const phone = phoneOf(jid, m.key.remoteJidAlt)
+    const contactId =
+      (phone ? yield* Msgapp.contactByPhone(channel.workspace_id, phone) : null) ??
+      (yield* Contacts.create(channel.workspace_id, {
+        name: (!m.key.fromMe && m.pushName) || phone || jid.split('@')[0]!,
+        phone,
+      })).id
+    return yield* Conversations.openChatWith(channel.workspace_id, channel.id, contactId, at)
+  })
+
+export const groupRecord = (g: {
+  id: string
+  subject?: string | null
+  participants?: ReadonlyArray<{ id: string; phoneNumber?: string | undefined; name?: string | undefined }>
+}) => ({
+  externalId: g.id,
+  name: g.subject ?? '',
+  members: (g.participants ?? []).map((p) => ({
+    jid: p.id,
+    name: p.name ?? null,
+    phone: phoneOf(p.id, p.phoneNumber),
+  })),
+})
+
+const downloadTo = (channel: ChannelRow, sock: MsgappSocket | null, m: WAMessage, media: Parsed['media']) =>
+  Effect.gen(function* () {
+    if (!media) return null
+    const bytes = yield* Effect.tryPromise(() =>
+      downloadMediaMessage(
+        m,
+        'buffer',
+        {},
+        sock ? { reuploadRequest: (x) => sock.updateMediaMessage(x), logger: quietLogger } : undefined,
+      ),
+    ).pipe(Effect.orElseSucceed(() => null))
+    if (!bytes || bytes.length > MAX_MEDIA_BYTES) return null
+    const file = yield* Files.save(
+      channel.workspace_id,
+      { name: media.name, mime: media.mime, bytes: new Uint8Array(bytes) },
+      null,
+    ).pipe(Effect.orDie)
+    return file.id
+  })
+
+export type Imported = 'imported' | 'duplicate' | 'skipped'
+
+/** One message of `messages.upsert` (or a history set) into the inbox. */
+export const importMessage = (
+  channel: ChannelRow,
+  sock: MsgappSocket | null,
+  m: WAMessage,
+  opts: { readonly live: boolean },
+) =>
+  Effect.gen(function* () {
+    const jid = m.key.remoteJid
+    const id = m.key.id
+    if (!jid || !id || SKIPPED_JIDS.test(jid)) return 'skipped' as Imported
+    const content = normalizeMessageContent(m.message)
+    if (!content) return 'skipped' as Imported
+    const protocol = content.protocolMessage
+    if (protocol) {
+      // Edits and revokes may also come as protocol messages inside an upsert.
+      const target = protocol.key?.id
+      if (!target) return 'skipped' as Imported
+      if (protocol.type === 0) yield* remoteChange(channel, target, { kind: 'unsend' })
+      const edited = protocol.editedMessage ? parse(protocol.editedMessage) : null
+      if (edited) yield* remoteChange(channel, target, { kind: 'edit', body: edited.body })
+      return 'skipped' as Imported
+    }
+    if (content.reactionMessage) {
+      yield* reaction(
+        channel,
+        content.reactionMessage.key ?? null,
+        m.key,
+        content.reactionMessage.text ?? '',
+        m.pushName,
+      )
+      return 'skipped' as Imported
+    }
+    if (isJidGroup(jid) && channel.settings.groups === false) return 'skipped' as Imported
+    if (yield* Msgapp.lookup(channel.id, id)) return 'duplicate' as Imported
+    const parsed = parse(content)
+    if (!parsed) return 'skipped' as Imported
+    const at = tsOf(m)
+    const { row: conversation, reused } = yield* conversationFor(channel, sock, m, at)
+    const fileId = yield* downloadTo(channel, sock, m, parsed.media)
+    const quoted = parsed.quoted ? yield* Msgapp.lookup(channel.id, parsed.quoted) : null
+    const senderJid = isJidGroup(jid) ? (m.key.participant ?? m.participant ?? '') : jid
+    const fromMe = m.key.fromMe === true
+    const message = yield* Effect.flatMap(ConversationActor, (a) =>
+      a.ask(conversation.id, {
+        _tag: 'Append',
+        direction: fromMe ? 'out' : 'in',
+        type: parsed.type,
+        body: parsed.body,
+        sender: fromMe ? { name: null, source: 'phone' } : { name: m.pushName ?? null, jid: senderJid },
+        ...(fromMe ? { status: 'sent' } : {}),
+        clientId: `msgapp:${id}`.slice(0, 200),
+        externalId: id,
+        fileId,
+        replyToId: quoted && quoted.conversation_id === conversation.id ? quoted.message_id : null,
+        payload: {
+          ...parsed.payload,
+          ...(parsed.media && fileId === null ? { media_error: 'download_failed' } : {}),
+        },
+        at: opts.live ? undefined : at,
+      }),
+    ).pipe(Effect.orDie)
+    yield* Msgapp.remember(channel.id, id, {
+      conversationId: conversation.id,
+      messageId: message.id,
+      jid,
+      fromMe,
+      at,
+    })
+    if (!reused) {
+      yield* publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
+        interaction_id: conversation.id,
+        channel_id: channel.id,
+        reason: 'conversation.created',
+      })
+    }
+    const fresh = Date.now() - at.getTime() < FRESH_MS
+    if (opts.live && fresh && !fromMe && !isJidGroup(jid)) {
+      yield* afterInbound(channel, conversation.id, { newConversation: !reused })
+    }
+    return 'imported' as Imported
+  })
+
+/** A receipt, edit, revoke or reaction for a stored message; unknown ids are ignored. */
+export const remoteChange = (channel: ChannelRow, waId: string, change: RemoteChange) =>
+  Effect.gen(function* () {
+    const known = yield* Msgapp.lookup(channel.id, waId)
+    if (!known) return false
+    yield* Effect.flatMap(ConversationActor, (a) =>
+      a.ask(known.conversation_id, { _tag: 'Remote', messageId: known.message_id, change }),
+    ).pipe(Effect.catchTags({ ConversationNotFound: () => Effect.void, MessageNotFound: () => Effect.void }))
+    return true
+  })
+
+const reaction = (
+  channel: ChannelRow,
+  target: WAMessageKey | null,
+  by: WAMessageKey,
+  emoji: string,
+  name: string | null | undefined,
+) =>
+  target?.id && !by.fromMe
+    ? remoteChange(channel, target.id, {
+        kind: 'react',
+        emoji,
+        jid: by.participant || by.remoteJid || '',
+        name: name ?? null,
+      })
+    : Effect.succeed(false)
+
+/** `messages.update`: receipts (delivered, read), edits and revokes. */
+export const messageUpdate = (channel: ChannelRow, u: { key: WAMessageKey; update: Partial<WAMessage> }) =>
+  Effect.gen(function* () {
+    const id = u.key.id
+    if (!id) return
+    const status = u.update.status
+    if (status !== undefined && status !== null) {
+      if (status >= 4) yield* remoteChange(channel, id, { kind: 'status', status: 'read' })
+      else if (status === 3) yield* remoteChange(channel, id, { kind: 'status', status: 'delivered' })
+    }
+    if ('message' in u.update) {
+      const m = u.update.message
+      // REVOKE stub (1) or a null message: deleted for everyone.
+      if (m === null || u.update.messageStubType === 1) {
+        yield* remoteChange(channel, id, { kind: 'unsend' })
+        return
+      }
+      const inner = m?.editedMessage?.message ?? m?.protocolMessage?.editedMessage ?? null
+      const edited = inner ? parse(normalizeMessageContent(inner) ?? inner) : null
+      if (edited) yield* remoteChange(channel, id, { kind: 'edit', body: edited.body })
+    }
+  })
+
+export const reactions = (
+  channel: ChannelRow,
+  list: ReadonlyArray<{ key: WAMessageKey; reaction: proto.IReaction }>,
+) =>
+  Effect.forEach(
+    list,
+    (r) =>
+      reaction(
+        channel,
+        r.key,
+        (r.reaction.key as WAMessageKey | null | undefined) ?? { remoteJid: r.key.remoteJid ?? null },
+        r.reaction.text ?? '',
+        null,
+      ),
+    { discard: true },
+  )
+
+/** `presence.update`: composing / recording is typing; anything else stops it. */
+export const presence = (
+  channel: ChannelRow,
+  p: { id: string; presences: Record<string, { lastKnownPresence: string }> },
+) =>
+  Effect.gen(function* () {
+    const chat = isJidGroup(p.id) ? { group: p.id } : { phone: phoneOf(p.id) ?? '' }
+    if ('phone' in chat && chat.phone === '') return
+    const conversationId = yield* Msgapp.conversationOfChat(channel.id, chat)
+    if (conversationId === null) return
+    const typing = Object.values(p.presences).some(
+      (x) => x.lastKnownPresence === 'composing' || x.lastKnownPresence === 'recording',
+    )
+    yield* Effect.flatMap(ConversationActor, (a) =>
+      a.ask(conversationId, { _tag: 'RemoteTyping', name: null, typing }),
+    ).pipe(Effect.catchTag('ConversationNotFound', () => Effect.void))
+  })
+
+/** `labels.association` (add, on a chat): the label rules of this number run on its conversation. */
+export const labelAssociation = (
+  channel: ChannelRow,
+  e: { association: { type: string; labelId: string; chatId?: string }; type: 'add' | 'remove' },
+) =>
+  Effect.gen(function* () {
+    if (e.type !== 'add' || e.association.type !== 'label_jid' || !e.association.chatId) return []
+    const label = yield* Msgapp.label(channel.id, e.association.labelId)
+    if (!label || label.deleted) return []
+    const chatId = e.association.chatId
+    const chat = isJidGroup(chatId) ? { group: chatId } : { phone: phoneOf(chatId) ?? '' }
+    const conversationId = yield* Msgapp.conversationOfChat(channel.id, chat)
+    if (conversationId === null) return []
+    return yield* applyLabelRules(conversationId, label.name).pipe(
+      Effect.catchAll(() => Effect.succeed([] as const)),
+    )
+  })

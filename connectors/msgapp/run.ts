@@ -1,0 +1,22 @@
+import type { SqlClient } from '@effect/sql'
+import type { Effect } from 'effect'
+import type { ChannelActor } from '../../actors/channel'
+import type { ConversationActor } from '../../actors/conversation'
+import type { Bus } from '../../engine/bus/Bus'
+import type { WallClock } from '../../engine/clock'
+import type { Config } from '../../engine/config'
+import type { Log } from '../../engine/log'
+import type { FileStorage } from '../../engine/storage/FileStorage'
+
+/** What a number's session runs its effects with (the supervisor's runtime). */
+export type Needs =
+  | SqlClient.SqlClient
+  | Config
+  | Log
+  | ConversationActor
+  | ChannelActor
+  | FileStorage
+  | Bus
+  | WallClock
+
+export type Run = <A, E>(e: Effect.Effect<A, E, Needs>) => Promise<A>

@@ -1,0 +1,454 @@
+import type { BaileysEventMap, WAMessage } from 'baileys'
+import { Context, Effect, Layer, Runtime } from 'effect'
+import { ChannelActor } from '../../actors/channel'
+import { Config } from '../../engine/config'
+import { publishEvent } from '../../engine/events'
+import { Log } from '../../engine/log'
+import * as Channels from '../../store/channels'
+import * as Msgapp from '../../store/msgapp'
+import * as Notifications from '../../store/notifications'
+import * as AuthState from './authState'
+import * as Inbound from './inbound'
+import * as Live from './live'
+import { Locks } from './locks'
+import type { Needs, Run } from './run'
+import { type MsgappSocket, Transport, type TransportShape } from './Transport'
+
+/**
+ * MsgappSessions: one socket per live messaging-app number, on exactly one node (a PostgreSQL
+ * advisory lock per number on a dedicated connection; the embedded database is one node).
+ *
+ * - Which numbers: every MSGAPP_POLL_MS and on a local nudge, the live numbers are read; new ones
+ *   start, removed ones stop, a bumped `version` (reconnect, logout) restarts or stops.
+ * - Close codes: 515 (restart required, as after linking) reconnects at once; 401 (logged out)
+ *   clears the auth state, sets `logged_out` and notifies the channel managers, and stays down;
+ *   403 (forbidden: the number is banned) sets `banned`, notifies, stays down; anything else backs
+ *   off exponentially (MSGAPP_BACKOFF_BASE_MS × 2ⁿ, ±50 % jitter, at most MAX_BACKOFF_MS) with at
+ *   most one pending reconnect per number, so a flapping connection never storms.
+ * - Status changes go through the ChannelActor (`channel.updated`); requests (pair, history) are
+ *   rows carried out by the node that runs the number.
+ */
+const MAX_BACKOFF_MS = 5 * 60_000
+const FIRST_QR_SECONDS = 60
+const NEXT_QR_SECONDS = 20
+const HISTORY_BATCH = 50
+
+export interface MsgappSessionsShape {
+  readonly running: () => readonly number[]
+}
+export class MsgappSessions extends Context.Tag('kotak/MsgappSessions')<
+  MsgappSessions,
+  MsgappSessionsShape
+>() {}
+
+interface Deps {
+  readonly run: Run
+  readonly transport: TransportShape
+  readonly backoffBaseMs: number
+  readonly log: (msg: string, fields: Record<string, unknown>) => void
+}
+
+const setStatus = (channelId: number, status: string) =>
+  Effect.flatMap(ChannelActor, (a) => a.ask(channelId, { _tag: 'SetStatus', status })).pipe(
+    Effect.catchTag('ChannelNotFound', () => Effect.void),
+    Effect.asVoid,
+  )
+
+const TITLES: Record<string, { en: string; id: string }> = {
+  logged_out: {
+    en: 'The number {name} was logged out; link it again with a new QR code.',
+    id: 'Nomor {name} telah keluar; tautkan lagi dengan kode QR baru.',
+  },
+  banned: {
+    en: 'The number {name} was refused by the messaging service (banned or restricted).',
+    id: 'Nomor {name} ditolak oleh layanan pesan (diblokir atau dibatasi).',
+  },
+  restricted: {
+    en: 'The number {name} is restricted from sending for now.',
+    id: 'Nomor {name} sedang dibatasi untuk mengirim.',
+  },
+}
+
+/** Tells every channel manager of the workspace, in their language. */
+export const notifyManagers = (channelId: number, kind: keyof typeof TITLES) =>
+  Effect.gen(function* () {
+    const c = yield* Channels.byId(channelId)
+    if (!c) return
+    for (const m of yield* Msgapp.channelManagers(c.workspace_id)) {
+      const title = TITLES[kind]![m.locale === 'id' ? 'id' : 'en'].replace('{name}', c.name)
+      yield* Notifications.notify({
+        workspaceId: c.workspace_id,
+        userId: m.user_id,
+        kind: `channel.${kind}`,
+        title,
+        link: `/settings/channels/${c.id}`,
+        data: { channel_id: c.id, status: kind },
+      })
+    }
+  })
+
+/** `channel.updated` with the history import's progress. */
+export const publishHistory = (channelId: number) =>
+  Effect.gen(function* () {
+    const c = yield* Channels.byId(channelId)
+    const n = yield* Msgapp.byChannel(channelId)
+    if (!c || !n) return
+    yield* publishEvent(`ws:${c.workspace_id}`, 'channel.updated', {
+      channel_id: c.id,
+      status: c.status,
+      history: { days: n.history_days, progress: n.history_progress, imported: n.history_imported },
+    })
+  })
+
+class Session {
+  private stopped = false
+  private socket: MsgappSocket | null = null
+  private generation = 0
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private attempts = 0
+  private queue: Promise<void> = Promise.resolve()
+  private qrCount = 0
+  private seenPair = 0
+  private seenHistory = 0
+  private historyWindow: { since: number } | null = null
+
+  constructor(
+    readonly channelId: number,
+    readonly version: number,
+    readonly startedAt: number,
+    private readonly deps: Deps,
+  ) {
+    this.schedule(0)
+  }
+
+  /** At most one pending reconnect: a second request while one waits is dropped. */
+  private schedule(ms: number) {
+    if (this.stopped || this.timer) return
+    this.timer = setTimeout(() => {
+      this.timer = null
+      void this.connect()
+    }, ms)
+  }
+
+  private async connect() {
+    if (this.stopped) return
+    const gen = ++this.generation
+    try {
+      const auth = await AuthState.load(this.channelId, this.deps.run)
+      if (this.stopped) return
+      const sock = await this.deps.transport.connect(this.channelId, auth.state)
+      if (this.stopped) {
+        sock.end(undefined)
+        return
+      }
+      this.socket = sock
+      this.qrCount = 0
+      sock.ev.process((events) => {
+        this.queue = this.queue
+          .then(() =>
+            gen === this.generation && !this.stopped
+              ? this.handle(sock, events, auth.state, auth.saveCreds)
+              : undefined,
+          )
+          .catch((e: unknown) =>
+            this.deps.log('msgapp event failed', { channel_id: this.channelId, error: String(e) }),
+          )
+      })
+    } catch (e) {
+      this.deps.log('msgapp connect failed', { channel_id: this.channelId, error: String(e) })
+      await this.afterClose(null)
+    }
+  }
+
+  private async handle(
+    sock: MsgappSocket,
+    events: Partial<BaileysEventMap>,
+    auth: Awaited<ReturnType<typeof AuthState.load>>['state'],
+    saveCreds: () => Promise<void>,
+  ) {
+    const { run } = this.deps
+    const credsUpdate = events['creds.update']
+    if (credsUpdate) {
+      // Baileys' own socket merges updates into the creds too; merging twice changes nothing.
+      Object.assign(auth.creds, credsUpdate)
+      await saveCreds()
+    }
+    const conn = events['connection.update']
+    if (conn?.qr) {
+      this.qrCount++
+      const ttl = this.qrCount === 1 ? FIRST_QR_SECONDS : NEXT_QR_SECONDS
+      await run(Msgapp.setQr(this.channelId, conn.qr, new Date(Date.now() + ttl * 1000)))
+      await run(setStatus(this.channelId, 'qr'))
+    }
+    if (conn?.connection === 'open') {
+      this.attempts = 0
+      Live.setOpen(this.channelId, sock)
+      await run(Msgapp.opened(this.channelId, Inbound.phoneOf(normalizeJid(sock.user?.id))))
+      await run(setStatus(this.channelId, 'active'))
+    }
+    const channel = await run(Channels.byId(this.channelId))
+    if (channel && !channel.archived_at) {
+      const up = events['messages.upsert']
+      if (up) {
+        for (const m of up.messages) {
+          await run(Inbound.importMessage(channel, sock, m, { live: up.type === 'notify' }))
+        }
+      }
+      for (const u of events['messages.update'] ?? []) await run(Inbound.messageUpdate(channel, u))
+      if (events['messages.reaction']) await run(Inbound.reactions(channel, events['messages.reaction']))
+      if (events['presence.update']) await run(Inbound.presence(channel, events['presence.update']))
+      for (const g of [...(events['groups.upsert'] ?? []), ...(events['groups.update'] ?? [])]) {
+        if (g.id)
+          await run(
+            Msgapp.upsertGroup(channel.workspace_id, channel.id, Inbound.groupRecord({ ...g, id: g.id })),
+          )
+      }
+      const label = events['labels.edit']
+      if (label) {
+        await run(
+          Msgapp.upsertLabel(channel.id, {
+            label_id: label.id,
+            name: label.name,
+            color: label.color ?? 0,
+            deleted: label.deleted === true,
+          }),
+        )
+      }
+      if (events['labels.association'])
+        await run(Inbound.labelAssociation(channel, events['labels.association']))
+      const history = events['messaging-history.set']
+      if (history) await this.importHistory(channel, sock, history.messages, history.progress ?? null)
+      for (const call of events.call ?? []) {
+        if (call.status !== 'offer' || channel.settings.reject_calls !== true) continue
+        await sock.rejectCall(call.id, call.from).catch(() => {})
+        const reply =
+          typeof channel.settings.call_reply === 'string' ? channel.settings.call_reply.trim() : ''
+        if (reply) await sock.sendMessage(call.from, { text: reply }).catch(() => undefined)
+      }
+    }
+    if (conn?.connection === 'close') {
+      const err = conn.lastDisconnect?.error as { output?: { statusCode?: number } } | undefined
+      await this.afterClose(err?.output?.statusCode ?? null, sock)
+    }
+  }
+
+  private async afterClose(code: number | null, sock?: MsgappSocket) {
+    const { run } = this.deps
+    if (sock) Live.clearOpen(this.channelId, sock)
+    this.socket = null
+    if (this.stopped) return
+    await run(Msgapp.closed(this.channelId, code))
+    if (code === 515) {
+      this.schedule(0)
+      return
+    }
+    if (code === 401 || code === 403) {
+      this.stopped = true
+      if (code === 401) await run(Msgapp.unlinked(this.channelId))
+      const status = code === 401 ? 'logged_out' : 'banned'
+      await run(setStatus(this.channelId, status))
+      await run(notifyManagers(this.channelId, status))
+      this.deps.log('msgapp number stopped', { channel_id: this.channelId, code })
+      return
+    }
+    this.attempts++
+    const base = Math.min(MAX_BACKOFF_MS, this.deps.backoffBaseMs * 2 ** (this.attempts - 1))
+    const wait = Math.round(base * (0.5 + Math.random()))
+    await run(setStatus(this.channelId, 'reconnecting'))
+    this.schedule(Math.min(MAX_BACKOFF_MS, wait))
+  }
+
+  /** Carries out pair and history requests made since the last look. */
+  async sync(row: Msgapp.NumberRow) {
+    const { run } = this.deps
+    const sock = this.socket
+    const pairAt = row.pair_requested_at?.getTime() ?? 0
+    if (
+      sock &&
+      pairAt > this.seenPair &&
+      row.pair_phone &&
+      !row.pair_code &&
+      !Live.openSocket(this.channelId)
+    ) {
+      this.seenPair = pairAt
+      try {
+        const code = await sock.requestPairingCode(row.pair_phone.replace(/\D/g, ''))
+        await run(Msgapp.setPairCode(this.channelId, row.pair_requested_at!, code))
+      } catch (e) {
+        this.deps.log('msgapp pairing code failed', { channel_id: this.channelId, error: String(e) })
+      }
+    }
+    const historyAt = row.history_requested_at?.getTime() ?? 0
+    const open = Live.openSocket(this.channelId)
+    if (open && historyAt > this.seenHistory && row.history_days) {
+      this.seenHistory = historyAt
+      this.historyWindow = { since: historyAt - row.history_days * 86_400_000 }
+      const chats = await run(Msgapp.oldestPerChat(this.channelId))
+      for (const c of chats) {
+        await open
+          .fetchMessageHistory(
+            HISTORY_BATCH,
+            { remoteJid: c.jid, id: c.wa_id, fromMe: c.from_me },
+            Math.floor(c.at.getTime() / 1000),
+          )
+          .catch((e: unknown) => this.deps.log('msgapp history request failed', { error: String(e) }))
+      }
+      if (chats.length === 0) {
+        await run(Msgapp.historyProgress(this.channelId, 100, 0))
+        await run(publishHistory(this.channelId))
+      }
+    }
+  }
+
+  private async importHistory(
+    channel: Channels.ChannelRow,
+    sock: MsgappSocket,
+    messages: readonly WAMessage[],
+    progress: number | null,
+  ) {
+    const window = this.historyWindow
+    if (!window) return
+    const { run } = this.deps
+    let imported = 0
+    for (const m of messages) {
+      if (Number(m.messageTimestamp ?? 0) * 1000 < window.since) continue
+      if ((await run(Inbound.importMessage(channel, sock, m, { live: false }))) === 'imported') imported++
+    }
+    const pct = Math.max(0, Math.min(100, Math.round(progress ?? 100)))
+    await run(Msgapp.historyProgress(this.channelId, pct, imported))
+    await run(publishHistory(this.channelId))
+    if (pct >= 100) this.historyWindow = null
+  }
+
+  async stop(logout: boolean) {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    const sock = this.socket
+    this.socket = null
+    Live.clearOpen(this.channelId, sock ?? undefined)
+    if (!sock) return
+    if (logout) await sock.logout().catch(() => {})
+    sock.end(undefined)
+    await this.queue
+  }
+}
+
+const normalizeJid = (jid: string | undefined) => (jid ? jid.replace(/:\d+@/, '@') : undefined)
+
+const make = Effect.gen(function* () {
+  const cfg = yield* Config
+  const logger = yield* Log
+  const transport = yield* Transport
+  const rt = yield* Effect.runtime<Needs>()
+  const run: Run = (e) => Runtime.runPromise(rt)(e)
+  const deps: Deps = {
+    run,
+    transport,
+    backoffBaseMs: cfg.msgappBackoffBaseMs,
+    log: (msg, fields) => logger.warn(msg, fields),
+  }
+  const sessions = new Map<number, Session>()
+  let closing = false
+  const stopAll = async () => {
+    const all = [...sessions.values()]
+    sessions.clear()
+    await Promise.all(all.map((s) => s.stop(false)))
+  }
+  const locks = new Locks(cfg.databaseUrl, () => {
+    logger.warn('msgapp lock connection lost; stopping this node’s number sessions', {})
+    void stopAll()
+  })
+
+  const reconcile = async () => {
+    const rows = await run(Msgapp.active).catch((e: unknown) => {
+      logger.warn('msgapp list unavailable', { error: String(e) })
+      return null
+    })
+    if (!rows) return
+    const want = new Map(rows.map((r) => [r.channel_id, r]))
+    for (const [id, s] of sessions) {
+      const w = want.get(id)
+      if (!w || w.version !== s.version) {
+        sessions.delete(id)
+        const n = w ?? (await run(Msgapp.byChannel(id)))
+        await s.stop((n?.logout_requested_at?.getTime() ?? 0) >= s.startedAt)
+        if (!w) await locks.unlock(id)
+      }
+    }
+    for (const r of rows) {
+      if (closing) return
+      const running = sessions.get(r.channel_id)
+      if (running) {
+        await running.sync(r)
+        continue
+      }
+      const mine = await locks.tryLock(r.channel_id).catch((e: unknown) => {
+        logger.warn('msgapp lock unavailable', { error: String(e) })
+        return false
+      })
+      if (!mine || closing) continue
+      sessions.set(r.channel_id, new Session(r.channel_id, r.version, Date.now(), deps))
+    }
+  }
+
+  let busy: Promise<void> | null = null
+  let again = false
+  const trigger = () => {
+    if (closing) return
+    if (busy) {
+      again = true
+      return
+    }
+    busy = reconcile()
+      .catch((e: unknown) => logger.warn('msgapp reconcile failed', { error: String(e) }))
+      .finally(() => {
+        busy = null
+        if (again) {
+          again = false
+          trigger()
+        }
+      })
+  }
+
+  const onTrouble = (channelId: number, reason: string) => {
+    if (!sessions.has(channelId)) return
+    void run(
+      Effect.zipRight(setStatus(channelId, 'restricted'), notifyManagers(channelId, 'restricted')),
+    ).catch(() => {})
+    logger.warn('msgapp number restricted', { channel_id: channelId, reason })
+  }
+
+  yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      const timer = setInterval(trigger, cfg.msgappPollMs)
+      const off = Live.onNudge(trigger)
+      const offTrouble = Live.onTrouble(onTrouble)
+      trigger()
+      return { timer, off, offTrouble }
+    }),
+    ({ timer, off, offTrouble }) =>
+      Effect.promise(async () => {
+        closing = true
+        clearInterval(timer)
+        off()
+        offTrouble()
+        await busy
+        await stopAll()
+        await locks.close()
+      }),
+  )
+  return { running: () => [...sessions.keys()] } satisfies MsgappSessionsShape
+})
+
+/** The transport the configuration names: Baileys, or the test transport (`MSGAPP_TRANSPORT=test`). */
+export const transportLayer = Layer.effect(
+  Transport,
+  Effect.gen(function* () {
+    const cfg = yield* Config
+    if (cfg.msgappTransport === 'test') return (yield* Effect.promise(() => import('./TransportTest'))).make()
+    return (yield* Effect.promise(() => import('./TransportBaileys'))).make()
+  }),
+)
+
+export const layer = Layer.scoped(MsgappSessions, make).pipe(Layer.provide(transportLayer))

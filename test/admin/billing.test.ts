@@ -240,3 +240,141 @@ describe('billing', () => {
     expect((await s.fetch('/v1/workspace', patch({ name: 'Thawed' }, owner.headers()))).status).toBe(200)
   })
 })
+
+describe('billing: failures, renewals and boundaries', () => {
+  it('a failed payment leaves the invoice open and the next pay makes a new checkout; stale, unknown and other-provider callbacks are refused; a paid invoice is 409', async () => {
+    const w = await F.workspace(s, { plan: 'free' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const up = (await body(await s.fetch('/v1/billing/upgrade', F.json({ months: 1 }, owner.headers())))).data
+    const number = up.invoice.number as string
+    const id = externalId(up.checkout_url)
+
+    const failed = await callback(id, 'failed')
+    expect(failed.status).toBe(200)
+    expect((await body(failed)).data).toMatchObject({ invoice: number, result: 'failed' })
+    const open = (await body(await s.fetch(`/v1/billing/invoices/${number}`, { headers: owner.headers() })))
+      .data
+    expect(open.status).toBe('open')
+    expect(open.attempts[0].status).toBe('failed')
+    expect((await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data.plan).toBe('free')
+
+    const pay = (await body(await s.fetch(`/v1/billing/invoices/${number}/pay`, F.json({}, owner.headers()))))
+      .data
+    expect(pay.reused).toBe(false)
+    expect(pay.checkout_url).not.toBe(up.checkout_url)
+    // Upgrading again reuses the same open invoice and now the new checkout.
+    const again = (await body(await s.fetch('/v1/billing/upgrade', F.json({ months: 1 }, owner.headers()))))
+      .data
+    expect(again).toMatchObject({ reused_invoice: true, checkout_url: pay.checkout_url })
+
+    // A callback signed too long ago, for an unknown checkout, or for another provider.
+    const old = Math.floor(Date.now() / 1000) - 3600
+    const newId = externalId(pay.checkout_url)
+    const stale = await s.fetch(
+      '/v1/payments/local/callback',
+      F.json(
+        { id: newId, status: 'paid' },
+        { 'x-kotak-timestamp': String(old), 'x-kotak-signature': sign(SECRET, old, `${newId}.paid`) },
+      ),
+    )
+    expect(stale.status).toBe(401)
+    expect([401, 404]).toContain((await callback('loc_doesnotexist1234', 'paid')).status)
+    expect(
+      (await s.fetch('/v1/payments/stripe/callback', F.json({ id: newId, status: 'paid' }))).status,
+    ).toBe(404)
+    expect((await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data.plan).toBe('free')
+
+    expect((await callback(newId, 'paid')).status).toBe(200)
+    // A late failure report of the paid checkout changes nothing.
+    expect((await body(await callback(newId, 'failed'))).data.result).toBe('unchanged')
+    expect((await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data.plan).toBe('pro')
+    const paidPay = await s.fetch(`/v1/billing/invoices/${number}/pay`, F.json({}, owner.headers()))
+    expect(paidPay.status).toBe(409)
+    expect((await body(paidPay)).error.code).toBe('conflict')
+  })
+
+  it('renewing a paid Pro plan adds the months after the current paid-until date', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const until = new Date(Date.now() + 10 * DAY)
+    await s.run(Workspaces.setPlan(w.workspaceId, 'pro', until))
+    const up = await s.fetch('/v1/billing/upgrade', F.json({ months: 1 }, owner.headers()))
+    expect(up.status).toBe(200)
+    const inv = (await body(up)).data
+    expect(inv.reused_invoice).toBe(false)
+    expect((await callback(externalId(inv.checkout_url), 'paid')).status).toBe(200)
+    const ws = (await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data
+    const end = new Date(ws.pro_until).getTime()
+    expect(end).toBeGreaterThan(until.getTime() + 27 * DAY)
+    expect(end).toBeLessThan(until.getTime() + 32 * DAY)
+  })
+
+  it('writes: 403 for an Agent and for API keys; another workspace’s invoice is 404 on pay and return; 422 for bad input; the choice applies at once on Free', async () => {
+    const w = await F.workspace(s, { plan: 'free' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const agentUser = await F.member(s, w, 'Agent')
+    const agent = await F.signIn(s, agentUser.email)
+    const inv = (await body(await s.fetch('/v1/billing/upgrade', F.json({}, owner.headers())))).data.invoice
+    const writes: [string, string, unknown][] = [
+      ['POST', '/v1/billing/upgrade', { months: 1 }],
+      ['POST', `/v1/billing/invoices/${inv.number}/pay`, {}],
+      ['PATCH', '/v1/billing/profile', { name: 'X' }],
+      ['POST', '/v1/billing/downgrade-choice', { channel_ids: [], member_ids: [] }],
+    ]
+    const reads = [`/v1/billing/invoices/${inv.number}`, `/v1/billing/return?invoice=${inv.number}`]
+    for (const [method, path, b] of writes) {
+      expect((await s.fetch(path, { ...F.json(b, agent.headers()), method })).status, path).toBe(403)
+    }
+    for (const path of reads)
+      expect((await s.fetch(path, { headers: agent.headers() })).status, path).toBe(403)
+
+    const pro = await F.workspace(s, { plan: 'pro' })
+    const key = await F.apiKey(s, pro)
+    const proOwner = await F.signIn(s, pro.ownerEmail)
+    expect((await s.fetch('/v1/billing/upgrade', F.json({}, F.bearer(key)))).status).toBe(403)
+    expect((await s.fetch('/v1/billing/profile', patch({ name: 'X' }, F.bearer(key)))).status).toBe(403)
+    // Another workspace's invoice.
+    expect(
+      (await s.fetch(`/v1/billing/invoices/${inv.number}/pay`, F.json({}, proOwner.headers()))).status,
+    ).toBe(404)
+    expect(
+      (await s.fetch(`/v1/billing/return?invoice=${inv.number}`, { headers: proOwner.headers() })).status,
+    ).toBe(404)
+    // Bad input.
+    const badReturn = await s.fetch('/v1/billing/return?invoice=nope', { headers: owner.headers() })
+    expect(badReturn.status).toBe(422)
+    expect((await body(badReturn)).error.fields).toHaveProperty('invoice')
+    const badMonths = await s.fetch('/v1/billing/upgrade', F.json({ months: 'x' }, owner.headers()))
+    expect(badMonths.status).toBe(422)
+    expect((await body(badMonths)).error.fields).toHaveProperty('months')
+    const longName = await s.fetch('/v1/billing/profile', patch({ name: 'x'.repeat(121) }, owner.headers()))
+    expect(longName.status).toBe(422)
+    expect((await body(longName)).error.fields).toHaveProperty('name')
+
+    // Members of another workspace are not this workspace's to choose.
+    const proMembers = (await body(await s.fetch('/v1/members', { headers: proOwner.headers() }))).data
+    const foreign = await s.fetch(
+      '/v1/billing/downgrade-choice',
+      F.json({ channel_ids: [], member_ids: [proMembers[0].id] }, owner.headers()),
+    )
+    expect(foreign.status).toBe(422)
+    expect((await body(foreign)).error.fields).toHaveProperty('member_ids')
+    const bad = await s.fetch('/v1/billing/downgrade-choice', F.json({ channel_ids: 'x' }, owner.headers()))
+    expect(bad.status).toBe(422)
+    expect(Object.keys((await body(bad)).error.fields)).toEqual(
+      expect.arrayContaining(['channel_ids', 'member_ids']),
+    )
+    // On Free the choice applies now: the unchosen member is disabled; members.changed.
+    const c = await events(owner, `ws:${w.workspaceId}`)
+    const applied = await s.fetch(
+      '/v1/billing/downgrade-choice',
+      F.json({ channel_ids: [], member_ids: [] }, owner.headers()),
+    )
+    expect(applied.status).toBe(200)
+    expect((await body(applied)).data).toMatchObject({ applied: true, plan: 'free' })
+    expect((await c.next((f) => f.event === 'members.changed')).data).toMatchObject({ reason: 'plan_limit' })
+    c.close()
+    const members = (await body(await s.fetch('/v1/members', { headers: owner.headers() }))).data
+    expect(members.find((m: any) => m.user.id === agentUser.id).status).toBe('disabled')
+  })
+})

@@ -13,6 +13,7 @@ afterAll(() => s?.stop())
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>
 const del = (h: Record<string, string>): RequestInit => ({ method: 'DELETE', headers: h })
+const patch = (b: unknown, h: Record<string, string>): RequestInit => ({ ...F.json(b, h), method: 'PATCH' })
 const events = async (session: F.Session, channel: string) => {
   const token = await body(
     await s.fetch('/v1/realtime/token', F.json({ channels: [channel] }, session.headers())),
@@ -263,5 +264,150 @@ describe('ownership transfer', () => {
     const refused = await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, them.headers()))
     expect(refused.status).toBe(409)
     expect((await body(refused)).error.code).toBe('conflict')
+  })
+})
+
+describe('ownership transfer: boundaries', () => {
+  it('422 for another workspace’s role and teams or a disabled recipient; keys 403 on writes; a disabled recipient cannot accept (not_member, 409)', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const name = await nameOf(owner)
+    const other = await F.workspace(s, { plan: 'pro' })
+    const otherOwner = await F.signIn(s, other.ownerEmail)
+    const otherRole = (await body(await s.fetch('/v1/roles', { headers: otherOwner.headers() }))).data.find(
+      (r: any) => r.name === 'Agent',
+    )
+    const otherTeam = (
+      await body(
+        await s.fetch('/v1/teams', F.json({ name: 'Theirs', type: 'frontline' }, otherOwner.headers())),
+      )
+    ).data
+    const agent = await F.member(s, w, 'Agent')
+    const foreign = await s.fetch(
+      '/v1/workspace/transfer',
+      F.json(
+        {
+          to_user_id: agent.id,
+          confirm_name: name,
+          stay: true,
+          stay_role_id: otherRole.id,
+          stay_team_ids: [otherTeam.id],
+        },
+        owner.headers(),
+      ),
+    )
+    expect(foreign.status).toBe(422)
+    expect(Object.keys((await body(foreign)).error.fields)).toEqual(
+      expect.arrayContaining(['stay_role_id', 'stay_team_ids']),
+    )
+    const badTypes = await s.fetch('/v1/workspace/transfer', F.json({ to_user_id: 'x' }, owner.headers()))
+    expect(badTypes.status).toBe(422)
+    expect(Object.keys((await body(badTypes)).error.fields)).toEqual(
+      expect.arrayContaining(['to_user_id', 'confirm_name']),
+    )
+
+    const key = await F.apiKey(s, w)
+    expect(
+      (
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json({ to_user_id: agent.id, confirm_name: name }, F.bearer(key)),
+        )
+      ).status,
+    ).toBe(403)
+    expect((await s.fetch('/v1/workspace/transfer', del(F.bearer(key)))).status).toBe(403)
+
+    const t = (
+      await body(
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json({ to_user_id: agent.id, confirm_name: name }, owner.headers()),
+        ),
+      )
+    ).data
+    // The recipient also belongs to another workspace, so they can still sign in once disabled here.
+    await s.run(Members.addWithRole(other.workspaceId, agent.id, 'Agent'))
+    const members = (await body(await s.fetch('/v1/members', { headers: owner.headers() }))).data
+    const membership = members.find((m: any) => m.user.id === agent.id)
+    const disabled = await s.fetch(
+      `/v1/members/${membership.id}`,
+      patch({ status: 'disabled' }, owner.headers()),
+    )
+    expect(disabled.status).toBe(200)
+    const recipient = await F.signIn(s, agent.email)
+    const d = await s.fetch(`/v1/me/transfers/${t.id}`, { headers: recipient.headers() })
+    expect(d.status).toBe(200)
+    expect((await body(d)).data).toMatchObject({ can_accept: false, reason: 'not_member' })
+    const refused = await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, recipient.headers()))
+    expect(refused.status).toBe(409)
+    expect((await body(await s.fetch('/v1/me', { headers: owner.headers() }))).data.is_owner).toBe(true)
+    // A disabled member cannot be asked.
+    await s.fetch('/v1/workspace/transfer', del(owner.headers()))
+    const toDisabled = await s.fetch(
+      '/v1/workspace/transfer',
+      F.json({ to_user_id: agent.id, confirm_name: name }, owner.headers()),
+    )
+    expect(toDisabled.status).toBe(422)
+    expect((await body(toDisabled)).error.fields).toHaveProperty('to_user_id')
+  })
+
+  it('a frozen workspace can still be transferred; a team chosen for staying that was deleted meanwhile does not break accepting', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const name = await nameOf(owner)
+    const agent = await F.member(s, w, 'Agent')
+    const roles = (await body(await s.fetch('/v1/roles', { headers: owner.headers() }))).data
+    const agentRole = roles.find((r: any) => r.name === 'Agent')
+    const keep = (
+      await body(await s.fetch('/v1/teams', F.json({ name: 'Keep', type: 'frontline' }, owner.headers())))
+    ).data
+    const doomed = (
+      await body(await s.fetch('/v1/teams', F.json({ name: 'Doomed', type: 'frontline' }, owner.headers())))
+    ).data
+    const t = (
+      await body(
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json(
+            {
+              to_user_id: agent.id,
+              confirm_name: name,
+              stay: true,
+              stay_role_id: agentRole.id,
+              stay_team_ids: [keep.id, doomed.id],
+            },
+            owner.headers(),
+          ),
+        ),
+      )
+    ).data
+    expect((await s.fetch(`/v1/teams/${doomed.id}`, del(owner.headers()))).status).toBe(200)
+    const recipient = await F.signIn(s, agent.email)
+    const ok = await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, recipient.headers()))
+    expect(ok.status).toBe(200)
+    const members = (await body(await s.fetch('/v1/members', { headers: recipient.headers() }))).data
+    expect(members.find((m: any) => m.user.id === w.ownerId)).toMatchObject({ team_ids: [keep.id] })
+
+    // Frozen (an ended Custom contract): requesting still works.
+    const c = await F.workspace(s, { plan: 'custom', proUntil: new Date(Date.now() - 30 * 86_400_000) })
+    const cOwner = await F.signIn(s, c.ownerEmail)
+    const { settleNow } = await import('../../http/routes/billing')
+    await s.run(settleNow())
+    expect((await s.fetch('/v1/workspace', patch({ name: 'x' }, cOwner.headers()))).status).toBe(423)
+    const cAgent = await F.member(s, c, 'Agent')
+    const made = await s.fetch(
+      '/v1/workspace/transfer',
+      F.json({ to_user_id: cAgent.id, confirm_name: await nameOf(cOwner) }, cOwner.headers()),
+    )
+    expect(made.status).toBe(201)
+    const them = await F.signIn(s, cAgent.email)
+    const accepted = await s.fetch(
+      `/v1/me/transfers/${(await body(made)).data.id}/accept`,
+      F.json({}, them.headers()),
+    )
+    expect(accepted.status).toBe(200)
+    // A Custom workspace moves to Free on transfer, and is no longer frozen.
+    expect((await body(accepted)).data.plan).toBe('free')
+    expect((await s.fetch('/v1/workspace', patch({ name: 'Thawed' }, them.headers()))).status).toBe(200)
   })
 })

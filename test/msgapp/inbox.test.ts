@@ -1,0 +1,262 @@
+import * as fs from 'node:fs'
+import * as http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { encryptedStream } from 'baileys'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { socketFor } from '../inbox/support'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { body, ENV, linkedNumber, textFrom, waId, waitFor } from './support'
+
+let s: TestServer
+let w: F.Seeded
+let owner: F.Session
+let media: http.Server
+const files = new Map<string, Buffer>()
+let mediaUrl = ''
+beforeAll(async () => {
+  s = await startTestServer(ENV)
+  w = await F.workspace(s, { plan: 'pro' })
+  owner = await F.signIn(s, w.ownerEmail)
+  // Serves media encrypted exactly as Baileys encrypts it, so the real download path decrypts it.
+  media = http.createServer((req, res) => {
+    const b = files.get(req.url ?? '')
+    if (!b) return void res.writeHead(404).end()
+    res.writeHead(200, { 'content-length': b.length }).end(b)
+  })
+  await new Promise<void>((r) => media.listen(0, '127.0.0.1', r))
+  mediaUrl = `http://127.0.0.1:${(media.address() as AddressInfo).port}`
+})
+afterAll(async () => {
+  media?.close()
+  await s?.stop()
+})
+
+const conversationsOf = async (channelId: number) => {
+  const r = await body(
+    await s.fetch(`/v1/interactions?channel_ids=${channelId}`, { headers: owner.headers() }),
+  )
+  return r.data as Array<Record<string, any>>
+}
+const messagesOf = async (id: number) =>
+  (await body(await s.fetch(`/v1/interactions/${id}/messages`, { headers: owner.headers() }))).data as Array<
+    Record<string, any>
+  >
+
+describe('messaging-app inbox', () => {
+  it('text, quote, media, location and contact arrive as messages (and on a socket)', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000101')
+    const { c: ws } = await socketFor(s, owner, `ws:${w.workspaceId}`)
+    const first = textFrom(sock, '6281399990001', 'Halo, ada stok?')
+    const conv = await waitFor(async () => (await conversationsOf(ch.id))[0])
+    await ws.next((f) => f.event === 'inbox.changed')
+    const { c: convWs } = await socketFor(s, owner, `conv:${conv.id}`)
+    sock.emit('messages.upsert', {
+      type: 'notify',
+      messages: [
+        {
+          key: { remoteJid: '6281399990001@s.whatsapp.net', fromMe: false, id: waId() },
+          message: { extendedTextMessage: { text: 'Yang biru', contextInfo: { stanzaId: first } } },
+          messageTimestamp: Math.floor(Date.now() / 1000),
+          pushName: 'Budi',
+        },
+      ],
+    })
+    const quoted = await convWs.next((f) => f.event === 'message.created')
+    expect(quoted.data.body).toBe('Yang biru')
+    expect(quoted.data.reply_to.body).toBe('Halo, ada stok?')
+
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')
+    const enc = await encryptedStream(png, 'image')
+    files.set('/img.enc', fs.readFileSync(enc.encFilePath))
+    const jid = '6281399990001@s.whatsapp.net'
+    const ts = Math.floor(Date.now() / 1000)
+    sock.emit('messages.upsert', {
+      type: 'notify',
+      messages: [
+        {
+          key: { remoteJid: jid, fromMe: false, id: waId() },
+          message: {
+            imageMessage: {
+              url: `${mediaUrl}/img.enc`,
+              mimetype: 'image/png',
+              caption: 'Foto',
+              mediaKey: enc.mediaKey,
+              fileEncSha256: enc.fileEncSha256,
+              fileSha256: enc.fileSha256,
+              fileLength: enc.fileLength,
+            },
+          },
+          messageTimestamp: ts,
+        },
+        {
+          key: { remoteJid: jid, fromMe: false, id: waId() },
+          message: {
+            locationMessage: {
+              degreesLatitude: -6.2,
+              degreesLongitude: 106.8,
+              name: 'Toko',
+              address: 'Jl. Sudirman',
+            },
+          },
+          messageTimestamp: ts,
+        },
+        {
+          key: { remoteJid: jid, fromMe: false, id: waId() },
+          message: {
+            contactMessage: {
+              displayName: 'Sari',
+              vcard:
+                'BEGIN:VCARD\nVERSION:3.0\nFN:Sari\nTEL;type=CELL;waid=6281211112222:+62 812 1111 2222\nEND:VCARD',
+            },
+          },
+          messageTimestamp: ts,
+        },
+      ],
+    })
+    const image = await convWs.next((f) => f.event === 'message.created' && f.data.type === 'image')
+    expect(image.data.body).toBe('Foto')
+    const file = await s.fetch(image.data.media.url, { headers: owner.headers() })
+    expect(file.status).toBe(200)
+    expect(Buffer.from(await file.arrayBuffer()).equals(png)).toBe(true)
+    const loc = await convWs.next((f) => f.event === 'message.created' && f.data.type === 'location')
+    expect(loc.data.location).toMatchObject({ latitude: -6.2, longitude: 106.8, name: 'Toko' })
+    const card = await convWs.next((f) => f.event === 'message.created' && f.data.type === 'contact')
+    expect(card.data.shared_contact).toMatchObject({ name: 'Sari', phone: '+6281211112222' })
+    // A redelivered message is stored once.
+    const before = (await messagesOf(conv.id)).length
+    sock.emit('messages.upsert', {
+      type: 'notify',
+      messages: [
+        { key: { remoteJid: jid, fromMe: false, id: first }, message: { conversation: 'Halo, ada stok?' } },
+      ],
+    })
+    await new Promise((r) => setTimeout(r, 300))
+    expect((await messagesOf(conv.id)).length).toBe(before)
+    ws.close()
+    convWs.close()
+  })
+
+  it('replies go out through the socket with initials; receipts and reactions update them; failures kept as failed; 429 beyond 30/min', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000202')
+    textFrom(sock, '6281399990002', 'Pesan')
+    const conv = await waitFor(async () => (await conversationsOf(ch.id))[0])
+    const res = await s.fetch(
+      `/v1/interactions/${conv.id}/messages`,
+      F.json({ text: 'Siap kak' }, owner.headers()),
+    )
+    expect(res.status).toBe(201)
+    const sent = (await body(res)).data
+    expect(sent.status).toBe('sent')
+    expect(sock.sent[0]!.jid).toBe('6281399990002@s.whatsapp.net')
+    expect((sock.sent[0]!.content as { text: string }).text).toMatch(/^Siap kak\n\n-/)
+    const waMsg = await waitFor(async () => sock.sent.length > 0 && `3EB0000001${ch.id}`)
+    sock.emit('messages.update', [
+      { key: { remoteJid: sock.sent[0]!.jid, id: waMsg, fromMe: true }, update: { status: 3 } },
+    ])
+    await waitFor(async () =>
+      (await messagesOf(conv.id)).find((m) => m.id === sent.id && m.status === 'delivered'),
+    )
+    sock.emit('messages.update', [
+      { key: { remoteJid: sock.sent[0]!.jid, id: waMsg, fromMe: true }, update: { status: 4 } },
+    ])
+    await waitFor(async () =>
+      (await messagesOf(conv.id)).find((m) => m.id === sent.id && m.status === 'read'),
+    )
+    sock.emit('messages.reaction', [
+      {
+        key: { remoteJid: sock.sent[0]!.jid, id: waMsg, fromMe: true },
+        reaction: { key: { remoteJid: sock.sent[0]!.jid, fromMe: false, id: waId() }, text: '👍' },
+      },
+    ])
+    await waitFor(async () =>
+      (await messagesOf(conv.id)).find((m) => m.id === sent.id && m.reactions.length === 1),
+    )
+
+    // A failed send is kept as failed with the reason.
+    sock.failures.push(Object.assign(new Error('rate-overlimit'), { output: { statusCode: 429 } }))
+    const failed = await s.fetch(
+      `/v1/interactions/${conv.id}/messages`,
+      F.json({ text: 'x' }, owner.headers()),
+    )
+    expect((await body(failed)).data).toMatchObject({ status: 'failed' })
+    let last = 201
+    let n = 2
+    while (last !== 429 && n < 40) {
+      last = (
+        await s.fetch(`/v1/interactions/${conv.id}/messages`, F.json({ text: `m${n}` }, owner.headers()))
+      ).status
+      n++
+    }
+    expect(last).toBe(429)
+    // Requests made so far = n: the 31st within the minute is refused.
+    expect(n).toBe(31)
+  })
+
+  it('business labels are listed and applying one to a chat runs the label rules', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000303')
+    textFrom(sock, '6281399990003', 'Order')
+    const conv = await waitFor(async () => (await conversationsOf(ch.id))[0])
+    sock.emit('labels.edit', { id: '7', name: 'Paid', color: 3, deleted: false })
+    await waitFor(async () => {
+      const r = (await body(await s.fetch(`/v1/channels/${ch.id}/labels`, { headers: owner.headers() }))).data
+      return r.length === 1 && r[0].name === 'Paid'
+    })
+    const rule = await s.fetch(
+      '/v1/msgapp-label-rules',
+      F.json({ channel_id: ch.id, label_name: 'paid', action: 'solve' }, owner.headers()),
+    )
+    expect(rule.status).toBe(201)
+    sock.emit('labels.association', {
+      type: 'add',
+      association: { type: 'label_jid', chatId: '6281399990003@s.whatsapp.net', labelId: '7' } as never,
+    })
+    await waitFor(async () => {
+      const r = (await body(await s.fetch(`/v1/interactions/${conv.id}`, { headers: owner.headers() }))).data
+      return r.status === 'solved'
+    })
+  })
+
+  it('history import: 7/30/90 only, progress as channel.updated, messages inside the window imported', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000404')
+    textFrom(sock, '6281399990004', 'Baru')
+    await waitFor(async () => (await conversationsOf(ch.id))[0])
+    expect(
+      (await s.fetch(`/v1/channels/${ch.id}/history`, F.json({ days: 10 }, owner.headers()))).status,
+    ).toBe(422)
+    const { c: ws } = await socketFor(s, owner, `ws:${w.workspaceId}`)
+    const res = await s.fetch(`/v1/channels/${ch.id}/history`, F.json({ days: 7 }, owner.headers()))
+    expect(res.status).toBe(200)
+    await waitFor(async () => sock.calls.some((c) => c.op === 'fetchMessageHistory'))
+    const jid = '6281399990004@s.whatsapp.net'
+    const day = 86_400
+    const now = Math.floor(Date.now() / 1000)
+    sock.emit('messaging-history.set', {
+      chats: [],
+      contacts: [],
+      isLatest: false,
+      progress: 50,
+      messages: [
+        {
+          key: { remoteJid: jid, fromMe: false, id: waId() },
+          message: { conversation: 'Tiga hari lalu' },
+          messageTimestamp: now - 3 * day,
+        },
+        {
+          key: { remoteJid: jid, fromMe: false, id: waId() },
+          message: { conversation: 'Sepuluh hari lalu' },
+          messageTimestamp: now - 10 * day,
+        },
+      ],
+    })
+    const half = await ws.next((f) => f.event === 'channel.updated' && f.data.history?.progress === 50)
+    expect(half.data.history).toMatchObject({ days: 7, imported: 1 })
+    sock.emit('messaging-history.set', { chats: [], contacts: [], messages: [], progress: 100 })
+    await ws.next((f) => f.event === 'channel.updated' && f.data.history?.progress === 100)
+    const conv = (await conversationsOf(ch.id))[0]!
+    const bodies = (await messagesOf(conv.id)).map((m) => m.body)
+    expect(bodies).toContain('Tiga hari lalu')
+    expect(bodies).not.toContain('Sepuluh hari lalu')
+    ws.close()
+  })
+})

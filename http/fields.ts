@@ -15,3 +15,11 @@ export const Text = (min: number, max: number) =>
       { jsonSchema: { minLength: min, maxLength: max } },
     ),
   )
+
+/**
+ * Ids of database rows (PostgreSQL `integer`/`serial`): a larger number can name no row, and
+ * would fail in the database instead of being a 422 here.
+ */
+export const MAX_ID = 2_147_483_647
+export const Id = Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_ID))
+export const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_ID))

@@ -16,8 +16,8 @@ import { Context, Data, type Effect } from 'effect'
  *   stays open and the user may retry.
  *
  * Adapters: `PaymentProviderLocal` (no outside service: the operator CLI or a signed callback
- * confirms). Another provider plugs in as a layer of this tag added to the `base` services of
- * `servicesLayer` (http/app.ts); `current` prefers a provided one to the local adapter.
+ * confirms). Another provider plugs in as a layer of this tag passed as `paymentProvider` in the
+ * options of `servicesLayer`/`start` (http/app.ts), where it replaces `PaymentProviderLocal.layer`.
  */
 export class PaymentError extends Data.TaggedError('PaymentError')<{ readonly reason: string }> {}
 

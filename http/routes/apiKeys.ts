@@ -4,7 +4,7 @@ import * as Audit from '../../store/audit'
 import { isPaidActive } from '../../store/plans'
 import { iso } from '../envelope'
 import { ApiError, notFound } from '../errors'
-import { Text } from '../fields'
+import { IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 import { audited } from './auditLogs'
@@ -38,7 +38,7 @@ const present = (k: ApiKeys.ApiKeyRow, creatorName: string): typeof KeySchema.Ty
   created_by: { id: k.created_by, name: creatorName },
 })
 
-const Id = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
+const Id = Schema.Struct({ id: IdFromString })
 
 export const routes: readonly Route[] = [
   route({

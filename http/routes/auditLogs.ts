@@ -6,6 +6,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../caller'
 import { iso } from '../envelope'
 import { invalid } from '../errors'
+import { IdFromString } from '../fields'
 import { addMessages, type Locale, t } from '../i18n'
 import { pageFields, pageMeta, pageOf } from '../pagination'
 import { Timestamp } from '../presenters'
@@ -164,7 +165,7 @@ export const routes: readonly Route[] = [
     query: Schema.Struct({
       ...pageFields,
       category: Schema.optional(Schema.Literal(...Audit.categories)),
-      user: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive())),
+      user: Schema.optional(IdFromString),
       from: Schema.optional(LocalDate),
       to: Schema.optional(LocalDate),
       q: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),

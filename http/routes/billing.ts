@@ -14,6 +14,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../caller'
 import { iso } from '../envelope'
 import { ApiError, conflict, type FieldMessage, invalid, notFound } from '../errors'
+import { Id } from '../fields'
 import { addMessages, t } from '../i18n'
 import { Timestamp } from '../presenters'
 import { ok, type Route, raw, route } from '../route'
@@ -308,7 +309,7 @@ const invoiceOr404 = (workspaceId: number, number: string) =>
   )
 
 const NumberParam = Schema.Struct({ number: Schema.String.pipe(Schema.pattern(/^INV-\d{6}-\d{6,}$/)) })
-const Ids = Schema.Array(Schema.Number.pipe(Schema.int(), Schema.positive())).pipe(Schema.maxItems(1000))
+const Ids = Schema.Array(Id).pipe(Schema.maxItems(1000))
 const ProfileText = (max: number) => Schema.optional(Schema.String.pipe(Schema.maxLength(max)))
 
 export const routes: readonly Route[] = [

@@ -11,6 +11,7 @@ import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
 import { iso } from '../envelope'
 import { ApiError, conflict, notFound } from '../errors'
+import { Id, IdFromString } from '../fields'
 import { addMessages, type Locale, t } from '../i18n'
 import { presentWorkspace, Timestamp, WorkspaceSchema } from '../presenters'
 import { created, ok, type Route, route } from '../route'
@@ -153,8 +154,8 @@ const sendMail = (i: Invitations.InvitationRow, token: string, inviterName: stri
     return outcome
   })
 
-const IdParam = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
-const Ids = Schema.Array(Schema.Number.pipe(Schema.int(), Schema.positive())).pipe(Schema.maxItems(1000))
+const IdParam = Schema.Struct({ id: IdFromString })
+const Ids = Schema.Array(Id).pipe(Schema.maxItems(1000))
 export const Email = Schema.String.pipe(
   Schema.filter((s) => s.trim().length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s.trim()), {
     jsonSchema: { format: 'email', maxLength: 254 },
@@ -195,7 +196,7 @@ export const routes: readonly Route[] = [
     summary: 'Invite an e-mail address with a role, teams and channel access; the link is e-mailed',
     body: Schema.Struct({
       email: Email,
-      role_id: Schema.Number.pipe(Schema.int(), Schema.positive()),
+      role_id: Id,
       team_ids: Schema.optionalWith(Ids, { default: () => [] }),
       view_all: Schema.optionalWith(Schema.Boolean, { default: () => false }),
       channel_access: Schema.optionalWith(Schema.Literal('all', 'selected'), {

@@ -11,6 +11,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import { type Caller, holds, isOwner } from '../caller'
 import { iso } from '../envelope'
 import { ApiError, conflict, type FieldMessage, invalid, notFound } from '../errors'
+import { Id, IdFromString } from '../fields'
 import { addMessages, type Locale, t } from '../i18n'
 import { Timestamp } from '../presenters'
 import { ok, type Route, route } from '../route'
@@ -174,8 +175,8 @@ export const checkAccess = (
     return role
   })
 
-const IdParam = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
-const Ids = Schema.Array(Schema.Number.pipe(Schema.int(), Schema.positive())).pipe(Schema.maxItems(1000))
+const IdParam = Schema.Struct({ id: IdFromString })
+const Ids = Schema.Array(Id).pipe(Schema.maxItems(1000))
 
 const memberOr404 = (workspaceId: number, id: number) =>
   Effect.flatMap(Members.viewById(workspaceId, id), (m) => (m ? Effect.succeed(m) : Effect.fail(notFound())))
@@ -212,7 +213,7 @@ export const routes: readonly Route[] = [
     summary: 'Change role, teams, view_all, channel access, status or reply_initial of a member',
     params: IdParam,
     body: Schema.Struct({
-      role_id: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.positive())),
+      role_id: Schema.optional(Id),
       team_ids: Schema.optional(Ids),
       view_all: Schema.optional(Schema.Boolean),
       channel_access: Schema.optional(Schema.Literal('all', 'selected')),

@@ -1,6 +1,7 @@
 import { Effect, Schema } from 'effect'
 import * as Notifications from '../../store/notifications'
 import { notFound } from '../errors'
+import { Id } from '../fields'
 import { ok, type Route, route } from '../route'
 
 /** Spec 1 §4.1 notifications: the 20 latest with an unread count; mark one or all read. */
@@ -23,7 +24,7 @@ export const routes: readonly Route[] = [
     whileFrozen: true,
     tag: 'Notifications',
     summary: 'Mark one notification read (`{id}`), or all of them (no id)',
-    body: Schema.Struct({ id: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.positive())) }),
+    body: Schema.Struct({ id: Schema.optional(Id) }),
     handler: ({ caller, workspace, body }) =>
       Effect.gen(function* () {
         if (body.id !== undefined && !(yield* Notifications.exists(workspace.id, caller.user.id, body.id))) {

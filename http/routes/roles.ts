@@ -5,7 +5,7 @@ import * as Roles from '../../store/roles'
 import { type Caller, isOwner } from '../caller'
 import { iso } from '../envelope'
 import { ApiError, conflict, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { IdFromString, Text } from '../fields'
 import { addMessages, type Locale, t } from '../i18n'
 import { Timestamp } from '../presenters'
 import { created, ok, type Route, route } from '../route'
@@ -109,7 +109,7 @@ const present = (r: Roles.RoleView, caller: Caller): typeof RoleSchema.Type => (
 
 const permissionsMeta = (caller: Caller) => ({ grantable: grantable(caller) })
 
-const IdParam = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
+const IdParam = Schema.Struct({ id: IdFromString })
 const PermissionList = Schema.Array(Schema.Literal(...allPermissions)).pipe(
   Schema.maxItems(allPermissions.length),
 )

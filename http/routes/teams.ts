@@ -5,7 +5,7 @@ import { pgArray } from '../../store/arrays'
 import * as Teams from '../../store/teams'
 import { iso } from '../envelope'
 import { type FieldMessage, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { Timestamp } from '../presenters'
 import { created, ok, type Route, route } from '../route'
@@ -61,9 +61,9 @@ export const presentTeam = (t: Teams.TeamView): typeof TeamSchema.Type => ({
   created_at: iso(t.created_at)!,
 })
 
-const IdParam = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
+const IdParam = Schema.Struct({ id: IdFromString })
 const TeamType = Schema.Literal('frontline', 'backoffice')
-const UserIds = Schema.Array(Schema.Number.pipe(Schema.int(), Schema.positive())).pipe(Schema.maxItems(1000))
+const UserIds = Schema.Array(Id).pipe(Schema.maxItems(1000))
 
 /** Of the given user ids, those that are not members (active or disabled) of the workspace. */
 const strangers = (workspaceId: number, userIds: readonly number[]) =>
@@ -213,7 +213,7 @@ export const routes: readonly Route[] = [
     summary: 'Delete a team; with members or data left, `replacement_id` (same type) takes them over',
     params: IdParam,
     query: Schema.Struct({
-      replacement_id: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.positive())),
+      replacement_id: Schema.optional(IdFromString),
     }),
     handler: (req) =>
       Effect.gen(function* () {

@@ -11,6 +11,7 @@ import * as Workspaces from '../../store/workspaces'
 import { type Caller, isOwner } from '../caller'
 import { iso } from '../envelope'
 import { ApiError, conflict, type FieldMessage, invalid, notFound } from '../errors'
+import { Id, IdFromString } from '../fields'
 import { addMessages, t } from '../i18n'
 import { Timestamp } from '../presenters'
 import { created, ok, type Route, route } from '../route'
@@ -122,7 +123,7 @@ const ownerOnly = (caller: Caller) =>
     ? Effect.void
     : Effect.fail(new ApiError({ code: 'forbidden', message: 'transfers.owner_only' }))
 
-const IdParam = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
+const IdParam = Schema.Struct({ id: IdFromString })
 
 /** The request addressed to the caller (404 otherwise), pending (409 otherwise). */
 const pendingForCaller = (caller: Caller, id: number) =>
@@ -194,11 +195,11 @@ export const routes: readonly Route[] = [
     tag: 'Ownership transfer',
     summary: 'Ask a member to become the Owner (confirm with the workspace name); choose whether you stay',
     body: Schema.Struct({
-      to_user_id: Schema.Number.pipe(Schema.int(), Schema.positive()),
+      to_user_id: Id,
       confirm_name: Schema.String.pipe(Schema.maxLength(200)),
       stay: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-      stay_role_id: Schema.optional(Schema.NullOr(Schema.Number.pipe(Schema.int(), Schema.positive()))),
-      stay_team_ids: Schema.optionalWith(Schema.Array(Schema.Number.pipe(Schema.int(), Schema.positive())), {
+      stay_role_id: Schema.optional(Schema.NullOr(Id)),
+      stay_team_ids: Schema.optionalWith(Schema.Array(Id), {
         default: () => [],
       }),
     }),

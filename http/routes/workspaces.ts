@@ -7,7 +7,7 @@ import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
 import { isOwner } from '../caller'
 import { ApiError, conflict, notFound } from '../errors'
-import { Text } from '../fields'
+import { Id, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { presentWorkspace, WorkspaceSchema } from '../presenters'
 import { created, ok, type Route, route } from '../route'
@@ -137,7 +137,7 @@ export const routes: readonly Route[] = [
     workspace: 'optional',
     tag: 'Identity',
     summary: 'Switch your active workspace (one where you are an active member)',
-    body: Schema.Struct({ workspace_id: Schema.Number.pipe(Schema.int(), Schema.positive()) }),
+    body: Schema.Struct({ workspace_id: Id }),
     response: WorkspaceSchema,
     handler: ({ caller, body }) =>
       Effect.gen(function* () {

@@ -114,14 +114,20 @@ describe('messaging-app inbox', () => {
         },
       ],
     })
-    const image = await convWs.next((f) => f.event === 'message.created' && f.data.type === 'image')
+    const image = await convWs.next(
+      (f) => f.event === 'message.created' && (f.data as { type?: string }).type === 'image',
+    )
     expect(image.data.body).toBe('Foto')
     const file = await s.fetch(image.data.media.url, { headers: owner.headers() })
     expect(file.status).toBe(200)
     expect(Buffer.from(await file.arrayBuffer()).equals(png)).toBe(true)
-    const loc = await convWs.next((f) => f.event === 'message.created' && f.data.type === 'location')
+    const loc = await convWs.next(
+      (f) => f.event === 'message.created' && (f.data as { type?: string }).type === 'location',
+    )
     expect(loc.data.location).toMatchObject({ latitude: -6.2, longitude: 106.8, name: 'Toko' })
-    const card = await convWs.next((f) => f.event === 'message.created' && f.data.type === 'contact')
+    const card = await convWs.next(
+      (f) => f.event === 'message.created' && (f.data as { type?: string }).type === 'contact',
+    )
     expect(card.data.shared_contact).toMatchObject({ name: 'Sari', phone: '+6281211112222' })
     // A redelivered message is stored once.
     const before = (await messagesOf(conv.id)).length
@@ -249,10 +255,18 @@ describe('messaging-app inbox', () => {
         },
       ],
     })
-    const half = await ws.next((f) => f.event === 'channel.updated' && f.data.history?.progress === 50)
+    const half = await ws.next(
+      (f) =>
+        f.event === 'channel.updated' &&
+        (f.data as { history?: { progress?: number } }).history?.progress === 50,
+    )
     expect(half.data.history).toMatchObject({ days: 7, imported: 1 })
     sock.emit('messaging-history.set', { chats: [], contacts: [], messages: [], progress: 100 })
-    await ws.next((f) => f.event === 'channel.updated' && f.data.history?.progress === 100)
+    await ws.next(
+      (f) =>
+        f.event === 'channel.updated' &&
+        (f.data as { history?: { progress?: number } }).history?.progress === 100,
+    )
     const conv = (await conversationsOf(ch.id))[0]!
     const bodies = (await messagesOf(conv.id)).map((m) => m.body)
     expect(bodies).toContain('Tiga hari lalu')

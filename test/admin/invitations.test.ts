@@ -38,6 +38,10 @@ afterAll(async () => {
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>
 const del = (h: Record<string, string>): RequestInit => ({ method: 'DELETE', headers: h })
+const patchBody = (b: unknown, h: Record<string, string>): RequestInit => ({
+  ...F.json(b, h),
+  method: 'PATCH',
+})
 let seq = 0
 const address = () => `invitee-${Date.now().toString(36)}${seq++}@example.com`
 const invite = (email: string, extra: Record<string, unknown> = {}) =>
@@ -241,4 +245,127 @@ describe('invitations', () => {
     const renewed = await s.fetch(`/v1/invitations/${old.id}/resend`, F.json({}, owner.headers()))
     expect((await body(renewed)).data.status).toBe('pending')
   })
+})
+
+describe('invitations: boundaries', () => {
+  it('422 for another workspace’s role, teams or channels and for the Owner role; Agents and keys 403 on resend and cancel; addresses compare without case', async () => {
+    const other = await F.workspace(s, { plan: 'pro' })
+    const otherOwner = await F.signIn(s, other.ownerEmail)
+    const otherRoles = (await body(await s.fetch('/v1/roles', { headers: otherOwner.headers() }))).data
+    const otherTeam = (
+      await body(
+        await s.fetch('/v1/teams', F.json({ name: 'Theirs', type: 'frontline' }, otherOwner.headers())),
+      )
+    ).data
+    const foreignRole = await invite(address(), {
+      role_id: otherRoles.find((r: any) => r.name === 'Agent').id,
+    })
+    expect(foreignRole.status).toBe(422)
+    expect((await body(foreignRole)).error.fields).toHaveProperty('role_id')
+    const foreignTeam = await invite(address(), { team_ids: [otherTeam.id] })
+    expect(foreignTeam.status).toBe(422)
+    expect((await body(foreignTeam)).error.fields).toHaveProperty('team_ids')
+    const foreignChannel = await invite(address(), {
+      channel_access: 'selected',
+      channel_ids: [2_000_000_000],
+    })
+    expect(foreignChannel.status).toBe(422)
+    expect((await body(foreignChannel)).error.fields).toHaveProperty('channel_ids')
+    const ownerRole = (await body(await s.fetch('/v1/roles', { headers: owner.headers() }))).data.find(
+      (r: any) => r.is_owner,
+    )
+    const asOwner = await invite(address(), { role_id: ownerRole.id })
+    expect(asOwner.status).toBe(422)
+    expect((await body(asOwner)).error.fields).toHaveProperty('role_id')
+
+    const mixed = `Mixed.${Date.now().toString(36)}@Example.com`
+    const inv = (await body(await invite(mixed))).data
+    expect(inv.id).toEqual(expect.any(Number))
+    expect((await invite(mixed.toLowerCase())).status).toBe(409)
+
+    const agent = await F.signIn(s, (await F.member(s, w, 'Agent')).email)
+    expect((await s.fetch(`/v1/invitations/${inv.id}/resend`, F.json({}, agent.headers()))).status).toBe(403)
+    expect((await s.fetch(`/v1/invitations/${inv.id}`, del(agent.headers()))).status).toBe(403)
+    const key = await F.apiKey(s, w)
+    expect((await s.fetch(`/v1/invitations/${inv.id}/resend`, F.json({}, F.bearer(key)))).status).toBe(403)
+    expect((await s.fetch(`/v1/invitations/${inv.id}`, del(F.bearer(key)))).status).toBe(403)
+    // A malformed id names no invitation.
+    expect((await s.fetch('/v1/invitations/abc', del(owner.headers()))).status).toBe(404)
+
+    // The invitee signs in with the address in another case and accepts.
+    const invitee = await F.signIn(s, mixed.toLowerCase())
+    const ok = await s.fetch(`/v1/me/invitations/${inv.id}/accept`, F.json({}, invitee.headers()))
+    expect(ok.status).toBe(200)
+    // Accepted: no resend, no cancel.
+    expect([404, 409]).toContain(
+      (await s.fetch(`/v1/invitations/${inv.id}/resend`, F.json({}, owner.headers()))).status,
+    )
+    expect([404, 409]).toContain((await s.fetch(`/v1/invitations/${inv.id}`, del(owner.headers()))).status)
+  })
+
+  it('an existing account is invited: account_exists, the mail follows their language, and accepting switches their active workspace', async () => {
+    const elsewhere = await F.workspace(s, { plan: 'pro' })
+    const them = await F.signIn(s, elsewhere.ownerEmail)
+    expect((await s.fetch('/v1/me', patchBody({ locale: 'id' }, them.headers()))).status).toBe(200)
+    const before = smtp.received.length
+    const inv = (await body(await invite(elsewhere.ownerEmail))).data
+    const mail = await mailTo(elsewhere.ownerEmail, before)
+    const token = tokenIn(String(mail.parsed.text))!
+    const summary = (await body(await s.fetch(`/v1/invite/${token}`))).data
+    expect(summary).toMatchObject({ id: inv.id, account_exists: true, status: 'pending' })
+    expect(String(mail.parsed.subject)).toContain('mengundang Anda')
+    const mine = (await body(await s.fetch('/v1/me/invitations', { headers: them.headers() }))).data
+    expect(mine.map((i: any) => i.id)).toContain(inv.id)
+    expect((await s.fetch(`/v1/me/invitations/${inv.id}/accept`, F.json({}, them.headers()))).status).toBe(
+      200,
+    )
+    const me = (await body(await s.fetch('/v1/me', { headers: them.headers() }))).data
+    expect(me.workspace.id).toBe(w.workspaceId)
+    // Still the owner of their own workspace, which they can switch back to.
+    const list = (await body(await s.fetch('/v1/workspaces', { headers: them.headers() }))).data
+    expect(list.map((x: any) => x.id)).toEqual(expect.arrayContaining([w.workspaceId, elsewhere.workspaceId]))
+  })
+
+  it('an expired link is summarised as expired', async () => {
+    const email = address()
+    const before = smtp.received.length
+    const inv = (await body(await invite(email))).data
+    const token = tokenIn(String((await mailTo(email, before)).parsed.text))!
+    await s.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`UPDATE invitations SET expires_at = now() - interval '1 hour' WHERE id = ${inv.id}`,
+      ),
+    )
+    const res = await s.fetch(`/v1/invite/${token}`)
+    expect(res.status === 404 || (await body(res)).data.status === 'expired').toBe(true)
+  })
+
+  it('a mail server that refuses leaves the invitation with mail failed; resend tries again', async () => {
+    const broken = await startTestServer({
+      SMTP_URL: `smtp://mailer%40kotak.test:wrong@${smtp.host}:${smtp.port}`,
+      MAIL_FROM: 'Kotak <no-reply@kotak.test>',
+    })
+    try {
+      const bw = await F.workspace(broken, { plan: 'pro' })
+      const boss = await F.signIn(broken, bw.ownerEmail)
+      const admin = (await body(await broken.fetch('/v1/roles', { headers: boss.headers() }))).data.find(
+        (r: any) => r.is_admin && !r.is_owner,
+      )
+      const res = await broken.fetch(
+        '/v1/invitations',
+        F.json({ email: address(), role_id: admin.id }, boss.headers()),
+      )
+      expect(res.status).toBe(201)
+      const inv = (await body(res)).data
+      expect(inv.mail).toBe('failed')
+      const listed = (await body(await broken.fetch('/v1/invitations', { headers: boss.headers() }))).data
+      expect(listed.find((i: any) => i.id === inv.id)).toMatchObject({ status: 'pending', mail: 'failed' })
+      const again = await broken.fetch(`/v1/invitations/${inv.id}/resend`, F.json({}, boss.headers()))
+      expect(again.status).toBe(200)
+      expect((await body(again)).data.mail).toBe('failed')
+    } finally {
+      await broken.stop()
+    }
+  }, 30_000)
 })

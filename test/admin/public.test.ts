@@ -2,6 +2,7 @@ import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Members from '../../store/members'
+import * as PlanRequests from '../../store/planRequests'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 
@@ -188,5 +189,79 @@ describe('me', () => {
     expect([403, 404]).toContain(no.status)
     const bad = await s.fetch('/v1/me/workspace', F.json({ workspace_id: 'b' }, session.headers()))
     expect(bad.status).toBe(422)
+  })
+})
+
+describe('plan requests behind a proxy (per-address and per-e-mail daily limits)', () => {
+  let p: TestServer
+  beforeAll(async () => {
+    p = await startTestServer({ TRUST_PROXY: '1' })
+  })
+  afterAll(() => p?.stop())
+  const from = (ip: string, b: unknown) => p.fetch('/v1/plan-requests', F.json(b, { 'x-forwarded-for': ip }))
+  const ask = (email: string) => ({
+    name: 'Sari Dewi',
+    email,
+    message: 'We would like a Custom plan for our call centre.',
+  })
+
+  it('the same e-mail from different addresses: 3 a day, then 429 with a Retry-After of hours; case does not matter', async () => {
+    const email = `sari-${Date.now().toString(36)}@example.com`
+    for (const ip of ['198.51.100.1', '198.51.100.2', '198.51.100.3'])
+      expect((await from(ip, ask(email))).status).toBe(201)
+    const limited = await from('198.51.100.4', ask(email.toUpperCase()))
+    expect(limited.status).toBe(429)
+    expect((await body(limited)).error.code).toBe('rate_limited')
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(23 * 3600)
+    // Another e-mail from a fresh address still gets through.
+    expect((await from('198.51.100.5', ask(`other-${email}`))).status).toBe(201)
+  })
+
+  it('one address: 10 a day, then 429', async () => {
+    const ip = '203.0.113.77'
+    for (let i = 0; i < 10; i++)
+      await p.run(
+        PlanRequests.create({
+          name: 'Old',
+          email: `old${i}@example.com`,
+          company: '',
+          phone: '',
+          message: 'An earlier request today.',
+          channels: null,
+          agents: null,
+          locale: 'en',
+          ip,
+        }),
+      )
+    const res = await from(ip, ask(`new-${Date.now().toString(36)}@example.com`))
+    expect(res.status).toBe(429)
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0)
+  })
+
+  it('blank name and message are 422 after trimming; null counts are accepted; a body that is not JSON is refused', async () => {
+    const blank = await from('192.0.2.10', { name: '   ', email: ' x@example.com ', message: '          ' })
+    expect(blank.status).toBe(422)
+    expect(Object.keys((await body(blank)).error.fields)).toEqual(expect.arrayContaining(['name', 'message']))
+    const nulls = await from('192.0.2.11', {
+      ...ask(`nulls-${Date.now().toString(36)}@example.com`),
+      channels: null,
+      agents: null,
+      phone: '',
+    })
+    expect(nulls.status).toBe(201)
+    const notJson = await p.fetch('/v1/plan-requests', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-forwarded-for': '192.0.2.12' },
+      body: '{not json',
+    })
+    expect([400, 422]).toContain(notJson.status)
+  })
+
+  it('demo live chat key is null when none is set up; the invitation summary needs no credentials but a real token', async () => {
+    expect((await body(await p.fetch('/v1/public/demo-livechat'))).data).toEqual({ key: null })
+    const cfg = await p.fetch('/v1/public/config', { headers: { 'x-locale': 'fr' } })
+    expect(cfg.status).toBe(200)
+    expect((await body(cfg)).data.locale).toBe('en')
+    expect((await p.fetch('/v1/invite/x')).status).toBe(404)
   })
 })

@@ -73,7 +73,9 @@ const byKey = (secret: string) =>
       ],
       { concurrency: 'unbounded' },
     )
-    if (!workspace || !user) return yield* Effect.fail(unauthorized())
+    // A key acts as its creator (spec 1 §2 `via`), so it stops while they are not an active member
+    // (disabled or gone) and works again if they are enabled: disabling someone ends their access.
+    if (!workspace || !user || !membership) return yield* Effect.fail(unauthorized())
     return {
       via: 'key',
       keyId: key.id,

@@ -128,6 +128,18 @@ export const validAttempt = (invoiceId: number, now: Date) =>
       ORDER BY id DESC LIMIT 1`.pipe(Effect.map((r) => r[0] ?? null)),
   )
 
+/**
+ * Runs `effect` in a transaction holding the invoice's row lock, so that callers asking for a
+ * checkout of the same invoice at the same moment take turns: the second one finds and reuses the
+ * attempt the first one made instead of opening another checkout (which could be paid twice).
+ */
+export const withInvoiceLock = <A, E, R>(invoiceId: number, effect: Effect.Effect<A, E, R>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.zipRight(sql`SELECT id FROM invoices WHERE id = ${invoiceId} FOR UPDATE`, effect),
+    ),
+  )
+
 export const addAttempt = (a: {
   readonly invoiceId: number
   readonly provider: string

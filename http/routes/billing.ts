@@ -261,47 +261,50 @@ export const confirmLocal = (invoiceNumber: string, status: 'paid' | 'failed') =
 
 /** The checkout of an open invoice: a still-valid attempt is reused, else the provider makes one. */
 const checkoutFor = (caller: Caller, invoice: Billing.InvoiceRow) =>
-  Effect.gen(function* () {
-    const now = new Date()
-    const valid = yield* Billing.validAttempt(invoice.id, now)
-    if (valid) return { attempt: valid, reused: true }
-    const provider = yield* PaymentProvider.current
-    const cfg = yield* Config
-    const expiresAt = new Date(now.getTime() + Billing.CHECKOUT_HOURS * 3_600_000)
-    const c = yield* provider
-      .createCheckout({
-        reference: `${invoice.number}-${now.getTime()}`,
-        invoiceNumber: invoice.number,
+  Billing.withInvoiceLock(
+    invoice.id,
+    Effect.gen(function* () {
+      const now = new Date()
+      const valid = yield* Billing.validAttempt(invoice.id, now)
+      if (valid) return { attempt: valid, reused: true }
+      const provider = yield* PaymentProvider.current
+      const cfg = yield* Config
+      const expiresAt = new Date(now.getTime() + Billing.CHECKOUT_HOURS * 3_600_000)
+      const c = yield* provider
+        .createCheckout({
+          reference: `${invoice.number}-${now.getTime()}`,
+          invoiceNumber: invoice.number,
+          amount: invoice.total,
+          currency: invoice.currency,
+          description: `Kotak Pro × ${invoice.months}`,
+          customer: {
+            name: invoice.profile.name || caller.user.name,
+            email: invoice.profile.email || caller.user.email,
+          },
+          returnUrl: `${cfg.publicUrl}/billing/return?invoice=${encodeURIComponent(invoice.number)}`,
+          expiresAt,
+        })
+        .pipe(
+          Effect.mapError(
+            () =>
+              new ApiError({
+                code: 'unavailable',
+                message: 'billing.provider',
+                headers: { 'Retry-After': '5' },
+              }),
+          ),
+        )
+      const attempt = yield* Billing.addAttempt({
+        invoiceId: invoice.id,
+        provider: provider.name,
+        externalId: c.externalId,
+        checkoutUrl: c.checkoutUrl,
         amount: invoice.total,
-        currency: invoice.currency,
-        description: `Kotak Pro × ${invoice.months}`,
-        customer: {
-          name: invoice.profile.name || caller.user.name,
-          email: invoice.profile.email || caller.user.email,
-        },
-        returnUrl: `${cfg.publicUrl}/billing/return?invoice=${encodeURIComponent(invoice.number)}`,
-        expiresAt,
+        expiresAt: c.expiresAt,
       })
-      .pipe(
-        Effect.mapError(
-          () =>
-            new ApiError({
-              code: 'unavailable',
-              message: 'billing.provider',
-              headers: { 'Retry-After': '5' },
-            }),
-        ),
-      )
-    const attempt = yield* Billing.addAttempt({
-      invoiceId: invoice.id,
-      provider: provider.name,
-      externalId: c.externalId,
-      checkoutUrl: c.checkoutUrl,
-      amount: invoice.total,
-      expiresAt: c.expiresAt,
-    })
-    return { attempt, reused: false }
-  })
+      return { attempt, reused: false }
+    }),
+  )
 
 const invoiceOr404 = (workspaceId: number, number: string) =>
   Effect.flatMap(Billing.invoiceByNumber(workspaceId, number), (i) =>

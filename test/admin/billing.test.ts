@@ -377,4 +377,25 @@ describe('billing: failures, renewals and boundaries', () => {
     const members = (await body(await s.fetch('/v1/members', { headers: owner.headers() }))).data
     expect(members.find((m: any) => m.user.id === agentUser.id).status).toBe('disabled')
   })
+
+  it('upgrades asked at the same moment share one invoice and one checkout', async () => {
+    const w = await F.workspace(s, { plan: 'free' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const all = await Promise.all(
+      [1, 2, 3, 4].map(() => s.fetch('/v1/billing/upgrade', F.json({ months: 1 }, owner.headers()))),
+    )
+    const data = await Promise.all(all.map(async (r) => ({ status: r.status, ...(await body(r)).data })))
+    expect(data.map((d) => d.status)).toEqual([200, 200, 200, 200])
+    expect(new Set(data.map((d) => d.invoice.number)).size).toBe(1)
+    expect(new Set(data.map((d) => d.checkout_url)).size).toBe(1)
+    const detail = (
+      await body(
+        await s.fetch(`/v1/billing/invoices/${data[0]!.invoice.number}`, { headers: owner.headers() }),
+      )
+    ).data
+    expect(detail.attempts).toHaveLength(1)
+    expect(
+      (await body(await s.fetch('/v1/billing', { headers: owner.headers() }))).data.invoices,
+    ).toHaveLength(1)
+  })
 })

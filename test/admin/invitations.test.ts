@@ -368,4 +368,12 @@ describe('invitations: boundaries', () => {
       await broken.stop()
     }
   }, 30_000)
+
+  it('the same address invited several times at once: one 201, the others 409', async () => {
+    const email = address()
+    const all = await Promise.all([1, 2, 3].map(() => invite(email)))
+    expect(all.map((r) => r.status).sort()).toEqual([201, 409, 409])
+    const listed = (await body(await s.fetch('/v1/invitations', { headers: owner.headers() }))).data
+    expect(listed.filter((i: any) => i.email === email)).toHaveLength(1)
+  })
 })

@@ -410,4 +410,59 @@ describe('ownership transfer: boundaries', () => {
     expect((await body(accepted)).data.plan).toBe('free')
     expect((await s.fetch('/v1/workspace', patch({ name: 'Thawed' }, them.headers()))).status).toBe(200)
   })
+
+  it('two requests at the same moment: one 201, one 409; the role chosen for staying cannot be deleted while pending', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const name = await nameOf(owner)
+    const a = await F.member(s, w, 'Agent')
+    const b = await F.member(s, w, 'Agent')
+    const both = await Promise.all(
+      [a, b].map((m) =>
+        s.fetch('/v1/workspace/transfer', F.json({ to_user_id: m.id, confirm_name: name }, owner.headers())),
+      ),
+    )
+    expect(both.map((r) => r.status).sort()).toEqual([201, 409])
+    await s.fetch('/v1/workspace/transfer', del(owner.headers()))
+
+    const role = (
+      await body(
+        await s.fetch(
+          '/v1/roles',
+          F.json({ name: 'Former owner', permissions: ['dashboard.view'] }, owner.headers()),
+        ),
+      )
+    ).data
+    const team = (
+      await body(await s.fetch('/v1/teams', F.json({ name: 'Former', type: 'frontline' }, owner.headers())))
+    ).data
+    const t = (
+      await body(
+        await s.fetch(
+          '/v1/workspace/transfer',
+          F.json(
+            {
+              to_user_id: a.id,
+              confirm_name: name,
+              stay: true,
+              stay_role_id: role.id,
+              stay_team_ids: [team.id],
+            },
+            owner.headers(),
+          ),
+        ),
+      )
+    ).data
+    expect((await s.fetch(`/v1/roles/${role.id}`, del(owner.headers()))).status).toBe(409)
+    const recipient = await F.signIn(s, a.email)
+    expect((await s.fetch(`/v1/me/transfers/${t.id}/accept`, F.json({}, recipient.headers()))).status).toBe(
+      200,
+    )
+    const members = (await body(await s.fetch('/v1/members', { headers: recipient.headers() }))).data
+    expect(members.find((m: any) => m.user.id === w.ownerId)).toMatchObject({
+      status: 'active',
+      role: { id: role.id },
+      team_ids: [team.id],
+    })
+  })
 })

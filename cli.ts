@@ -5,6 +5,7 @@ import { makeLogger } from './engine/log'
 import { servicesLayer } from './http/app'
 import * as BillingRoutes from './http/routes/billing'
 import * as ApiKeys from './store/apiKeys'
+import * as PlanRequests from './store/planRequests'
 import { isPaidActive, type Plan, plans } from './store/plans'
 import * as Sessions from './store/sessions'
 import * as Users from './store/users'
@@ -29,6 +30,7 @@ const usage = `Usage: npx kotak <command> [options]   (or: npm run kotak -- <com
                    A one-time sign-in link (default valid 30 minutes).
   billing confirm  --invoice NUMBER [--status paid|failed]
                    Confirms a payment taken outside the server (local payment provider).
+  plan-requests    [--limit 1..500]  The newest Custom plan requests from the public site (default 50).
   billing settle   Moves plans whose paid period and grace ended now (the server does this
                    every minute): Pro to Free, Custom to frozen.`
 
@@ -47,6 +49,7 @@ const options = {
   minutes: { type: 'string' },
   invoice: { type: 'string' },
   workspaces: { type: 'string' },
+  limit: { type: 'string' },
   status: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const
@@ -197,6 +200,14 @@ const command = (
           ? Effect.succeed({ invoice: number, result: outcome._tag.toLowerCase() })
           : fail(`no pending local payment for invoice ${number}`),
       )
+    }
+    case 'plan-requests': {
+      const limit = Number(o.limit ?? '50')
+      if (!Number.isInteger(limit) || limit < 1 || limit > 500)
+        throw new UsageError('--limit must be 1 to 500')
+      return Effect.map(PlanRequests.list(limit), (rows) => ({
+        plan_requests: rows.map((r) => ({ ...r, created_at: r.created_at.toISOString() })),
+      }))
     }
     case 'billing settle':
       return Effect.map(BillingRoutes.settleNow(), (settled) => ({

@@ -376,4 +376,47 @@ describe('invitations: boundaries', () => {
     const listed = (await body(await s.fetch('/v1/invitations', { headers: owner.headers() }))).data
     expect(listed.filter((i: any) => i.email === email)).toHaveLength(1)
   })
+
+  it('resend and cancel announce members.changed', async () => {
+    const inv = (await body(await invite(address()))).data
+    const c = await events(owner, `ws:${w.workspaceId}`)
+    expect((await s.fetch(`/v1/invitations/${inv.id}/resend`, F.json({}, owner.headers()))).status).toBe(200)
+    expect((await c.next((f) => f.event === 'members.changed')).data).toMatchObject({
+      invitation_id: inv.id,
+    })
+    expect((await s.fetch(`/v1/invitations/${inv.id}`, del(owner.headers()))).status).toBe(200)
+    expect((await c.next((f) => f.event === 'members.changed')).data).toMatchObject({
+      invitation_id: inv.id,
+    })
+    c.close()
+  })
+
+  it('a team deleted after inviting does not break accepting; a role in use by an invitation cannot be deleted', async () => {
+    const role = (
+      await body(
+        await s.fetch(
+          '/v1/roles',
+          F.json({ name: `Inv role ${seq++}`, permissions: ['dashboard.view'] }, owner.headers()),
+        ),
+      )
+    ).data
+    const gone = (
+      await body(
+        await s.fetch('/v1/teams', F.json({ name: `Gone ${seq++}`, type: 'frontline' }, owner.headers())),
+      )
+    ).data
+    const email = address()
+    const inv = (await body(await invite(email, { role_id: role.id, team_ids: [teamId, gone.id] }))).data
+    expect(inv.team_ids).toEqual(expect.arrayContaining([teamId, gone.id]))
+    expect((await s.fetch(`/v1/roles/${role.id}`, del(owner.headers()))).status).toBe(409)
+    expect((await s.fetch(`/v1/teams/${gone.id}`, del(owner.headers()))).status).toBe(200)
+    const invitee = await F.signIn(s, email)
+    const ok = await s.fetch(`/v1/me/invitations/${inv.id}/accept`, F.json({}, invitee.headers()))
+    expect(ok.status).toBe(200)
+    const members = (await body(await s.fetch('/v1/members', { headers: owner.headers() }))).data
+    expect(members.find((m: any) => m.user.email === email)).toMatchObject({
+      role: { id: role.id },
+      team_ids: [teamId],
+    })
+  })
 })

@@ -223,3 +223,30 @@ describe('more of workspaces, dashboard and audit', () => {
     expect((await s.fetch('/v1/audit-logs', { headers: F.bearer(key) })).status).toBe(200)
   })
 })
+
+describe('without a workspace', () => {
+  it('an account with no membership gets 409 workspace_required on workspace endpoints, but sees its invitations and workspaces; leaving cancels a transfer to the leaver', async () => {
+    const agent = await F.member(s, w, 'Agent')
+    const session = await F.signIn(s, agent.email)
+    // A pending transfer to the leaver is cancelled when they leave.
+    const name = (await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data.name
+    const t = await s.fetch(
+      '/v1/workspace/transfer',
+      F.json({ to_user_id: agent.id, confirm_name: name }, owner.headers()),
+    )
+    expect(t.status).toBe(201)
+    expect((await s.fetch('/v1/workspace/leave', F.json({}, session.headers()))).status).toBe(200)
+    const pending = (await body(await s.fetch('/v1/workspace/transfer', { headers: owner.headers() }))).data
+    expect(pending.pending).toBeNull()
+
+    const again = await F.signIn(s, agent.email)
+    const ws = await s.fetch('/v1/workspace', { headers: again.headers() })
+    expect(ws.status).toBe(409)
+    expect((await body(ws)).error.code).toBe('workspace_required')
+    expect((await s.fetch('/v1/members', { headers: again.headers() })).status).toBe(409)
+    // The Me object has a workspace, so /me answers the same (docs/decisions.md, order of checks).
+    expect((await s.fetch('/v1/me', { headers: again.headers() })).status).toBe(409)
+    expect((await s.fetch('/v1/me/invitations', { headers: again.headers() })).status).toBe(200)
+    expect((await s.fetch('/v1/workspaces', { headers: again.headers() })).status).toBe(200)
+  })
+})

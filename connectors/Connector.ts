@@ -54,6 +54,8 @@ export type Signal =
   | { readonly kind: 'read'; readonly externalIds: readonly string[] }
   | { readonly kind: 'agent_joined'; readonly agentName: string }
   | { readonly kind: 'history' }
+  /** An agent typing in the inbox (live chat shows it to the visitor). */
+  | { readonly kind: 'typing'; readonly name: string; readonly typing: boolean }
 
 export interface ConnectorShape {
   readonly send: (channel: ChannelRow, message: OutboundMessage) => Effect.Effect<Delivery>

@@ -58,6 +58,10 @@ export interface AppConfig {
   readonly paymentCallbackSecret: string | undefined
   /** Public key of the live chat shown on the demo page (`GET /v1/public/demo-livechat`). */
   readonly demoLivechatKey: string | undefined
+  /** Live chat: a start form sent sooner than this after its form token was issued is refused (scripted abuse). */
+  readonly livechatMinFillMs: number
+  /** Live chat: chats one address may start per minute. */
+  readonly livechatStartsPerMinute: number
   readonly logLevel: 'debug' | 'info' | 'warn' | 'error' | 'none'
   /** Key (32 bytes, base64 or hex) that encrypts stored secrets; absent = a key file under DATA_DIR (one node only). */
   readonly secretsKey: string | undefined
@@ -187,6 +191,8 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     mailFrom: nonEmpty(env, 'MAIL_FROM') ?? `Kotak <no-reply@${mailHost(env, port)}>`,
     paymentCallbackSecret: nonEmpty(env, 'PAYMENT_CALLBACK_SECRET'),
     demoLivechatKey: nonEmpty(env, 'DEMO_LIVECHAT_KEY'),
+    livechatMinFillMs: int(env, 'LIVECHAT_MIN_FILL_MS', 2000, 0, 60_000),
+    livechatStartsPerMinute: int(env, 'LIVECHAT_STARTS_PER_MINUTE', 10, 1, 10_000),
     logLevel: logLevel as AppConfig['logLevel'],
     secretsKey: nonEmpty(env, 'SECRETS_KEY'),
     emailAllowInsecure: bool(env, 'EMAIL_ALLOW_INSECURE'),

@@ -5,6 +5,7 @@ import * as Actors from '../actors'
 import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
 import * as EmailSessions from '../connectors/email/sessions'
+import * as LivechatAdapter from '../connectors/livechat/adapter'
 import * as Mailer from '../connectors/mail/Mailer'
 import * as MsgappAdapter from '../connectors/msgapp/adapter'
 import * as MsgappSessions from '../connectors/msgapp/sessions'
@@ -37,6 +38,7 @@ import * as AuthRoutes from './routes/auth'
 import * as BillingRoutes from './routes/billing'
 import * as CategoryRoutes from './routes/categories'
 import * as ChannelApiRoutes from './routes/channelApi'
+import * as ChannelIconRoutes from './routes/channelIcons'
 import * as ChannelRoutes from './routes/channels'
 import * as DashboardRoutes from './routes/dashboard'
 import * as EmailRoutes from './routes/email'
@@ -45,6 +47,9 @@ import * as IdentityRoutes from './routes/identity'
 import * as InteractionRoutes from './routes/interactions'
 import * as InvitationRoutes from './routes/invitations'
 import * as LabelRuleRoutes from './routes/labelRules'
+import * as LivechatChannelRoutes from './routes/livechatChannels'
+import * as LivechatVisitorRoutes from './routes/livechatVisitor'
+import * as LivechatWidgetRoutes from './routes/livechatWidget'
 import * as MediaRoutes from './routes/media'
 import * as MemberRoutes from './routes/members'
 import * as MessageRoutes from './routes/messages'
@@ -96,6 +101,10 @@ export const allRoutes = (): readonly Route[] => {
     ...ChannelApiRoutes.routes,
     ...EmailRoutes.routes,
     ...MsgappRoutes.routes,
+    ...LivechatChannelRoutes.routes,
+    ...ChannelIconRoutes.routes,
+    ...LivechatVisitorRoutes.routes,
+    ...LivechatWidgetRoutes.routes,
   )
   return list
 }
@@ -144,7 +153,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     opts.paymentProvider ?? PaymentProviderLocal.layer,
   ).pipe(Layer.provideMerge(keyed))
   // Each channel type's outbound adapter (below the actors: it needs none of them), one line each.
-  const adapters = Layer.mergeAll(Layer.empty, EmailAdapter.layer, MsgappAdapter.layer)
+  const adapters = Layer.mergeAll(Layer.empty, EmailAdapter.layer, MsgappAdapter.layer, LivechatAdapter.layer)
   const connectors = ConnectorRouter.layer.pipe(Layer.provide(adapters), Layer.provideMerge(ports))
   // One node: the local actor kit. Cluster (REDIS_URL): the same actors, each entity on one node.
   const actors = cfg.redisUrl

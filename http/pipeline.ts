@@ -17,6 +17,7 @@ import { clientAddress, parseCookies, parseQuery } from './request'
 import type { AuthedRequest, Reply, Request, Route, Services } from './route'
 import type { Method, Router } from './router'
 import { decode } from './validation'
+import { authenticateVisitor, type VisitorCredential } from './visitorAuth'
 
 /** A request as the transport hands it over: everything copied out, nothing lazy. */
 export interface Incoming {
@@ -38,7 +39,7 @@ export interface Outgoing {
  * Per-minute request budgets of sessions and public callers (our choice, decisions.md). Keys get
  * `RATE_LIMIT_PER_KEY` (spec 1 §8: 120).
  */
-export const RATE_LIMITS = { session: 600, public: 300 } as const
+export const RATE_LIMITS = { session: 600, public: 300, visitor: 120 } as const
 
 // Request ids: a random per-process prefix and a counter; unique without a random draw per request.
 const idPrefix = randomToken(6)
@@ -126,7 +127,7 @@ const rateLimit = (key: string, limit: number, meta: Meta) =>
 /** Access, plan, frozen state, scope and permission, in the order a caller would expect to hear. */
 const authorize = (route: Route, caller: Caller, method: Method, csrfHeader: string | undefined) =>
   Effect.gen(function* () {
-    if (route.access === 'P' || route.access === 'C') return
+    if (route.access === 'P' || route.access === 'C' || route.access === 'V') return
     const mutating = method !== 'GET'
     if (caller.via === 'key' && route.access === 'A') {
       return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'forbidden.app_only' }))
@@ -167,8 +168,14 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
     const header = (name: string) => req.headers.get(name.toLowerCase())
     let caller: Caller | null = null
     let viaChannel: Effect.Effect.Success<ReturnType<typeof authenticateChannel>> | null = null
+    let visitor: VisitorCredential | null = null
     if (route.access === 'P') {
       yield* rateLimit(`ip:${req.ip}`, RATE_LIMITS.public, meta)
+    } else if (route.access === 'V') {
+      // Live chat widget calls: the path's public key and the visitor's token, a budget per visitor.
+      yield* rateLimit(`ip:${req.ip}`, RATE_LIMITS.public, meta)
+      visitor = yield* authenticateVisitor(params.key, header('authorization'))
+      yield* rateLimit(`visitor:${visitor.visitor.id}`, RATE_LIMITS.visitor, meta)
     } else if (route.access === 'C') {
       // API channel inbound calls: the channel key, its own budget, plan and frozen state.
       viaChannel = yield* authenticateChannel(header('authorization'))
@@ -209,6 +216,7 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
       caller,
     }
     if (route.access === 'P') return yield* route.handler(request)
+    if (route.access === 'V') return yield* route.handler({ ...request, ...visitor! })
     if (route.access === 'C')
       return yield* route.handler({
         ...request,
@@ -223,7 +231,9 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
   })
 
 const toOutgoing = (reply: Reply, meta: Meta): Outgoing => {
-  const headers = [...meta.headers]
+  // A reply's own header replaces the pipeline's default of the same name (Cache-Control of assets).
+  const own = new Set(Object.keys(reply.headers ?? {}).map((k) => k.toLowerCase()))
+  const headers = meta.headers.filter(([k]) => !own.has(k.toLowerCase()))
   for (const [k, v] of Object.entries(reply.headers ?? {})) headers.push([k, v])
   for (const c of reply.cookies ?? []) headers.push(['Set-Cookie', c])
   if (reply._tag === 'Raw') {

@@ -25,12 +25,14 @@ import type { Locale } from './i18n'
 import type { MultipartLimits, UploadedFile } from './multipart'
 import type { RealtimeKey } from './realtime/token'
 import type { Method } from './router'
+import type { VisitorCredential } from './visitorAuth'
 
 /**
  * Access classes of spec 1: K = key or session, A = app session only, P = public, C = an API
- * channel's key (`Bearer svca_ch_…`). (V = visitor token comes with live chat.)
+ * channel's key (`Bearer svca_ch_…`), V = a live chat visitor's token (`Bearer lcv_…`) on
+ * `/livechat/{key}/…` (http/visitorAuth.ts).
  */
-export type Access = 'K' | 'A' | 'P' | 'C'
+export type Access = 'K' | 'A' | 'P' | 'C' | 'V'
 
 /** Services every handler may use. Domain issues extend this union. */
 export type Services =
@@ -76,6 +78,9 @@ export interface ChannelRequest<P, Q, B> extends Request<P, Q, B> {
   readonly channel: ChannelRow
   readonly workspace: WorkspaceRow
 }
+
+/** What a handler of a visitor-token (V) route gets: the live chat channel, its visitor and workspace. */
+export interface VisitorRequest<P, Q, B> extends Request<P, Q, B>, VisitorCredential {}
 
 /** What a handler of an authenticated, workspace-scoped route gets: caller and workspace are known. */
 export interface AuthedRequest<P, Q, B> extends Request<P, Q, B> {
@@ -160,6 +165,12 @@ export type Route<P = unknown, Q = unknown, B = unknown> =
       readonly access: 'C'
       readonly handler: (
         req: ChannelRequest<P, Q, B>,
+      ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
+    })
+  | (RouteBase<P, Q, B> & {
+      readonly access: 'V'
+      readonly handler: (
+        req: VisitorRequest<P, Q, B>,
       ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
     })
   | (RouteBase<P, Q, B> & {

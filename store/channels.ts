@@ -94,3 +94,15 @@ export const deleteOrArchive = (workspaceId: number, id: number) =>
       }),
     ),
   )
+
+/**
+ * `grant_selected_members` of channel creation (spec 1 §4.4): members on selected-channel access
+ * get the new channel added to their channels. Answers how many members changed.
+ */
+export const grantSelectedMembers = (workspaceId: number, channelId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+      UPDATE members SET channel_ids = array_append(channel_ids, ${channelId}::int)
+      WHERE workspace_id = ${workspaceId} AND channel_access = 'selected' AND NOT (${channelId}::int = ANY(channel_ids))
+      RETURNING id`.pipe(Effect.map((r) => r.length)),
+  )

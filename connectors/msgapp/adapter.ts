@@ -160,7 +160,7 @@ const chatOf = (conversationId: number) =>
 const signal = (channel: ChannelRow, conversationId: number, s: Signal) =>
   Effect.gen(function* () {
     const sock = Live.openSocket(channel.id)
-    if (!sock || s.kind === 'history' || s.kind === 'agent_joined') return
+    if (!sock || s.kind === 'history' || s.kind === 'agent_joined' || s.kind === 'typing') return
     const jid = yield* chatOf(conversationId)
     if (!jid) return
     const key = (id: string, fromMe: boolean) => ({ remoteJid: jid, id, fromMe })

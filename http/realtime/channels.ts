@@ -1,6 +1,7 @@
 import type { SqlError } from '@effect/sql/SqlError'
 import { Effect } from 'effect'
 import * as Conversations from '../../store/conversations'
+import * as Livechat from '../../store/livechat'
 import * as Members from '../../store/members'
 import * as Workspaces from '../../store/workspaces'
 import type { Services } from '../route'
@@ -14,6 +15,8 @@ import type { Services } from '../route'
 export interface Who {
   readonly userId: number
   readonly workspaceId: number
+  /** A live chat visitor's socket (spec 1 §6 rule 4): only its own `visitor:{session}`. */
+  readonly visitor?: string
 }
 
 /** The subscriber as the database knows them now, not as their token said. */
@@ -29,6 +32,8 @@ export type Verdict = 'granted' | 'forbidden' | 'unknown_channel'
 const authorizers = new Map<string, Authorizer>([
   ['ws', (who, id) => Effect.succeed(id === String(who.workspaceId))],
   ['user', (who, id) => Effect.succeed(id === String(who.userId))],
+  // Visitor channels are the visitor's alone (see `authorizeVisitor`); no member may join one.
+  ['visitor', () => Effect.succeed(false)],
   // spec 1 §6 rule 1: the one conversation visibility rule (store/conversations).
   [
     'conv',
@@ -47,8 +52,20 @@ export const registerChannel = (prefix: string, authorizer: Authorizer) => {
   authorizers.set(prefix, authorizer)
 }
 
+/**
+ * A visitor's socket: `visitor:{own session}` while the session's channel is live; nothing else,
+ * whatever the prefix.
+ */
+const authorizeVisitor = (who: Who & { readonly visitor: string }, channel: string) =>
+  Effect.gen(function* () {
+    if (channel !== `visitor:${who.visitor}`) return 'forbidden' as Verdict
+    const live = yield* Livechat.liveSession(who.visitor, who.workspaceId)
+    return (live ? 'granted' : 'forbidden') as Verdict
+  })
+
 export const authorize = (who: Who, channel: string): Effect.Effect<Verdict, SqlError, Services> =>
   Effect.gen(function* () {
+    if (who.visitor !== undefined) return yield* authorizeVisitor({ ...who, visitor: who.visitor }, channel)
     const colon = channel.indexOf(':')
     const authorizer = colon > 0 ? authorizers.get(channel.slice(0, colon)) : undefined
     if (!authorizer) return 'unknown_channel'

@@ -1,8 +1,9 @@
 import type uws from 'uWebSockets.js'
-import type { Effect } from 'effect'
+import { Effect } from 'effect'
 import type { BusShape } from '../../engine/bus/Bus'
 import { type ControlMessage, RECHECK_FRAME, userControlTopic } from '../../engine/events'
 import type { Logger } from '../../engine/log'
+import * as Livechat from '../../store/livechat'
 import * as Members from '../../store/members'
 import type { Services } from '../route'
 import { authorize } from './channels'
@@ -18,8 +19,10 @@ import { type Grant, verify } from './token'
 export const REALTIME_PATH = '/v1/realtime'
 
 interface SocketData {
+  /** 0 for a live chat visitor's socket. */
   readonly userId: number
   readonly workspaceId: number
+  readonly visitor: string | undefined
   readonly initial: readonly string[]
   readonly channels: Set<string>
   closed: boolean
@@ -45,6 +48,10 @@ export interface Gateway {
 const text = (v: unknown) => JSON.stringify(v)
 const CONTROL_PREFIX = userControlTopic(0).slice(0, -1)
 const RECHECK = Buffer.from(RECHECK_FRAME)
+const whoOf = (d: SocketData) =>
+  d.visitor === undefined
+    ? { userId: d.userId, workspaceId: d.workspaceId }
+    : { userId: 0, workspaceId: d.workspaceId, visitor: d.visitor }
 
 export const makeGateway = (deps: GatewayDeps): Gateway => {
   const sockets = new Set<Socket>()
@@ -84,9 +91,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
 
   const subscribe = async (ws: Socket, channel: string, since: string | undefined, ref: unknown) => {
     const data = ws.getUserData()
-    const verdict = await deps
-      .run(authorize({ userId: data.userId, workspaceId: data.workspaceId }, channel))
-      .catch(() => 'error' as const)
+    const verdict = await deps.run(authorize(whoOf(data), channel)).catch(() => 'error' as const)
     if (data.closed) return
     if (verdict !== 'granted') {
       const code = verdict === 'error' ? 'server_error' : verdict
@@ -117,7 +122,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
     for (const ws of [...(byTopic.get(topic) ?? [])]) {
       const data = ws.getUserData()
       deps
-        .run(authorize({ userId: data.userId, workspaceId: data.workspaceId }, topic))
+        .run(authorize(whoOf(data), topic))
         .then((verdict) => {
           if (verdict !== 'granted' && leave(ws, topic)) {
             send(ws, { op: 'unsubscribed', channel: topic, reason: 'access_lost' })
@@ -197,7 +202,12 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
             refuse('401 Unauthorized', 'unauthorized', 'Missing, invalid or expired real-time token.')
             return
           }
-          deps.run(Members.activeMembership(grant.u, grant.w)).then(
+          // A member's token needs a live membership; a visitor's token a live chat session.
+          const admitted: Effect.Effect<boolean, unknown, Services> =
+            grant.v === undefined
+              ? Effect.map(Members.activeMembership(grant.u, grant.w), (m) => m !== null)
+              : Effect.map(Livechat.liveSession(grant.v, grant.w), (v) => v !== null)
+          deps.run(admitted).then(
             (membership) => {
               if (aborted) return
               if (!membership) {
@@ -207,8 +217,9 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
               res.cork(() => {
                 res.upgrade<SocketData>(
                   {
-                    userId: grant.u,
+                    userId: grant.v === undefined ? grant.u : 0,
                     workspaceId: grant.w,
+                    visitor: grant.v,
                     initial: grant.ch,
                     channels: new Set(),
                     closed: false,
@@ -228,6 +239,10 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
         open: (ws) => {
           const data = ws.getUserData()
           sockets.add(ws)
+          if (data.visitor !== undefined) {
+            for (const channel of data.initial) void subscribe(ws, channel, undefined, undefined)
+            return
+          }
           let mine = byUser.get(data.userId)
           if (!mine) {
             mine = new Set()
@@ -255,6 +270,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
           data.closed = true
           sockets.delete(ws)
           for (const channel of [...data.channels]) leave(ws, channel)
+          if (data.visitor !== undefined) return
           const mine = byUser.get(data.userId)
           mine?.delete(ws)
           if (mine && mine.size === 0) {

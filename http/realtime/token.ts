@@ -14,6 +14,8 @@ export interface Grant {
   readonly exp: number
   /** Channels to subscribe on connect. */
   readonly ch: readonly string[]
+  /** A live chat visitor's session (then `u` is 0): such a socket may only join `visitor:{v}`. */
+  readonly v?: string
 }
 
 export const TOKEN_TTL_SECONDS = 60
@@ -27,7 +29,8 @@ export const verify = (key: Buffer, token: string | null | undefined, nowMs = Da
     typeof g.u !== 'number' ||
     typeof g.w !== 'number' ||
     typeof g.exp !== 'number' ||
-    !Array.isArray(g.ch)
+    !Array.isArray(g.ch) ||
+    (g.v !== undefined && typeof g.v !== 'string')
   ) {
     return null
   }

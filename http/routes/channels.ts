@@ -1,14 +1,17 @@
 import { Effect, Schema } from 'effect'
 import * as Webhooks from '../../connectors/api/webhooks'
+import { livechatBlock } from '../../connectors/livechat/embed'
 import { Config } from '../../engine/config'
 import { invalidateCredentials, publishEvent } from '../../engine/events'
 import { checkUrl, OutboundRefused } from '../../engine/net/outbound'
 import * as ChannelApi from '../../store/channelApi'
 import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
+import * as Livechat from '../../store/livechat'
 import { limitsOf } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../caller'
+import { grantSelectedMembers } from '../channelGrants'
 import { AutoReply, Hours } from '../channelSettings'
 import { iso } from '../envelope'
 import { ApiError, invalid, notFound } from '../errors'
@@ -39,23 +42,29 @@ addMessages({
 
 const defaultAutoReply = { greeting_on: false, greeting: '', away_on: false, away: '' }
 
-export const presentChannel = (c: Channels.ChannelRow, api?: ChannelApi.ChannelApiRow | null) => {
-  const s = c.settings as { hours?: unknown; auto_reply?: Record<string, unknown> }
+export const presentChannel = (
+  c: Channels.ChannelRow,
+  api?: ChannelApi.ChannelApiRow | null,
+  livechat?: ReturnType<typeof livechatBlock> | null,
+) => {
+  const s = c.settings as { hours?: unknown; auto_reply?: Record<string, unknown>; icon?: string | null }
   return {
     id: c.id,
     type: c.type,
     name: c.name,
     status: c.status,
-    icon_url: null,
+    // Set by an icon upload (http/routes/channelIcons.ts); the version defeats stale caches.
+    icon_url: s.icon ? `/v1/channels/${c.id}/icon?v=${encodeURIComponent(s.icon)}` : null,
     hours: s.hours ?? null,
     auto_reply: { ...defaultAutoReply, ...(s.auto_reply ?? {}) },
     created_at: iso(c.created_at),
     ...(c.type === 'api' ? { api: { webhook_url: api?.webhook_url ?? null } } : {}),
     ...(c.type === 'msgapp' ? { msgapp: presentMsgappSettings(c) } : {}),
+    ...(c.type === 'livechat' ? { livechat: livechat ?? null } : {}),
   }
 }
 
-const quotaOf = (workspace: WorkspaceRow) =>
+export const quotaOf = (workspace: WorkspaceRow) =>
   Effect.map(Channels.countLive(workspace.id), (used) => ({ used, limit: limitsOf(workspace).channels }))
 
 const presentApi = (
@@ -121,7 +130,7 @@ const checkWebhookUrl = (url: string | null | undefined) =>
     if (refused) return yield* Effect.fail(invalid({ webhook_url: { key: 'field.webhook_url' } }))
   })
 
-const commonSettings = (
+export const commonSettings = (
   body: {
     readonly hours?: typeof Hours.Type | null | undefined
     readonly auto_reply?: typeof AutoReply.Type | undefined
@@ -138,13 +147,13 @@ const commonSettings = (
 }
 
 /** A channel changed: its resolved key (channel-key access) is dropped on every node, then the event. */
-const changed = (c: Channels.ChannelRow) =>
+export const changed = (c: Channels.ChannelRow) =>
   Effect.zipRight(
     invalidateCredentials({ workspaceId: c.workspace_id }),
     publishEvent(`ws:${c.workspace_id}`, 'channel.updated', { channel_id: c.id, status: c.status }),
   )
 
-const channelOr404 = (workspaceId: number, id: number) =>
+export const channelOr404 = (workspaceId: number, id: number) =>
   Effect.flatMap(Channels.liveInWorkspace(workspaceId, id), (c) =>
     c ? Effect.succeed(c) : Effect.fail(notFound()),
   )
@@ -158,7 +167,7 @@ const apiChannelOr404 = (workspaceId: number, id: number) =>
   })
 
 /** Channels a caller may access: keys, channel managers and members with all-channel access see all. */
-const accessibleIds = (caller: Caller): readonly number[] | null =>
+export const accessibleIds = (caller: Caller): readonly number[] | null =>
   caller.via === 'key' ||
   caller.permissions.has('channels.manage') ||
   !caller.member ||
@@ -166,7 +175,7 @@ const accessibleIds = (caller: Caller): readonly number[] | null =>
     ? null
     : caller.member.channel_ids
 
-const detail = (workspaceId: number, id: number) =>
+export const detail = (workspaceId: number, id: number) =>
   Effect.gen(function* () {
     const c = yield* channelOr404(workspaceId, id)
     if (c.type === 'email') {
@@ -174,8 +183,11 @@ const detail = (workspaceId: number, id: number) =>
       if (mailbox) return presentEmail(c, mailbox)
     }
     const api = c.type === 'api' ? yield* ChannelApi.byChannel(c.id) : null
-    return presentChannel(c, api)
+    const lc = c.type === 'livechat' ? yield* Livechat.byChannel(c.id) : null
+    return presentChannel(c, api, lc ? livechatBlock(lc, (yield* Config).publicUrl) : null)
   })
+
+export { Common, Id }
 
 export const routes: readonly Route[] = [
   route({
@@ -188,8 +200,17 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         const rows = yield* Channels.listLive(workspace.id, accessibleIds(caller))
         const list = []
-        for (const c of rows)
-          list.push(presentChannel(c, c.type === 'api' ? yield* ChannelApi.byChannel(c.id) : null))
+        const { publicUrl } = yield* Config
+        for (const c of rows) {
+          const lc = c.type === 'livechat' ? yield* Livechat.byChannel(c.id) : null
+          list.push(
+            presentChannel(
+              c,
+              c.type === 'api' ? yield* ChannelApi.byChannel(c.id) : null,
+              lc ? livechatBlock(lc, publicUrl) : null,
+            ),
+          )
+        }
         return ok(list, { quota: yield* quotaOf(workspace) })
       }),
   }),
@@ -281,6 +302,7 @@ export const routes: readonly Route[] = [
         if (!made)
           return yield* Effect.fail(new ApiError({ code: 'plan_required', message: 'channels.quota' }))
         yield* changed(made.channel)
+        yield* grantSelectedMembers(body.grant_selected_members, made.channel)
         const cfg = yield* Config
         return created(
           {

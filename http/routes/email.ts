@@ -18,6 +18,7 @@ import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
 import { limitsOf } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
+import { grantSelectedMembers } from '../channelGrants'
 import { AutoReply, Hours } from '../channelSettings'
 import { iso } from '../envelope'
 import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
@@ -390,6 +391,7 @@ export const routes: readonly Route[] = [
         if (made._tag === 'AddressTaken')
           return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'email.address_taken' }))
         yield* changed(made.channel)
+        yield* grantSelectedMembers(body.grant_selected_members, made.channel)
         nudge()
         return created(presentEmail(made.channel, made.email), { quota: yield* quotaOf(workspace) })
       }),

@@ -542,6 +542,17 @@ export const routes: readonly Route[] = [
             typing: body.typing,
           }),
         ).pipe(Effect.catchTag('ConversationNotFound', Inbox.conversationGone))
+        // A live chat visitor sees the agent typing (their widget's `typing` event).
+        const channel = yield* Inbox.channelOf(c)
+        if (channel?.type === 'livechat') {
+          yield* Effect.flatMap(ChannelActor, (a) =>
+            a.ask(channel.id, {
+              _tag: 'Signal',
+              conversationId: c.id,
+              signal: { kind: 'typing', name: caller.user.name, typing: body.typing },
+            }),
+          ).pipe(Effect.catchTag('ChannelNotFound', () => Effect.void))
+        }
         return ok({ id: c.id, typing: body.typing, typing_user_ids: typing })
       }),
   }),

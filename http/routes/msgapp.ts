@@ -8,6 +8,7 @@ import type { ChannelRow } from '../../store/channels'
 import * as Channels from '../../store/channels'
 import * as Msgapp from '../../store/msgapp'
 import { limitsOf } from '../../store/plans'
+import { grantSelectedMembers } from '../channelGrants'
 import { iso } from '../envelope'
 import { ApiError, invalid, notFound } from '../errors'
 import { Text } from '../fields'
@@ -99,6 +100,7 @@ export const routes: readonly Route[] = [
           channel_id: made.channel.id,
           status: made.channel.status,
         })
+        yield* grantSelectedMembers(body.grant_selected_members, made.channel)
         nudge()
         const used = yield* Channels.countLive(workspace.id)
         return created(presentChannel(made.channel), { quota: { used, limit: limitsOf(workspace).channels } })

@@ -1,0 +1,102 @@
+import type { SqlClient } from '@effect/sql'
+import { Effect, Layer } from 'effect'
+import type { Bus } from '../../engine/bus/Bus'
+import { Config } from '../../engine/config'
+import { publishEvent } from '../../engine/events'
+import { Log } from '../../engine/log'
+import type { ChannelRow } from '../../store/channels'
+import * as Livechat from '../../store/livechat'
+import * as Messages from '../../store/messages'
+import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../Connector'
+import { Mailer } from '../mail/Mailer'
+import { ConnectorFor } from '../router'
+import { visitorMessage, visitorTopic } from './present'
+import { widgetOf } from './settings'
+
+/**
+ * The outbound side of a live chat channel: an agent's reply (or an automatic one) goes to the
+ * visitor's real-time channel `visitor:{session}` as `message`; while the visitor's widget is
+ * closed (no heartbeat for `AWAY_AFTER_MS`) and the channel has `email_fallback`, it also goes to
+ * the visitor's e-mail address. Pickup (`agent_joined`) tells the visitor who joined and moves
+ * everyone behind them up the queue (`queue`); the agent reading (`read`) and typing (`typing`)
+ * reach the widget too. Delivery to the socket is at most once; the widget catches up with
+ * `GET /livechat/{key}/conversation?after=` on reconnect.
+ */
+export const AWAY_AFTER_MS = 75_000
+
+export const isAway = (v: Livechat.VisitorRow, nowMs = Date.now()) =>
+  v.seen_at === null || nowMs - v.seen_at.getTime() > AWAY_AFTER_MS
+
+/** Tells every visitor still waiting on the channel their place. */
+export const announceQueue = (channelId: number) =>
+  Effect.gen(function* () {
+    for (const w of yield* Livechat.waiting(channelId)) {
+      yield* publishEvent(visitorTopic(w.session), 'queue', {
+        position: w.position,
+        waiting: true,
+        agent: null,
+      })
+    }
+  })
+
+const make = Effect.gen(function* () {
+  // The ChannelActor calls the adapter without services: it keeps its own.
+  const services = yield* Effect.context<SqlClient.SqlClient | Bus | Config | Log>()
+  const mailer = yield* Mailer
+
+  const send = (channel: ChannelRow, message: OutboundMessage) =>
+    Effect.gen(function* () {
+      const visitor = yield* Livechat.visitorOfConversation(message.conversationId)
+      const lc = yield* Livechat.byChannel(channel.id)
+      if (!visitor || !lc) return { _tag: 'Rejected', reason: 'No visitor for this chat.' } satisfies Delivery
+      const view = yield* Messages.view(message.messageId)
+      if (view)
+        yield* publishEvent(visitorTopic(visitor.session), 'message', visitorMessage(view, lc.public_key))
+      const widget = widgetOf(lc.widget)
+      if (widget.email_fallback && isAway(visitor) && message.body.trim() !== '') {
+        const cfg = yield* Config
+        const link = visitor.page_url ?? cfg.publicUrl
+        yield* mailer
+          .send({
+            to: visitor.email,
+            subject: `${widget.title}: a reply to your chat`,
+            text: `${message.body}\n\n— ${channel.name}\nContinue the chat: ${link}`,
+          })
+          .pipe(
+            Effect.catchAll((e) =>
+              Effect.flatMap(Log, (log) =>
+                Effect.sync(() => log.warn('live chat e-mail fallback failed', { reason: e.reason })),
+              ),
+            ),
+          )
+      }
+      return { _tag: 'Sent', externalId: `lc-${message.messageId}` } satisfies Delivery
+    }).pipe(
+      Effect.catchAllCause(() =>
+        Effect.succeed<Delivery>({ _tag: 'Rejected', reason: 'Live chat unavailable.' }),
+      ),
+      Effect.provide(services),
+    )
+
+  const signal = (channel: ChannelRow, conversationId: number, s: Signal) =>
+    Effect.gen(function* () {
+      const visitor = yield* Livechat.visitorOfConversation(conversationId)
+      if (!visitor) return
+      const topic = visitorTopic(visitor.session)
+      if (s.kind === 'agent_joined') {
+        yield* publishEvent(topic, 'queue', { position: 0, waiting: false, agent: { name: s.agentName } })
+        yield* announceQueue(channel.id)
+      } else if (s.kind === 'read') {
+        yield* publishEvent(topic, 'read', { by: 'agent', at: new Date().toISOString() })
+      } else if (s.kind === 'typing') {
+        yield* publishEvent(topic, 'typing', { from: 'agent', name: s.name, typing: s.typing })
+      }
+    }).pipe(
+      Effect.catchAllCause(() => Effect.void),
+      Effect.provide(services),
+    )
+
+  return { send, signal } satisfies ConnectorShape
+})
+
+export const layer = Layer.effect(ConnectorFor('livechat'), make)

@@ -1,0 +1,93 @@
+import { Effect, Schema } from 'effect'
+import { type Asset, assets, framePage } from '../../connectors/livechat/assets'
+import { WIDGET_SCRIPT_PATH } from '../../connectors/livechat/embed'
+import { frameAncestors, widgetOf } from '../../connectors/livechat/settings'
+import * as Livechat from '../../store/livechat'
+import type { Reply, Route } from '../route'
+import { route } from '../route'
+
+/**
+ * The widget's browser side (spec 1 §4.6 leaves its shape to us): the loader script the
+ * customer's page includes, and the chat page it frames, with its script and styles. Public and
+ * cacheable; the frame page says, through `frame-ancestors`, which sites may embed it
+ * (`allowed_domains`), so a browser refuses to show it anywhere else.
+ */
+const ASSET_CACHE = 'public, max-age=300'
+
+const asset = (a: Asset): Reply => ({
+  _tag: 'Raw',
+  status: 200,
+  contentType: a.contentType,
+  body: a.body,
+  headers: { 'Cache-Control': ASSET_CACHE, 'X-Content-Type-Options': 'nosniff' },
+})
+
+const notFoundPage: Reply = {
+  _tag: 'Raw',
+  status: 404,
+  contentType: 'text/html; charset=utf-8',
+  body: '<!doctype html><title>Not found</title><p>This chat is not available.</p>',
+  headers: { 'Content-Security-Policy': "default-src 'none'" },
+}
+
+export const routes: readonly Route[] = [
+  route({
+    method: 'GET',
+    path: WIDGET_SCRIPT_PATH,
+    access: 'P',
+    tag: 'Live chat widget',
+    summary: "The widget loader for the customer's page (JavaScript)",
+    handler: () => Effect.succeed(asset(assets.loader)),
+  }),
+  route({
+    method: 'GET',
+    path: '/livechat/assets/frame.js',
+    access: 'P',
+    tag: 'Live chat widget',
+    summary: "The chat page's script",
+    handler: () => Effect.succeed(asset(assets.frameJs)),
+  }),
+  route({
+    method: 'GET',
+    path: '/livechat/assets/frame.css',
+    access: 'P',
+    tag: 'Live chat widget',
+    summary: "The chat page's styles",
+    handler: () => Effect.succeed(asset(assets.frameCss)),
+  }),
+  route({
+    method: 'GET',
+    path: '/livechat/{key}/frame',
+    access: 'P',
+    tag: 'Live chat widget',
+    summary: 'The chat page the loader frames; only the allowed domains may embed it',
+    params: Schema.Struct({ key: Schema.String.pipe(Schema.maxLength(100)) }),
+    handler: ({ params }) =>
+      Effect.gen(function* () {
+        const found = yield* Livechat.byPublicKey(params.key)
+        if (!found) return notFoundPage
+        const w = widgetOf(found.livechat.widget)
+        return {
+          _tag: 'Raw',
+          status: 200,
+          contentType: 'text/html; charset=utf-8',
+          body: framePage(params.key),
+          headers: {
+            'Cache-Control': 'no-store',
+            'X-Content-Type-Options': 'nosniff',
+            'Referrer-Policy': 'no-referrer',
+            'Content-Security-Policy': [
+              "default-src 'self'",
+              "script-src 'self'",
+              "style-src 'self'",
+              "img-src 'self' blob: data:",
+              "connect-src 'self' ws: wss:",
+              "base-uri 'none'",
+              "form-action 'none'",
+              `frame-ancestors ${frameAncestors(w.allowed_domains)}`,
+            ].join('; '),
+          },
+        } satisfies Reply as Reply
+      }),
+  }),
+]

@@ -40,7 +40,16 @@ const routed = new Map(allRoutes().map((r) => [`${r.method} ${shape(r.path)}`, r
 const find = (method: string, p: string) =>
   routed.get(`${method} ${shape(`/v1${p}`)}`) ?? routed.get(`${method} ${shape(p)}`)
 
+/** The spec itself, where the repository sits beside `shared/` (developers' machines and CI). */
+const specFile = path.join(__dirname, '../../../shared/spec/endpoints.tsv')
+
 describe('the spec endpoints of built sections', () => {
+  it.skipIf(!fs.existsSync(specFile))('tests against a copy identical to the spec’s endpoints.tsv', () => {
+    expect(fs.readFileSync(path.join(__dirname, '../support/endpoints.tsv'), 'utf8')).toBe(
+      fs.readFileSync(specFile, 'utf8'),
+    )
+  })
+
   for (const [doc, section] of BUILT) {
     it(`routes every endpoint of doc ${doc} §${section} with its access class`, () => {
       const wanted = rows.filter((r) => r.doc === doc && r.section === section)

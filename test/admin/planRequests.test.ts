@@ -41,7 +41,7 @@ describe('plan request limits', () => {
     // One of today's 10 was made by the first test (other@shop.example); the next is refused.
     const res = await send('fresh@b.example')
     expect(res.status).toBe(429)
-    expect((await res.json()).error.code).toBe('rate_limited')
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe('rate_limited')
     // The daily limit (its wait runs to when the oldest request is a day old), not the minute's.
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(3600)
   })

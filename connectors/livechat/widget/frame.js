@@ -167,6 +167,7 @@
         renderChat()
         applyQueue(r.json.data)
         connect()
+        heartbeat()
         return
       }
       const fields = r.json.error?.fields || {}
@@ -209,8 +210,8 @@
         class: 'attach',
         type: 'button',
         'aria-label': 'Attach a file',
-        text: '\ud83d\udcce',
       })
+      attach.appendChild(clipIcon())
       attach.addEventListener('click', () => {
         fileInput.click()
       })
@@ -250,6 +251,25 @@
     app.appendChild(composer)
     if (!cfg.open && cfg.email_fallback)
       notice.textContent = 'We are away right now; we will reply by e-mail if you leave.'
+  }
+  function clipIcon() {
+    const ns = 'http://www.w3.org/2000/svg'
+    const svg = document.createElementNS(ns, 'svg')
+    svg.setAttribute('viewBox', '0 0 24 24')
+    svg.setAttribute('width', '18')
+    svg.setAttribute('height', '18')
+    svg.setAttribute('aria-hidden', 'true')
+    const p = document.createElementNS(ns, 'path')
+    p.setAttribute(
+      'd',
+      'M21 11.5l-8.5 8.5a5 5 0 0 1-7-7L14 4.5a3.3 3.3 0 0 1 4.7 4.7L10.2 17.7a1.7 1.7 0 0 1-2.4-2.4L15.5 7.6',
+    )
+    p.setAttribute('fill', 'none')
+    p.setAttribute('stroke', 'currentColor')
+    p.setAttribute('stroke-width', '2')
+    p.setAttribute('stroke-linecap', 'round')
+    svg.appendChild(p)
+    return svg
   }
   function submitText() {
     const text = textarea.value.trim()

@@ -95,6 +95,9 @@ export const remove = (workspaceId: number, id: number) =>
           UNION ALL SELECT 1 FROM ownership_transfers WHERE stay_role_id = ${id} AND status = 'pending'
           LIMIT 1`
         if (used || role.is_owner) return 'in_use' as const
+        // Accepted and cancelled invitations still name the role; nothing reads them any more (the
+        // audit log keeps what happened), so they go with it.
+        yield* sql`DELETE FROM invitations WHERE role_id = ${id}`
         yield* sql`DELETE FROM roles WHERE id = ${id}`
         return 'deleted' as const
       }),

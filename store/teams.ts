@@ -228,6 +228,13 @@ export const remove = (workspaceId: number, id: number, replacementId: number | 
             ])
           }
         }
+        // Open invitations name teams in an array (no foreign key): they follow the team's members.
+        yield* replacementId === null
+          ? sql`UPDATE invitations SET team_ids = array_remove(team_ids, ${id})
+                WHERE workspace_id = ${workspaceId} AND ${id} = ANY(team_ids)`
+          : sql`UPDATE invitations SET team_ids = (
+                  SELECT coalesce(array_agg(DISTINCT t), '{}') FROM unnest(array_replace(team_ids, ${id}, ${replacementId})) AS t)
+                WHERE workspace_id = ${workspaceId} AND ${id} = ANY(team_ids)`
         yield* sql`DELETE FROM teams WHERE id = ${id}`
         return { team, userIds: moved.map((m) => m.user_id) }
       }),

@@ -169,4 +169,35 @@ describe('access follows administration at once', () => {
     )
     expect(teamEdit.status).toBe(422)
   })
+
+  it('a role held only by an open invitation cannot be deleted (409); once the invitation is cancelled it can', async () => {
+    const t = await team('Role in use')
+    const role = (
+      await body(
+        await s.fetch(
+          '/v1/roles',
+          F.json({ name: 'Invited only', permissions: ['interactions.view'] }, owner.headers()),
+        ),
+      )
+    ).data
+    const inv = (
+      await body(
+        await s.fetch(
+          '/v1/invitations',
+          F.json(
+            { email: `role-${Date.now()}@example.com`, role_id: role.id, team_ids: [t.id] },
+            owner.headers(),
+          ),
+        ),
+      )
+    ).data
+    const listed = (await body(await s.fetch(`/v1/roles/${role.id}`, { headers: owner.headers() }))).data
+    expect(listed.usage).toEqual({ members: 0, invitations: 1 })
+    const del = (): RequestInit => ({ method: 'DELETE', headers: owner.headers() })
+    const refused = await s.fetch(`/v1/roles/${role.id}`, del())
+    expect(refused.status).toBe(409)
+    expect((await body(refused)).error.code).toBe('conflict')
+    expect((await s.fetch(`/v1/invitations/${inv.id}`, del())).status).toBe(200)
+    expect((await s.fetch(`/v1/roles/${role.id}`, del())).status).toBe(200)
+  })
 })

@@ -22,6 +22,19 @@ describe('deleting a team with data', () => {
       .data
     const ch = await I.channel(s, w, 'api')
     const conv = await I.conversation(s, w, { channelId: ch.id, teamId: old.id })
+    const roles = (await I.body(await s.fetch('/v1/roles', { headers: h }))).data
+    const agentRole = roles.find((r: any) => r.name === 'Agent')
+    const inv = (
+      await I.body(
+        await s.fetch(
+          '/v1/invitations',
+          F.json(
+            { email: `team-${Date.now()}@example.com`, role_id: agentRole.id, team_ids: [old.id, next.id] },
+            h,
+          ),
+        ),
+      )
+    ).data
     expect(old.member_ids).toEqual([])
 
     const refused = await s.fetch(`/v1/teams/${old.id}`, I.del(h))
@@ -41,6 +54,9 @@ describe('deleting a team with data', () => {
       ),
     )
     expect(row!.team_id).toBe(next.id)
+    // The open invitation now names the replacement once.
+    const open = (await I.body(await s.fetch('/v1/invitations', { headers: h }))).data
+    expect(open.find((x: any) => x.id === inv.id).team_ids).toEqual([next.id])
     expect((await s.fetch(`/v1/teams/${old.id}`, { headers: h })).status).toBe(404)
     // An empty team with nothing left goes without a replacement.
     const empty = (await I.body(await s.fetch('/v1/teams', F.json({ name: 'Empty', type: 'backoffice' }, h))))

@@ -87,7 +87,9 @@ const security = (r: Route) =>
       ? [{ session: [] }]
       : r.access === 'C'
         ? [{ channelKey: [] }]
-        : [{ apiKey: [] }, { session: [] }]
+        : r.access === 'V'
+          ? [{ visitorToken: [] }]
+          : [{ apiKey: [] }, { session: [] }]
 
 export const document = (routes: readonly Route[], serverUrl: string): Json => {
   const definitions: Definitions = {}
@@ -146,6 +148,11 @@ export const document = (routes: readonly Route[], serverUrl: string): Json => {
         apiKey: { type: 'http', scheme: 'bearer', description: 'Workspace API key `svca_live_…`' },
         session: { type: 'apiKey', in: 'cookie', name: 'kotak_session' },
         channelKey: { type: 'http', scheme: 'bearer', description: 'API channel key `svca_ch_…`' },
+        visitorToken: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'Live chat visitor token `lcv_…` from `POST /v1/livechat/{key}/visitors`',
+        },
       },
     },
   }

@@ -237,10 +237,11 @@ export const queuePosition = (c: ConversationRow) =>
   c.assignee_id !== null || c.status !== 'open' || c.channel_id === null
     ? Effect.succeed(0)
     : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        // Compared with the stored row, not the Date read back (JavaScript drops the microseconds).
         sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM conversations
-          WHERE channel_id = ${c.channel_id} AND status = 'open' AND assignee_id IS NULL
-            AND (created_at, id) <= (${c.created_at}, ${c.id})`.pipe(Effect.map((r) => r[0]?.n ?? 1)),
+          SELECT count(*)::int AS n FROM conversations q, conversations me
+          WHERE me.id = ${c.id} AND q.channel_id = me.channel_id AND q.status = 'open' AND q.assignee_id IS NULL
+            AND (q.created_at, q.id) <= (me.created_at, me.id)`.pipe(Effect.map((r) => Math.max(1, r[0]?.n ?? 1))),
       )
 
 /** The sessions still waiting on a channel, oldest first, with their place (for `queue` events). */

@@ -111,7 +111,7 @@ describe('the widget in a browser', () => {
     await frame.locator('button', { hasText: 'Chat now' }).click()
     const created = await agent.next(
       (f: any) => f.event === 'inbox.changed' && f.data.channel_id === channel.id,
-      10_000,
+      30_000,
     )
     const id = created.data.interaction_id as number
     agent.send({ op: 'subscribe', channel: `conv:${id}`, ref: 'c' })
@@ -122,17 +122,17 @@ describe('the widget in a browser', () => {
     await box.press('Enter')
     const msg = await agent.next(
       (f: any) => f.event === 'message.created' && f.data.direction === 'in',
-      10_000,
+      30_000,
     )
     expect(msg.data.body).toBe('Hello! Is the blue kettle in stock?')
     // The widget is open: its heartbeat reaches the agent as visitor.online.
-    await agent.next((f: any) => f.event === 'visitor.online', 10_000)
+    await agent.next((f: any) => f.event === 'visitor.online', 30_000)
     const reply = await s.fetch(
       `/v1/interactions/${id}/messages`,
       F.json({ text: 'Yes, we have 3 left. Shall I reserve one?' }, owner.headers()),
     )
     expect(reply.status).toBe(201)
-    await frame.locator('.msg.out', { hasText: 'Yes, we have 3 left' }).waitFor({ timeout: 10_000 })
+    await frame.locator('.msg.out', { hasText: 'Yes, we have 3 left' }).waitFor({ timeout: 30_000 })
     await frame.locator('text=joined the chat').waitFor()
     fs.mkdirSync(ARTIFACTS, { recursive: true })
     await page.screenshot({ path: path.join(ARTIFACTS, 'livechat.png') })
@@ -140,7 +140,7 @@ describe('the widget in a browser', () => {
     expect(problems).toEqual([])
     agent.close()
     await page.close()
-  })
+  }, 120_000)
 
   it('a page outside allowed_domains gets no widget', async () => {
     const page = await browser.newPage()

@@ -21,7 +21,6 @@
   let cfg = null
   let configAt = 0
   let token = load()
-  let _session = null
   let lastId = 0
   let seenId = 0
   let shown = {}
@@ -163,7 +162,6 @@
       if (r.status === 201) {
         token = r.json.data.token
         save(token)
-        _session = r.json.data.session
         renderChat()
         applyQueue(r.json.data)
         connect()
@@ -400,7 +398,6 @@
         return false
       }
       if (r.status !== 200) return true
-      _session = r.json.data.visitor.session
       r.json.data.messages.forEach(addMessage)
       applyQueue(r.json.data)
       return true

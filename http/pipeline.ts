@@ -174,7 +174,7 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
     } else if (route.access === 'V') {
       // Live chat widget calls: the path's public key and the visitor's token, a budget per visitor.
       yield* rateLimit(`ip:${req.ip}`, RATE_LIMITS.public, meta)
-      visitor = yield* authenticateVisitor(params.key, header('authorization'))
+      visitor = yield* authenticateVisitor(params.key, header('authorization'), method)
       yield* rateLimit(`visitor:${visitor.visitor.id}`, RATE_LIMITS.visitor, meta)
     } else if (route.access === 'C') {
       // API channel inbound calls: the channel key, its own budget, plan and frozen state.

@@ -26,7 +26,7 @@ import { humanSize } from '../multipart'
 import { REALTIME_PATH } from '../realtime/gateway'
 import { RealtimeKey, sign, TOKEN_TTL_SECONDS } from '../realtime/token'
 import { created, ok, type Reply, type Route, route } from '../route'
-import { channelOfKey } from '../visitorAuth'
+import { channelOfKey, refuseIfFrozen } from '../visitorAuth'
 import { iconReply } from './channelIcons'
 import { DownloadQuery, fileReply, wantsDownload } from './media'
 import { mediaType } from './messages'
@@ -188,6 +188,7 @@ export const routes: readonly Route[] = [
     handler: ({ params, body, header, ip }) =>
       Effect.gen(function* () {
         const { channel, livechat, workspace } = yield* channelOfKey(params.key)
+        yield* refuseIfFrozen(workspace, 'POST')
         const cfg = yield* Config
         const limiter = yield* RateLimiter
         const r = yield* limiter.hit(`livechat-start:${ip}`, cfg.livechatStartsPerMinute)

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Workspaces from '../../store/workspaces'
 import { type Smtp, startSmtp } from '../email/dovecot'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -179,6 +180,44 @@ describe('config and start', () => {
     expect(r.status).toBe(422)
     expect(Object.keys((await body(r)).error.fields)).toEqual(['consent'])
     await start(c.livechat.key, { consent: true })
+  })
+})
+
+describe('business hours and frozen workspaces', () => {
+  it('config says whether the channel is open now (its own hours, else the workspace’s)', async () => {
+    const c = await createLivechat(s, owner)
+    const closedAllWeek = {
+      enabled: true,
+      days: [1, 2, 3, 4, 5, 6, 7].map((day) => ({ day, open: false, from: '09:00', to: '17:00' })),
+    }
+    await s.fetch(`/v1/channels/${c.id}/livechat`, patch({ hours: closedAllWeek }, owner.headers()))
+    const cfg = (await body(await s.fetch(`/v1/livechat/${c.livechat.key}/config`))).data
+    expect(cfg).toMatchObject({ open: false, email_fallback: true })
+    await s.fetch(
+      `/v1/channels/${c.id}/livechat`,
+      patch({ hours: { enabled: false, days: [] } }, owner.headers()),
+    )
+    expect((await body(await s.fetch(`/v1/livechat/${c.livechat.key}/config`))).data.open).toBe(true)
+  })
+
+  it('a frozen workspace keeps showing the widget but refuses its writes (423)', async () => {
+    const w2 = await F.workspace(s, { plan: 'pro' })
+    const o2 = await F.signIn(s, w2.ownerEmail)
+    const c = await createLivechat(s, o2)
+    const d = await start(c.livechat.key)
+    const cfg = (await body(await s.fetch(`/v1/livechat/${c.livechat.key}/config`))).data
+    await s.run(Workspaces.setFrozen(w2.workspaceId, true))
+    expect((await s.fetch(`/v1/livechat/${c.livechat.key}/config`)).status).toBe(200)
+    expect(
+      (await s.fetch(`/v1/livechat/${c.livechat.key}/conversation`, { headers: v(d.token) })).status,
+    ).toBe(200)
+    expect((await send(d.token, { text: 'hi', client_id: 'z' }, c.livechat.key)).status).toBe(423)
+    await sleep(200)
+    const r = await s.fetch(
+      `/v1/livechat/${c.livechat.key}/visitors`,
+      F.json({ name: 'A', email: 'a@example.com', phone: '+6281234567', form_token: cfg.form_token }),
+    )
+    expect(r.status).toBe(423)
   })
 })
 

@@ -241,7 +241,9 @@ export const queuePosition = (c: ConversationRow) =>
         sql<{ n: number }>`
           SELECT count(*)::int AS n FROM conversations q, conversations me
           WHERE me.id = ${c.id} AND q.channel_id = me.channel_id AND q.status = 'open' AND q.assignee_id IS NULL
-            AND (q.created_at, q.id) <= (me.created_at, me.id)`.pipe(Effect.map((r) => Math.max(1, r[0]?.n ?? 1))),
+            AND (q.created_at, q.id) <= (me.created_at, me.id)`.pipe(
+          Effect.map((r) => Math.max(1, r[0]?.n ?? 1)),
+        ),
       )
 
 /** The sessions still waiting on a channel, oldest first, with their place (for `queue` events). */

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 
-/** `POST /plan-requests` daily limits (spec 1 §4.5 "rate-limited against abuse"; docs/decisions-admin.md). */
+/** `POST /plan-requests` daily limits (spec 1 §4.5 "rate-limited against abuse"; docs/decisions.md, Administration). */
 let s: TestServer
 beforeAll(async () => {
   s = await startTestServer()

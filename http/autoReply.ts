@@ -62,11 +62,18 @@ const sendAuto = (
 export const afterInbound = (
   from: ChannelRow,
   conversationId: number,
-  opts: { readonly newConversation: boolean },
+  opts: {
+    readonly newConversation: boolean
+    /**
+     * The caller's row is current (the API channel's comes from the credential cache, which every
+     * channel change clears on every node): no need to read it again.
+     */
+    readonly fresh?: boolean
+  },
 ) =>
   Effect.gen(function* () {
     // Connectors hold their channel row for the life of a session; the settings are read fresh.
-    const channel = yield* Channels.byId(from.id)
+    const channel = opts.fresh ? from : yield* Channels.byId(from.id)
     if (!channel || channel.archived_at !== null) return
     const auto = (channel.settings.auto_reply ?? {}) as AutoReplySettings
     const greeting = opts.newConversation && auto.greeting_on ? (auto.greeting ?? '').trim() : ''

@@ -149,12 +149,16 @@ export const simulateInbound = (channel: ChannelRow, body: InboundBody) =>
     yield* Effect.forEach(rest, (f, i) =>
       append({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
     )
-    yield* publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
-      interaction_id: thread.conversation_id,
-      channel_id: channel.id,
-      reason: newConversation ? 'conversation.created' : 'message.created',
-    })
-    yield* afterInbound(channel, thread.conversation_id, { newConversation })
+    // The append already told `ws:` about the message; a new conversation is worth a second word,
+    // as the other connectors do.
+    if (newConversation) {
+      yield* publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
+        interaction_id: thread.conversation_id,
+        channel_id: channel.id,
+        reason: 'conversation.created',
+      })
+    }
+    yield* afterInbound(channel, thread.conversation_id, { newConversation, fresh: true })
     return { duplicate: false, data: present(message, thread.external_id, channel.id) }
   })
 

@@ -262,6 +262,29 @@ export const sentSince = (channelId: number, since: Date) =>
     ),
   )
 
+export interface SendLogRow {
+  readonly at: Date
+  readonly message_id: number | null
+  readonly jid: string
+  readonly ok: boolean
+  readonly error: string | null
+}
+
+/** The latest sends of a number, newest first, with the 24-hour counts. */
+export const sendLog = (channelId: number, limit: number) =>
+  sqlOf((sql) =>
+    Effect.all({
+      rows: sql<SendLogRow>`
+        SELECT at, message_id::int AS message_id, jid, ok, error FROM msgapp_send_log
+        WHERE channel_id = ${channelId} ORDER BY at DESC, id DESC LIMIT ${limit}`,
+      counts: sql<{ sent: number; failed: number }>`
+        SELECT count(*) FILTER (WHERE ok)::int AS sent, count(*) FILTER (WHERE NOT ok)::int AS failed
+        FROM msgapp_send_log WHERE channel_id = ${channelId} AND at >= now() - interval '24 hours'`.pipe(
+        Effect.map((r) => r[0] ?? { sent: 0, failed: 0 }),
+      ),
+    }),
+  )
+
 // ---- Contacts, groups and conversations of a number -----------------------------------------
 
 export const contactByPhone = (workspaceId: number, phone: string) =>
@@ -285,6 +308,16 @@ export const upsertGroup = (
         members = CASE WHEN ${g.members === null} THEN groups.members ELSE EXCLUDED.members END
       RETURNING *`.pipe(Effect.map((r) => r[0]!)),
   )
+
+export const groupByJid = (channelId: number, jid: string) =>
+  sqlOf((sql) =>
+    sql<GroupRow>`SELECT * FROM groups WHERE channel_id = ${channelId} AND external_id = ${jid}`.pipe(
+      Effect.map(first),
+    ),
+  )
+
+export const setGroupAvatar = (groupId: number, fileId: number | null) =>
+  sqlOf((sql) => sql`UPDATE groups SET avatar_file_id = ${fileId} WHERE id = ${groupId}`)
 
 /** The open conversation of a group, or a new one (`kind = group`). */
 export const openGroupConversation = (workspaceId: number, channelId: number, groupId: number, at: Date) =>

@@ -45,6 +45,8 @@ export interface MsgappSocket {
     oldestTimestamp: number,
   ) => Promise<string>
   readonly groupMetadata: (jid: string) => Promise<GroupMetadata>
+  /** The URL of a chat's or group's photo (undefined when it has none or hides it). */
+  readonly profilePictureUrl: (jid: string) => Promise<string | undefined>
   readonly readMessages: (keys: WAMessageKey[]) => Promise<void>
   readonly sendPresenceUpdate: (type: WAPresence, jid?: string) => Promise<void>
   readonly rejectCall: (callId: string, from: string) => Promise<void>

@@ -25,6 +25,7 @@ export const make = (): TransportShape => ({
       },
       fetchMessageHistory: (count, oldest, ts) => sock.fetchMessageHistory(count, oldest, ts),
       groupMetadata: (jid) => sock.groupMetadata(jid),
+      profilePictureUrl: (jid) => sock.profilePictureUrl(jid, 'image'),
       readMessages: (keys) => sock.readMessages(keys),
       sendPresenceUpdate: (type, jid) => sock.sendPresenceUpdate(type, jid),
       rejectCall: (id, from) => sock.rejectCall(id, from),

@@ -1,5 +1,6 @@
 import {
   type AnyMessageContent,
+  type AuthenticationState,
   type BaileysEventMap,
   type GroupMetadata,
   type MiscMessageGenerationOptions,
@@ -33,10 +34,17 @@ export class FakeSocket implements MsgappSocket {
   readonly calls: Array<{ readonly op: string; readonly args: readonly unknown[] }> = []
   /** The next sends fail with these errors, in order. */
   readonly failures: Error[] = []
+  /** Group metadata and photo URLs this socket answers with (tests fill them). */
+  readonly groups = new Map<string, GroupMetadata>()
+  readonly avatars = new Map<string, string>()
   ended = false
   private n = 0
 
-  constructor(readonly channelId: number) {}
+  /** `auth` is the state the session connected with (stored creds are reused after a restart). */
+  constructor(
+    readonly channelId: number,
+    readonly auth: AuthenticationState | null = null,
+  ) {}
 
   emit<K extends keyof BaileysEventMap>(event: K, data: BaileysEventMap[K]) {
     this.ev.emit(event, data)
@@ -92,12 +100,22 @@ export class FakeSocket implements MsgappSocket {
     return 'history-request'
   }
 
-  groupMetadata = async (jid: string): Promise<GroupMetadata> => ({
-    id: jid,
-    subject: `Group ${jid.split('@')[0]}`,
-    owner: undefined,
-    participants: [],
-  })
+  groupMetadata = async (jid: string): Promise<GroupMetadata> => {
+    this.calls.push({ op: 'groupMetadata', args: [jid] })
+    return (
+      this.groups.get(jid) ?? {
+        id: jid,
+        subject: `Group ${jid.split('@')[0]}`,
+        owner: undefined,
+        participants: [],
+      }
+    )
+  }
+
+  profilePictureUrl = async (jid: string) => {
+    this.calls.push({ op: 'profilePictureUrl', args: [jid] })
+    return this.avatars.get(jid)
+  }
 
   readMessages = async (keys: WAMessageKey[]) => {
     this.calls.push({ op: 'readMessages', args: [keys] })
@@ -141,7 +159,7 @@ export const nthSocket = async (channelId: number, count = 1, timeoutMs = 5000):
 
 export const make = (): TransportShape => ({
   connect: async (channelId, auth) => {
-    const s = new FakeSocket(channelId)
+    const s = new FakeSocket(channelId, auth)
     if (auth.creds.me) s.user = { id: auth.creds.me.id }
     sockets.set(channelId, [...socketsOf(channelId), s])
     for (const w of [...waiters]) w()

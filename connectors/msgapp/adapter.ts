@@ -42,16 +42,25 @@ const pace = (channelId: number, paceMs: number) =>
     if (wait > 0) await new Promise((r) => setTimeout(r, wait))
   })
 
+/** The warm-up allowance of a number linked at `linkedAt` (null once warmed up or unlinked). */
+export const warmupOf = (linkedAt: Date | null, nowMs: number) => {
+  if (!linkedAt) return null
+  const days = Math.floor((nowMs - linkedAt.getTime()) / 86_400_000)
+  if (days >= WARMUP_DAYS) return null
+  return {
+    limit: WARMUP_BASE * (Math.max(0, days) + 1),
+    endsAt: new Date(linkedAt.getTime() + WARMUP_DAYS * 86_400_000),
+  }
+}
+
 const warmupRefusal = (channelId: number) =>
   Effect.gen(function* () {
     const n = yield* Msgapp.byChannel(channelId)
-    if (!n?.linked_at) return null
-    const days = Math.floor((Date.now() - n.linked_at.getTime()) / 86_400_000)
-    if (days >= WARMUP_DAYS) return null
-    const limit = WARMUP_BASE * (days + 1)
+    const warmup = warmupOf(n?.linked_at ?? null, Date.now())
+    if (!warmup) return null
     const sent = yield* Msgapp.sentSince(channelId, new Date(Date.now() - 86_400_000))
-    return sent >= limit
-      ? `Warm-up limit of this new number reached (${limit} messages per 24 hours during its first ${WARMUP_DAYS} days).`
+    return sent >= warmup.limit
+      ? `Warm-up limit of this new number reached (${warmup.limit} messages per 24 hours during its first ${WARMUP_DAYS} days).`
       : null
   })
 
@@ -129,6 +138,7 @@ const send = (channel: ChannelRow, m: OutboundMessage) =>
         Live.reportTrouble(channel.id, result.error.text)
       return yield* refuse(result.error.text)
     }
+    if (channel.status === 'restricted') Live.reportTrouble(channel.id, null)
     const waId = result.sent?.key.id ?? null
     yield* Msgapp.logSend(channel.id, { messageId: m.messageId, jid, ok: true, error: null })
     if (waId) {

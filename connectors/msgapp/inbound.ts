@@ -16,6 +16,7 @@ import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
 import * as Files from '../../store/files'
+import * as Messages from '../../store/messages'
 import * as Msgapp from '../../store/msgapp'
 import type { MsgappSocket } from './Transport'
 import { quietLogger } from './Transport'
@@ -143,8 +144,10 @@ const conversationFor = (channel: ChannelRow, sock: MsgappSocket | null, m: WAMe
       })
       let group = known
       if (known.name === '' && sock) {
+        // First sight of the group: its name, members and photo.
         const meta = yield* Effect.promise(() => sock.groupMetadata(jid).catch(() => null))
         if (meta) group = yield* Msgapp.upsertGroup(channel.workspace_id, channel.id, groupRecord(meta))
+        if (group.avatar_file_id === null) yield* groupPicture(channel, sock, jid, false)
       }
       return yield* Msgapp.openGroupConversation(channel.workspace_id, channel.id, group.id, at)
     }
@@ -171,6 +174,47 @@ export const groupRecord = (g: {
     phone: phoneOf(p.id, p.phoneNumber),
   })),
 })
+
+const MAX_AVATAR_BYTES = 2 * 1024 * 1024
+
+/** A photo from the service's picture URL (plain HTTPS, not encrypted); null when unavailable. */
+const fetchPicture = (url: string) =>
+  Effect.promise(async () => {
+    try {
+      const res = await fetch(url, { signal: AbortSignal.timeout(15_000) })
+      const mime = res.headers.get('content-type')?.split(';')[0]?.trim() ?? ''
+      if (!res.ok || !mime.startsWith('image/')) return null
+      const bytes = new Uint8Array(await res.arrayBuffer())
+      return bytes.byteLength > 0 && bytes.byteLength <= MAX_AVATAR_BYTES ? { mime, bytes } : null
+    } catch {
+      return null
+    }
+  })
+
+/**
+ * A group's photo, fetched when the group is first seen and again when the phone reports it
+ * changed (`contacts.update` with `imgUrl: 'changed'`); `removed` clears it. Unknown groups are
+ * ignored; a failed fetch keeps the previous photo.
+ */
+export const groupPicture = (channel: ChannelRow, sock: MsgappSocket, jid: string, removed: boolean) =>
+  Effect.gen(function* () {
+    const group = yield* Msgapp.groupByJid(channel.id, jid)
+    if (!group) return
+    if (removed) {
+      yield* Msgapp.setGroupAvatar(group.id, null)
+      return
+    }
+    const url = yield* Effect.promise(() => sock.profilePictureUrl(jid).catch(() => undefined))
+    const picture = url ? yield* fetchPicture(url) : null
+    if (!picture) return
+    const ext = picture.mime.split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'jpg'
+    const file = yield* Files.save(
+      channel.workspace_id,
+      { name: `group.${ext}`, mime: picture.mime, bytes: picture.bytes },
+      null,
+    ).pipe(Effect.orDie)
+    yield* Msgapp.setGroupAvatar(group.id, file.id)
+  })
 
 const downloadTo = (channel: ChannelRow, sock: MsgappSocket | null, m: WAMessage, media: Parsed['media']) =>
   Effect.gen(function* () {
@@ -282,6 +326,12 @@ export const remoteChange = (channel: ChannelRow, waId: string, change: RemoteCh
   Effect.gen(function* () {
     const known = yield* Msgapp.lookup(channel.id, waId)
     if (!known) return false
+    if (change.kind === 'edit') {
+      // Baileys reports one edit twice (the protocol message in `messages.upsert`, then
+      // `messages.update`): an edit that changes nothing is not a change.
+      const row = yield* Messages.byId(known.message_id)
+      if (row && row.edited_at !== null && row.body === change.body) return true
+    }
     yield* Effect.flatMap(ConversationActor, (a) =>
       a.ask(known.conversation_id, { _tag: 'Remote', messageId: known.message_id, change }),
     ).pipe(Effect.catchTags({ ConversationNotFound: () => Effect.void, MessageNotFound: () => Effect.void }))

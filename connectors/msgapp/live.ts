@@ -8,7 +8,7 @@ import type { MsgappSocket } from './Transport'
  */
 const sockets = new Map<number, MsgappSocket>()
 const listeners = new Set<() => void>()
-const troubles = new Set<(channelId: number, reason: string) => void>()
+const troubles = new Set<(channelId: number, reason: string | null) => void>()
 
 export const openSocket = (channelId: number) => sockets.get(channelId) ?? null
 export const setOpen = (channelId: number, s: MsgappSocket) => sockets.set(channelId, s)
@@ -26,11 +26,14 @@ export const onNudge = (l: () => void) => {
   }
 }
 
-/** The adapter saw the service refuse the number (restriction): the supervisor surfaces it. */
-export const reportTrouble = (channelId: number, reason: string) => {
+/**
+ * The adapter saw the service refuse the number (restriction, `reason`) or, for a number marked
+ * restricted, a send go through again (`reason` null): the supervisor surfaces it.
+ */
+export const reportTrouble = (channelId: number, reason: string | null) => {
   for (const t of troubles) t(channelId, reason)
 }
-export const onTrouble = (t: (channelId: number, reason: string) => void) => {
+export const onTrouble = (t: (channelId: number, reason: string | null) => void) => {
   troubles.add(t)
   return () => {
     troubles.delete(t)

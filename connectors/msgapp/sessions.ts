@@ -1,4 +1,4 @@
-import type { BaileysEventMap, WAMessage } from 'baileys'
+import { type BaileysEventMap, isJidGroup, type WAMessage } from 'baileys'
 import { Context, Effect, Layer, Runtime } from 'effect'
 import { ChannelActor } from '../../actors/channel'
 import { Config } from '../../engine/config'
@@ -202,6 +202,10 @@ class Session {
           await run(
             Msgapp.upsertGroup(channel.workspace_id, channel.id, Inbound.groupRecord({ ...g, id: g.id })),
           )
+      }
+      for (const c of events['contacts.update'] ?? []) {
+        if (c.id && isJidGroup(c.id) && (c.imgUrl === 'changed' || c.imgUrl === 'removed'))
+          await run(Inbound.groupPicture(channel, sock, c.id, c.imgUrl === 'removed'))
       }
       const label = events['labels.edit']
       if (label) {
@@ -411,8 +415,13 @@ const make = Effect.gen(function* () {
       })
   }
 
-  const onTrouble = (channelId: number, reason: string) => {
+  const onTrouble = (channelId: number, reason: string | null) => {
     if (!sessions.has(channelId)) return
+    if (reason === null) {
+      // A restricted number sends again: back to active, no notification.
+      void run(setStatus(channelId, 'active')).catch(() => {})
+      return
+    }
     void run(
       Effect.zipRight(setStatus(channelId, 'restricted'), notifyManagers(channelId, 'restricted')),
     ).catch(() => {})

@@ -1,6 +1,8 @@
 import { Effect, Schema } from 'effect'
 import QRCode from 'qrcode'
 import { ChannelActor } from '../../actors/channel'
+import { warmupOf } from '../../connectors/msgapp/adapter'
+import { phoneOf } from '../../connectors/msgapp/inbound'
 import { nudge } from '../../connectors/msgapp/live'
 import { publishHistory } from '../../connectors/msgapp/sessions'
 import { invalidateCredentials, publishEvent } from '../../engine/events'
@@ -57,6 +59,35 @@ const setStatus = (channelId: number, status: string) =>
   Effect.flatMap(ChannelActor, (a) => a.ask(channelId, { _tag: 'SetStatus', status })).pipe(
     Effect.catchTag('ChannelNotFound', () => Effect.fail(notFound())),
   )
+
+const LOG_SIZE = 50
+
+/**
+ * Number health: the last sends (newest first), the 24-hour counts, and the warm-up allowance of
+ * a new number (null once warmed up).
+ */
+const healthOf = (n: Msgapp.NumberRow) =>
+  Effect.map(Msgapp.sendLog(n.channel_id, LOG_SIZE), ({ rows, counts }) => {
+    const warmup = warmupOf(n.linked_at, Date.now())
+    return {
+      sent_24h: counts.sent,
+      failed_24h: counts.failed,
+      warmup: warmup
+        ? {
+            limit: warmup.limit,
+            remaining: Math.max(0, warmup.limit - counts.sent),
+            ends_at: iso(warmup.endsAt),
+          }
+        : null,
+      log: rows.map((r) => ({
+        at: iso(r.at),
+        message_id: r.message_id,
+        to: phoneOf(r.jid) ?? (r.jid || null),
+        ok: r.ok,
+        error: r.error,
+      })),
+    }
+  })
 
 const presentStatus = (c: ChannelRow, n: Msgapp.NumberRow) => ({
   channel_id: c.id,
@@ -166,12 +197,14 @@ export const routes: readonly Route[] = [
     access: 'A',
     permission: 'channels.manage',
     tag: 'Channels',
-    summary: 'Latest status of the number (link, connection, history import)',
+    summary:
+      'Latest status of the number (link, connection, history import) and its health: send log, 24-hour counts, warm-up allowance',
     params: Id,
     handler: ({ workspace, params }) =>
-      Effect.map(numberOr404(workspace.id, params.id), ({ channel, number }) =>
-        ok(presentStatus(channel, number)),
-      ),
+      Effect.gen(function* () {
+        const { channel, number } = yield* numberOr404(workspace.id, params.id)
+        return ok({ ...presentStatus(channel, number), health: yield* healthOf(number) })
+      }),
   }),
   route({
     method: 'POST',

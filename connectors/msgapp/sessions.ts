@@ -227,7 +227,13 @@ class Session {
         await sock.rejectCall(call.id, call.from).catch(() => {})
         const reply =
           typeof channel.settings.call_reply === 'string' ? channel.settings.call_reply.trim() : ''
-        if (reply) await sock.sendMessage(call.from, { text: reply }).catch(() => undefined)
+        if (!reply) continue
+        // Not a conversation message, but a send of this number all the same: logged (and counted).
+        const error = await sock.sendMessage(call.from, { text: reply }).then(
+          () => null,
+          (e: unknown) => (e instanceof Error ? e.message : String(e)),
+        )
+        await run(Msgapp.logSend(channel.id, { messageId: null, jid: call.from, ok: error === null, error }))
       }
     }
     if (conn?.connection === 'close') {

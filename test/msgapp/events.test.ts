@@ -373,6 +373,11 @@ describe('messaging-app events', () => {
     expect(sock.sent.map((x) => [x.jid, x.content])).toEqual([
       [jid, { text: 'Maaf, kami hanya melayani chat.' }],
     ])
+    // The reply is a send of the number: in its send log.
+    const health = (await body(await get(`/v1/channels/${ch.id}/status`))).data.health
+    expect(health.log).toEqual([
+      { at: expect.stringMatching(/Z$/), message_id: null, to: '+6281399995005', ok: true, error: null },
+    ])
     // Only offers are rejected (not the ringing and end of the same call).
     call('CALL1', 'ringing')
     call('CALL1', 'terminate')

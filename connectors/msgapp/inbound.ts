@@ -181,7 +181,7 @@ const MAX_AVATAR_BYTES = 2 * 1024 * 1024
 const fetchPicture = (url: string) =>
   Effect.promise(async () => {
     try {
-      const res = await fetch(url, { signal: AbortSignal.timeout(15_000) })
+      const res = await fetch(url, { signal: AbortSignal.timeout(5_000) })
       const mime = res.headers.get('content-type')?.split(';')[0]?.trim() ?? ''
       if (!res.ok || !mime.startsWith('image/')) return null
       const bytes = new Uint8Array(await res.arrayBuffer())

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net'
 import { encryptedStream, proto } from 'baileys'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { FakeSocket } from '../../connectors/msgapp/TransportTest'
-import { contact, socketFor } from '../inbox/support'
+import { contact, setMember, socketFor } from '../inbox/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { body, ENV, linkedNumber, textFrom, waId, waitFor } from './support'
@@ -298,6 +298,31 @@ describe('messaging-app events', () => {
     expect(photo.status).toBe(200)
     expect(photo.headers.get('content-type')).toBe('image/jpeg')
     expect(Buffer.from(await photo.arrayBuffer()).equals(jpeg)).toBe(true)
+
+    // A member sees the group only with access to its number, and only the conversations they may see.
+    const agent = await F.member(s, w)
+    const agentSession = await F.signIn(s, agent.email)
+    await setMember(s, w, agent.id, { viewAll: false, channelIds: [ch.id] })
+    // Assigned to the owner: not the agent's to see without view-all.
+    const assigned = await s.fetch(`/v1/interactions/${conv.id}`, {
+      ...F.json({ assignee_id: w.ownerId }, owner.headers()),
+      method: 'PATCH',
+    })
+    expect(assigned.status).toBe(200)
+    const asAgent = await get(`/v1/groups/${gid}`, agentSession)
+    expect(asAgent.status).toBe(200)
+    const seen = (await body(asAgent)).data
+    expect(seen.members).toEqual(g.members)
+    expect(seen.interactions).toEqual([])
+    await setMember(s, w, agent.id, { viewAll: true })
+    expect(
+      (await body(await get(`/v1/groups/${gid}`, agentSession))).data.interactions.map(
+        (c: { id: number }) => c.id,
+      ),
+    ).toEqual([conv.id])
+    const elsewhere = await s.fetch('/v1/channels/api', F.json({ name: 'Shop API' }, owner.headers()))
+    await setMember(s, w, agent.id, { channelIds: [(await body(elsewhere)).data.id] })
+    expect((await get(`/v1/groups/${gid}`, agentSession)).status).toBe(404)
 
     // Another workspace sees neither the group nor its photo.
     const other = await F.workspace(s, { plan: 'pro' })

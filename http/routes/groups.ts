@@ -2,9 +2,30 @@ import { Effect, Schema } from 'effect'
 import { WallClock } from '../../engine/clock'
 import * as Conversations from '../../store/conversations'
 import * as Groups from '../../store/groups'
+import type { WorkspaceRow } from '../../store/workspaces'
+import type { Caller } from '../caller'
 import { notFound } from '../errors'
 import * as Inbox from '../inbox'
 import { ok, type Route, route } from '../route'
+
+/**
+ * A group the caller may see, else 404: a group on a channel the caller cannot access stays
+ * hidden, like its conversations. The one rule for the group and its photo.
+ */
+export const visibleGroup = (caller: Caller, workspace: WorkspaceRow, id: number) =>
+  Effect.gen(function* () {
+    const group = yield* Groups.byId(workspace.id, id)
+    if (!group) return yield* Effect.fail(notFound())
+    const viewer = Inbox.viewerFor(caller, workspace)
+    if (
+      viewer.channelIds !== null &&
+      group.channel_id !== null &&
+      !viewer.channelIds.includes(group.channel_id)
+    ) {
+      return yield* Effect.fail(notFound())
+    }
+    return group
+  })
 
 /** Spec 2 §4.1 `GET /groups/{id}`: a messaging-app group, its members matched to contacts, its visible conversations. */
 export const routes: readonly Route[] = [
@@ -18,17 +39,8 @@ export const routes: readonly Route[] = [
     params: Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) }),
     handler: ({ caller, workspace, params }) =>
       Effect.gen(function* () {
-        const group = yield* Groups.byId(workspace.id, params.id)
-        if (!group) return yield* Effect.fail(notFound())
+        const group = yield* visibleGroup(caller, workspace, params.id)
         const viewer = Inbox.viewerFor(caller, workspace)
-        // Members of a group on a channel the caller cannot access stay hidden, like its conversations.
-        if (
-          viewer.channelIds !== null &&
-          group.channel_id !== null &&
-          !viewer.channelIds.includes(group.channel_id)
-        ) {
-          return yield* Effect.fail(notFound())
-        }
         const phones = group.members
           .map((m) => (typeof m.phone === 'string' ? m.phone : null))
           .filter((p): p is string => p !== null)

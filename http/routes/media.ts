@@ -4,12 +4,12 @@ import { FileStorage } from '../../engine/storage/FileStorage'
 import * as Contacts from '../../store/contacts'
 import type { MessageRow } from '../../store/conversations'
 import * as Files from '../../store/files'
-import * as Groups from '../../store/groups'
 import * as Messages from '../../store/messages'
 import { notFound } from '../errors'
 import * as Inbox from '../inbox'
 import type { AuthedRequest, Reply } from '../route'
 import { type Route, route } from '../route'
+import { visibleGroup } from './groups'
 
 /**
  * Spec 2 §4.1 private files: message media, e-mail attachments and the sanitized mail, contact
@@ -208,8 +208,8 @@ export const routes: readonly Route[] = [
     params: IdParam,
     handler: (req) =>
       Effect.gen(function* () {
-        const group = yield* Groups.byId(req.workspace.id, req.params.id)
-        if (!group || group.avatar_file_id === null) return yield* Effect.fail(notFound())
+        const group = yield* visibleGroup(req.caller, req.workspace, req.params.id)
+        if (group.avatar_file_id === null) return yield* Effect.fail(notFound())
         const file = yield* Files.byId(req.workspace.id, group.avatar_file_id)
         if (!file) return yield* Effect.fail(notFound())
         return yield* fileReply(file, req.header('range'), false)

@@ -314,6 +314,7 @@ describe('messaging-app events', () => {
     const seen = (await body(asAgent)).data
     expect(seen.members).toEqual(g.members)
     expect(seen.interactions).toEqual([])
+    expect((await get(`/v1/groups/${gid}/avatar`, agentSession)).status).toBe(200)
     await setMember(s, w, agent.id, { viewAll: true })
     expect(
       (await body(await get(`/v1/groups/${gid}`, agentSession))).data.interactions.map(
@@ -323,6 +324,7 @@ describe('messaging-app events', () => {
     const elsewhere = await s.fetch('/v1/channels/api', F.json({ name: 'Shop API' }, owner.headers()))
     await setMember(s, w, agent.id, { channelIds: [(await body(elsewhere)).data.id] })
     expect((await get(`/v1/groups/${gid}`, agentSession)).status).toBe(404)
+    expect((await get(`/v1/groups/${gid}/avatar`, agentSession)).status).toBe(404)
 
     // Another workspace sees neither the group nor its photo.
     const other = await F.workspace(s, { plan: 'pro' })

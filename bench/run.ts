@@ -620,6 +620,7 @@ const inbound = async (k6: string, plan: InboundPlan) => {
       persisted,
       sockets: open,
       sockets_failed: metric(run.summary, 'sockets_failed', 'count'),
+      sockets_closed_slow: metric(run.summary, 'sockets_closed_slow', 'count'),
       deliveries,
       deliveries_per_s: round(deliveries / duration, 0),
       lost: Math.max(0, expected - deliveries) + Math.max(0, acceptedN - persisted),
@@ -653,7 +654,8 @@ const inbound = async (k6: string, plan: InboundPlan) => {
         `| offered msg/s | accepted msg/s | sockets | deliveries/s | p50 ms | p99 ms | POST p99 ms | lost | server CPU | k6 CPU |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n` +
         `| ${plan.rate} | ${metrics.messages_per_s} | ${open} | ${metrics.deliveries_per_s} | ${metrics.p50_ms} | ${metrics.p99_ms} | ${metrics.post_p99_ms} | ${metrics.lost} | ${metrics.server_cpu_cores} | ${metrics.k6_cpu_cores} |\n\n` +
         `${missed}\n\nLatency is from the k6 sender's clock at POST to the k6 socket's clock at receipt (same machine). ` +
-        `lost = accepted × sockets − deliveries, plus accepted messages missing from the database (${persisted} persisted of ${acceptedN} accepted).\n`,
+        `lost = accepted × sockets − deliveries, plus accepted messages missing from the database (${persisted} persisted of ${acceptedN} accepted). ` +
+        `Sockets with errors: ${metrics.sockets_failed}; closed by the server as slow consumers (4008, a real client reconnects and replays from its cursor): ${metrics.sockets_closed_slow}.\n`,
     )
   } finally {
     await kotak.stop()

@@ -18,6 +18,9 @@ const delivered = new Counter('deliveries')
 const deliveryMs = new Trend('delivery_ms', true)
 const socketsOpen = new Counter('sockets_opened')
 const socketsFailed = new Counter('sockets_failed')
+// Closed by the server as a slow consumer (4008): a real client reconnects and replays from its
+// cursor; this one does not, so what it missed counts as lost.
+const socketsSlow = new Counter('sockets_closed_slow')
 
 const duration = Number(__ENV.DURATION_S || 20)
 const settle = Number(__ENV.SETTLE_S || 8)
@@ -82,6 +85,9 @@ function openOne(url) {
   const ws = new WebSocket(url)
   ws.onopen = () => socketsOpen.add(1)
   ws.onerror = () => socketsFailed.add(1)
+  ws.onclose = (e) => {
+    if (e.code === 4008) socketsSlow.add(1)
+  }
   ws.onmessage = (e) => {
     const text = String(e.data)
     if (text.indexOf('"event":"message.created"') < 0) return

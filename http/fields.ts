@@ -23,3 +23,10 @@ export const Text = (min: number, max: number) =>
 export const MAX_ID = 2_147_483_647
 export const Id = Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_ID))
 export const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_ID))
+/**
+ * Ids of `bigint` rows (conversations, messages, contacts, files, groups, visitors): any integer
+ * JavaScript holds exactly; a larger one names no row.
+ */
+export const MAX_BIG_ID = Number.MAX_SAFE_INTEGER
+export const BigId = Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_BIG_ID))
+export const BigIdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_BIG_ID))

@@ -2,7 +2,7 @@ import { Effect, Schema } from 'effect'
 import { publishEvent } from '../../engine/events'
 import * as Categories from '../../store/categories'
 import { ApiError, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 
@@ -36,9 +36,8 @@ const Color = Schema.String.pipe(
     jsonSchema: { pattern: '^(#[0-9a-fA-F]{6})?$' },
   }),
 )
-const PositiveInt = Schema.Number.pipe(Schema.int(), Schema.positive())
 const Position = Schema.Number.pipe(Schema.int(), Schema.between(0, 100_000))
-const IdParam = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
+const IdParam = Schema.Struct({ id: IdFromString })
 
 const CategorySchema = Schema.Struct({
   id: Schema.Number,
@@ -93,7 +92,7 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({
       name: Text(1, 100),
       color: Schema.optional(Color),
-      parent_id: Schema.optional(Schema.NullOr(PositiveInt)),
+      parent_id: Schema.optional(Schema.NullOr(Id)),
       position: Schema.optional(Position),
     }),
     response: CategorySchema,
@@ -142,7 +141,7 @@ export const routes: readonly Route[] = [
       name: Schema.optional(Text(1, 100)),
       color: Schema.optional(Color),
       position: Schema.optional(Position),
-      parent_id: Schema.optional(Schema.NullOr(PositiveInt)),
+      parent_id: Schema.optional(Schema.NullOr(Id)),
     }),
     response: CategorySchema,
     handler: ({ workspace, params, body }) =>

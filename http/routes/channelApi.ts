@@ -10,6 +10,7 @@ import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
 import { afterInbound } from '../autoReply'
 import { ApiError, invalid, notFound } from '../errors'
+import { BigIdFromString } from '../fields'
 import { addMessages } from '../i18n'
 import { RealtimeKey } from '../realtime/token'
 import { created, ok, type Route, route } from '../route'
@@ -182,7 +183,7 @@ export const routes: readonly Route[] = [
     access: 'C',
     tag: 'Channel API',
     summary: 'Mark an agent reply `delivered` or `read`',
-    params: Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) }),
+    params: Schema.Struct({ id: BigIdFromString }),
     body: Schema.Struct({ status: Schema.Literal('delivered', 'read') }),
     handler: ({ channel, params, body }) =>
       Effect.gen(function* () {

@@ -15,7 +15,7 @@ import { grantSelectedMembers } from '../channelGrants'
 import { AutoReply, Hours } from '../channelSettings'
 import { iso } from '../envelope'
 import { ApiError, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 import { simulateInbound } from './channelApi'
@@ -108,7 +108,7 @@ const Events = Schema.Array(Schema.Literal(...ChannelApi.WEBHOOK_EVENTS))
 const Retries = Schema.Number.pipe(Schema.int(), Schema.between(0, 5))
 const Url = Schema.String.pipe(Schema.maxLength(2000))
 
-const Id = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
+const Id = Schema.Struct({ id: IdFromString })
 
 /** `message.created` is always on (spec 1 §4.4). */
 const normalizeEvents = (events: readonly string[] | undefined) => [

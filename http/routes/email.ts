@@ -22,7 +22,7 @@ import { grantSelectedMembers } from '../channelGrants'
 import { AutoReply, Hours } from '../channelSettings'
 import { iso } from '../envelope'
 import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { IdFromString, Text } from '../fields'
 import { addMessages, t } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 import { presentChannel } from './channels'
@@ -144,7 +144,7 @@ const PatchBody = Schema.Struct({
   hours: Schema.optional(Schema.NullOr(Hours)),
   auto_reply: Schema.optional(AutoReply),
 })
-const Id = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
+const Id = Schema.Struct({ id: IdFromString })
 
 // ---- Helpers ---------------------------------------------------------------------------------
 

@@ -5,6 +5,7 @@ import * as Groups from '../../store/groups'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../caller'
 import { notFound } from '../errors'
+import { BigIdFromString } from '../fields'
 import * as Inbox from '../inbox'
 import { ok, type Route, route } from '../route'
 
@@ -36,7 +37,7 @@ export const routes: readonly Route[] = [
     permission: 'interactions.view',
     tag: 'Interactions',
     summary: 'Group info, members matched to contacts, and the group conversations you can see',
-    params: Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) }),
+    params: Schema.Struct({ id: BigIdFromString }),
     handler: ({ caller, workspace, params }) =>
       Effect.gen(function* () {
         const group = yield* visibleGroup(caller, workspace, params.id)

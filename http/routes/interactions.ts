@@ -12,7 +12,7 @@ import * as Conversations from '../../store/conversations'
 import * as Messages from '../../store/messages'
 import { isPaidActive } from '../../store/plans'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import * as Inbox from '../inbox'
 import { pageFields, pageMeta, pageOf } from '../pagination'
@@ -72,9 +72,7 @@ addMessages({
   },
 })
 
-const PositiveInt = Schema.Number.pipe(Schema.int(), Schema.positive())
-const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
-const IdParam = Schema.Struct({ id: IdFromString })
+const IdParam = Schema.Struct({ id: BigIdFromString })
 const IdList = Schema.String.pipe(
   Schema.filter((s) => /^\s*\d{1,15}(\s*,\s*\d{1,15})*\s*$/.test(s), {
     jsonSchema: { pattern: '^\\d+(,\\d+)*$' },
@@ -97,7 +95,7 @@ const ListQuery = Schema.Struct({
   assignee: Schema.optional(Schema.Union(Schema.Literal('me', 'none'), IdFromString)),
   team: Schema.optional(Schema.Union(Schema.Literal('mine', 'none'), IdFromString)),
   label_id: Schema.optional(IdFromString),
-  contact_id: Schema.optional(IdFromString),
+  contact_id: Schema.optional(BigIdFromString),
   q: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
   created_from: Schema.optional(LocalDate),
   created_to: Schema.optional(LocalDate),
@@ -120,15 +118,15 @@ const CustomValue = Schema.Union(
 
 const PatchBody = Schema.Struct({
   status: Schema.optional(Schema.Literal('open', 'solved', 'closed')),
-  team_id: Schema.optional(Schema.NullOr(PositiveInt)),
-  assignee_id: Schema.optional(Schema.NullOr(PositiveInt)),
-  category_id: Schema.optional(Schema.NullOr(PositiveInt)),
+  team_id: Schema.optional(Schema.NullOr(Id)),
+  assignee_id: Schema.optional(Schema.NullOr(Id)),
+  category_id: Schema.optional(Schema.NullOr(Id)),
   custom: Schema.optional(Schema.Record({ key: Schema.String, value: CustomValue })),
 })
 
 const StartBody = Schema.Struct({
-  contact_id: PositiveInt,
-  channel_id: PositiveInt,
+  contact_id: BigId,
+  channel_id: Id,
   text: Schema.optional(Text(1, 65_536)),
   subject: Schema.optional(Text(1, 255)),
   ...EmailFields,
@@ -435,7 +433,7 @@ export const routes: readonly Route[] = [
     tag: 'Interactions',
     summary:
       'Post into a ticket discussion from the conversation (tickets come with their issue: 404 until then)',
-    params: Schema.Struct({ id: IdFromString, ticket: IdFromString }),
+    params: Schema.Struct({ id: BigIdFromString, ticket: BigIdFromString }),
     body: Schema.Struct({
       text: Schema.optional(Text(1, 10_000)),
       request_update: Schema.optional(Schema.Boolean),

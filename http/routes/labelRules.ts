@@ -7,7 +7,7 @@ import * as LabelRules from '../../store/labelRules'
 import { isPaidActive } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
 import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 
@@ -26,8 +26,7 @@ addMessages({
   },
 })
 
-const PositiveInt = Schema.Number.pipe(Schema.int(), Schema.positive())
-const IdParam = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
+const IdParam = Schema.Struct({ id: IdFromString })
 const Action = Schema.Literal('contact_label', 'assign_team', 'solve')
 
 const RuleSchema = Schema.Struct({
@@ -107,10 +106,10 @@ export const routes: readonly Route[] = [
     summary:
       'Add a rule: `contact_label` (value = contact label id), `assign_team` (Frontline team id) or `solve`',
     body: Schema.Struct({
-      channel_id: PositiveInt,
+      channel_id: Id,
       label_name: Text(1, 100),
       action: Action,
-      value: Schema.optional(Schema.NullOr(PositiveInt)),
+      value: Schema.optional(Schema.NullOr(Id)),
       active: Schema.optional(Schema.Boolean),
     }),
     response: RuleSchema,
@@ -141,10 +140,10 @@ export const routes: readonly Route[] = [
     summary: 'Change a rule, including `active`',
     params: IdParam,
     body: Schema.Struct({
-      channel_id: Schema.optional(PositiveInt),
+      channel_id: Schema.optional(Id),
       label_name: Schema.optional(Text(1, 100)),
       action: Schema.optional(Action),
-      value: Schema.optional(Schema.NullOr(PositiveInt)),
+      value: Schema.optional(Schema.NullOr(Id)),
       active: Schema.optional(Schema.Boolean),
     }),
     response: RuleSchema,

@@ -20,6 +20,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import { afterInbound } from '../autoReply'
 import { iso } from '../envelope'
 import { ApiError, invalid, notFound } from '../errors'
+import { BigIdFromString } from '../fields'
 import { addMessages } from '../i18n'
 import { inboxCreated } from '../inbox'
 import { humanSize } from '../multipart'
@@ -73,7 +74,7 @@ const MESSAGES_PAGE = 100
 const Key = Schema.Struct({ key: Schema.String.pipe(Schema.maxLength(100)) })
 const KeyAndId = Schema.Struct({
   key: Schema.String.pipe(Schema.maxLength(100)),
-  id: Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, Number.MAX_SAFE_INTEGER)),
+  id: BigIdFromString,
 })
 const Email = Schema.String.pipe(Schema.maxLength(320), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/))
 const Phone = Schema.String.pipe(Schema.pattern(/^\+?[0-9][0-9 ()-]{4,24}$/))

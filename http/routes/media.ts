@@ -6,6 +6,7 @@ import type { MessageRow } from '../../store/conversations'
 import * as Files from '../../store/files'
 import * as Messages from '../../store/messages'
 import { notFound } from '../errors'
+import { BigIdFromString } from '../fields'
 import * as Inbox from '../inbox'
 import type { AuthedRequest, Reply } from '../route'
 import { type Route, route } from '../route'
@@ -81,8 +82,7 @@ export const fileReply = (file: Files.FileRow, range: string | undefined, downlo
     } satisfies Reply as Reply
   })
 
-const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
-const IdParam = Schema.Struct({ id: IdFromString })
+const IdParam = Schema.Struct({ id: BigIdFromString })
 export const DownloadQuery = Schema.Struct({
   download: Schema.optional(Schema.Literal('0', '1', 'true', 'false')),
 })
@@ -164,7 +164,7 @@ export const routes: readonly Route[] = [
     tag: 'Media',
     summary: 'An e-mail attachment by its zero-based index in `email.attachments`; `?download=1`',
     params: Schema.Struct({
-      id: IdFromString,
+      id: BigIdFromString,
       index: Schema.NumberFromString.pipe(Schema.int(), Schema.between(0, 99)),
     }),
     query: DownloadQuery,

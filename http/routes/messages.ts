@@ -17,7 +17,7 @@ import * as Messages from '../../store/messages'
 import * as Templates from '../../store/templates'
 import type { WorkspaceRow } from '../../store/workspaces'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import * as Inbox from '../inbox'
 import { humanSize, type MultipartLimits, type UploadedFile } from '../multipart'
@@ -105,10 +105,9 @@ addMessages({
   },
 })
 
-const PositiveInt = Schema.Number.pipe(Schema.int(), Schema.positive())
-const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
-/** A JSON integer, or the same as multipart text. */
-const IdLike = Schema.Union(PositiveInt, IdFromString)
+/** A JSON integer, or the same as multipart text (messages and contacts are `bigint` rows, templates not). */
+const BigIdLike = Schema.Union(BigId, BigIdFromString)
+const IdLike = Schema.Union(Id, IdFromString)
 const NumberLike = Schema.Union(Schema.Number, Schema.NumberFromString)
 const BooleanLike = Schema.Union(
   Schema.Boolean,
@@ -129,14 +128,14 @@ export const EmailFields = {
 const SendBody = Schema.Struct({
   type: Schema.optional(Schema.Literal('text', 'note', 'sticker', 'location', 'contact')),
   text: Schema.optional(Schema.String.pipe(Schema.maxLength(65_536))),
-  reply_to_id: Schema.optional(IdLike),
+  reply_to_id: Schema.optional(BigIdLike),
   template_id: Schema.optional(IdLike),
   client_id: Schema.optional(Text(1, 100)),
   latitude: Schema.optional(NumberLike.pipe(Schema.between(-90, 90))),
   longitude: Schema.optional(NumberLike.pipe(Schema.between(-180, 180))),
   name: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
   address: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
-  contact_id: Schema.optional(IdLike),
+  contact_id: Schema.optional(BigIdLike),
   contact: Schema.optional(
     Schema.Struct({
       name: Text(1, 200),

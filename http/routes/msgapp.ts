@@ -13,7 +13,7 @@ import { limitsOf } from '../../store/plans'
 import { grantSelectedMembers } from '../channelGrants'
 import { iso } from '../envelope'
 import { ApiError, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 import { presentChannel } from './channels'
@@ -44,7 +44,7 @@ addMessages({
   'field.history_days': { en: 'Must be 7, 30 or 90.', id: 'Harus 7, 30 atau 90.' },
 })
 
-const Id = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int(), Schema.positive()) })
+const Id = Schema.Struct({ id: IdFromString })
 const PAIR_WAIT_MS = 20_000
 
 const numberOr404 = (workspaceId: number, id: number) =>

@@ -6,7 +6,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../caller'
 import { iso } from '../envelope'
 import { type FieldMessage, invalid, notFound } from '../errors'
-import { Text } from '../fields'
+import { BigIdFromString, IdFromString, Text } from '../fields'
 import * as Inbox from '../inbox'
 import { type MultipartLimits, requireFile, type UploadedFile } from '../multipart'
 import { created, ok, type Route, route } from '../route'
@@ -24,7 +24,6 @@ const uploads: MultipartLimits = {
   maxFileBytes: MAX_ATTACHMENT_BYTES,
 }
 
-const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.positive())
 const IdParam = Schema.Struct({ id: IdFromString })
 const Shortcut = Schema.String.pipe(
   Schema.filter((s) => s === '' || /^\/?[\w-]{1,30}$/.test(s), {
@@ -114,7 +113,7 @@ export const routes: readonly Route[] = [
     query: Schema.Struct({
       q: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
       category: Schema.optional(Schema.String.pipe(Schema.maxLength(50))),
-      interaction_id: Schema.optional(IdFromString),
+      interaction_id: Schema.optional(BigIdFromString),
     }),
     response: Schema.Array(TemplateSchema),
     handler: ({ caller, workspace, query }) =>
@@ -140,7 +139,7 @@ export const routes: readonly Route[] = [
     tag: 'Templates',
     summary: 'One template (with `interaction_id`: also `rendered`)',
     params: IdParam,
-    query: Schema.Struct({ interaction_id: Schema.optional(IdFromString) }),
+    query: Schema.Struct({ interaction_id: Schema.optional(BigIdFromString) }),
     response: TemplateSchema,
     handler: ({ caller, workspace, params, query }) =>
       Effect.gen(function* () {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { allRoutes } from '../../http/app'
+import { createLivechat, startVisitor } from '../livechat/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 
@@ -13,6 +14,7 @@ let s: TestServer
 beforeAll(async () => {
   s = await startTestServer({
     MSGAPP_TRANSPORT: 'test',
+    LIVECHAT_MIN_FILL_MS: '0',
     RATE_LIMIT_PER_KEY: '100000000',
     RATE_LIMIT_PER_CHANNEL_KEY: '100000000',
   })
@@ -116,4 +118,42 @@ describe('no server faults on bad input', () => {
     }
     expect(failures).toEqual([])
   }, 300_000)
+  it('answers no live chat visitor call with a 500', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const chat = await createLivechat(s, owner, { attachments: 'files' })
+    const visitor = await startVisitor(s, chat.livechat.key)
+    // The token works, so the sweep reaches the routes' own checks rather than stopping at 401.
+    const fine = await s.fetch(`/v1/livechat/${chat.livechat.key}/conversation`, {
+      headers: { authorization: `Bearer ${visitor.token}` },
+    })
+    expect(fine.status).toBe(200)
+    const failures: string[] = []
+    const routes = allRoutes().filter((r) => r.access === 'V')
+    expect(routes.length).toBeGreaterThan(4)
+    for (const r of routes) {
+      for (const id of [String(BIG), HUGE, 'abc']) {
+        const p = r.path.replace('{key}', chat.livechat.key).replace(/\{[a-z_]+\}/g, id)
+        for (const b of bodies) {
+          const res = await s.fetch(`${p}?after=${HUGE}&limit=${BIG}`, {
+            method: r.method,
+            headers: {
+              authorization: `Bearer ${visitor.token}`,
+              ...(b !== undefined ? { 'content-type': 'application/json' } : {}),
+            },
+            ...(b !== undefined && r.method !== 'GET' ? { body: JSON.stringify(b) } : {}),
+          })
+          const text = await res.text()
+          if (res.status === 429) failures.push(`${r.method} ${p}: rate limited, the sweep is incomplete`)
+          if (res.status >= 500)
+            failures.push(`${r.method} ${p} ${JSON.stringify(b)} → ${res.status} ${text}`)
+          else if (res.status >= 400 && !/^\{"error":\{"code":"[a-z_]+","message":"/.test(text))
+            failures.push(
+              `${r.method} ${p} → ${res.status} without the error envelope: ${text.slice(0, 200)}`,
+            )
+        }
+      }
+    }
+    expect(failures).toEqual([])
+  }, 120_000)
 })

@@ -30,3 +30,12 @@ export const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.be
 export const MAX_BIG_ID = Number.MAX_SAFE_INTEGER
 export const BigId = Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_BIG_ID))
 export const BigIdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_BIG_ID))
+
+/**
+ * An agent's `client_id` (makes resending safe). Customers' messages keep theirs in the same
+ * per-conversation key under a prefix with a colon (`api:…` for the API channel, `lc:…` for live
+ * chat), so an agent's may not contain one: it could otherwise claim a customer's message.
+ */
+export const AgentClientId = Text(1, 100).pipe(
+  Schema.filter((s) => !s.includes(':'), { message: () => 'field.pattern' }),
+)

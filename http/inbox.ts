@@ -46,6 +46,10 @@ addMessages({
     en: 'The daily reply limit of {limit} is reached; it resets at {reset}.',
     id: 'Batas balasan harian {limit} sudah tercapai; direset pada {reset}.',
   },
+  'messages.channel_archived': {
+    en: 'The channel of this conversation is archived; nothing can be sent through it.',
+    id: 'Kanal percakapan ini sudah diarsipkan; tidak ada yang dapat dikirim melaluinya.',
+  },
   'messages.no_channel': {
     en: 'The conversation has no channel to deliver through.',
     id: 'Percakapan ini tidak memiliki kanal untuk mengirim.',
@@ -226,9 +230,14 @@ export const initialOf = (caller: Caller): string => {
 
 export const repliesMeta = (c: CounterState) => ({ used: c.used, limit: c.limit })
 
-/** Takes one of this minute's 30 outbound slots of a messaging-app number, or 429. */
+/**
+ * The gate of everything that goes out: nothing through an archived channel (409), and one of this
+ * minute's 30 outbound slots of a messaging-app number (else 429).
+ */
 export const takeSlot = (channel: Channels.ChannelRow | null) =>
   Effect.gen(function* () {
+    if (channel && channel.archived_at !== null)
+      return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'messages.channel_archived' }))
     if (channel?.type !== 'msgapp') return
     const nowMs = yield* Effect.flatMap(WallClock, (c) => c.millis)
     yield* Effect.flatMap(ChannelActor, (a) => a.ask(channel.id, { _tag: 'TakeOutboundSlot', nowMs })).pipe(

@@ -204,15 +204,15 @@ export const threadOfConversation = (conversationId: number) =>
     ),
   )
 
-/** Marks an agent reply of this channel `delivered` or `read` (never back from `read`). */
-export const markReply = (channelId: number, messageId: number, status: 'delivered' | 'read') =>
+/** An agent reply of this channel (never an internal note): what the customer's system may mark. */
+export const replyOf = (channelId: number, messageId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ id: number; conversation_id: number; status: string }>`
-      UPDATE messages m SET status = CASE WHEN m.status = 'read' THEN 'read' ELSE ${status} END
-      FROM conversations c
-      WHERE m.id = ${messageId} AND c.id = m.conversation_id AND c.channel_id = ${channelId}
-        AND m.direction = 'out'
-      RETURNING m.id, m.conversation_id, m.status`.pipe(Effect.map((r) => r[0] ?? null)),
+      SELECT m.id, m.conversation_id, m.status FROM messages m
+      JOIN conversations c ON c.id = m.conversation_id AND c.channel_id = ${channelId}
+      WHERE m.id = ${messageId} AND m.direction = 'out' AND m.type <> 'note'`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
   )
 
 // ---- Webhook outbox ------------------------------------------------------------------------
@@ -308,8 +308,8 @@ export const recordAttempt = (
   )
 
 /**
- * Agent replies of API channels not queued yet: outgoing messages of live channels with a webhook
- * URL, above the channel's cursor, without a `message.created` delivery. Several nodes may run
+ * Agent replies of API channels not queued yet: outgoing messages (never internal notes) of live
+ * channels with a webhook URL, above the channel's cursor, without a `message.created` delivery. Several nodes may run
  * this at once; the unique `(channel_id, subject)` keeps each reply queued once.
  */
 export const pendingReplies = (limit: number) =>
@@ -325,7 +325,8 @@ export const pendingReplies = (limit: number) =>
       FROM channel_api a
       JOIN channels c ON c.id = a.channel_id AND c.archived_at IS NULL
       JOIN conversations cv ON cv.channel_id = a.channel_id
-      JOIN messages m ON m.conversation_id = cv.id AND m.direction = 'out' AND m.id > a.out_cursor
+      JOIN messages m ON m.conversation_id = cv.id AND m.direction = 'out' AND m.type <> 'note'
+        AND m.id > a.out_cursor
       LEFT JOIN channel_api_threads t ON t.conversation_id = cv.id
       WHERE a.webhook_url IS NOT NULL
         AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
@@ -352,7 +353,8 @@ export const advanceCursors = Effect.flatMap(
         AND m.created_at < now() - make_interval(secs => ${CURSOR_LAG_SECONDS})
         AND m.id < COALESCE((
           SELECT min(m2.id) FROM messages m2 JOIN conversations cv2 ON cv2.id = m2.conversation_id
-          WHERE cv2.channel_id = a.channel_id AND m2.direction = 'out' AND m2.id > a.out_cursor
+          WHERE cv2.channel_id = a.channel_id AND m2.direction = 'out' AND m2.type <> 'note'
+            AND m2.id > a.out_cursor
             AND NOT EXISTS (SELECT 1 FROM webhook_deliveries d
                             WHERE d.channel_id = a.channel_id AND d.subject = 'message.created:' || m2.id)
         ), 9223372036854775807)

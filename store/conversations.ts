@@ -186,7 +186,8 @@ export const previewOf = (m: { readonly type: string; readonly body: string }): 
 
 /**
  * What a message does to its conversation, besides the sequence: a note only counts; a
- * customer's message makes a replied conversation wait again (and reopens a solved one); an
+ * customer's message makes a replied conversation wait again (and reopens a solved or closed one:
+ * the customer came back on a thread Kotak keeps, an API channel's or a live chat's); an
  * agent's reply answers it.
  */
 const effectOf = (sql: SqlClient.SqlClient, m: NewMessage, at: Date): Fragment => {
@@ -197,7 +198,7 @@ const effectOf = (sql: SqlClient.SqlClient, m: NewMessage, at: Date): Fragment =
       first_in_at = COALESCE(first_in_at, ${at}), unread_count = unread_count + 1,
       waiting_since = COALESCE(waiting_since, ${at}),
       reply_state = CASE WHEN reply_state = 'replied' THEN 'waiting' ELSE reply_state END,
-      status = CASE WHEN status = 'solved' THEN 'open' ELSE status END`
+      status = CASE WHEN status IN ('solved', 'closed') THEN 'open' ELSE status END`
   }
   return sql`last_message_at = ${at}, preview = ${preview}, last_out_at = ${at}, unread_count = 0,
     first_response_at = CASE WHEN first_in_at IS NOT NULL THEN COALESCE(first_response_at, ${at}) ELSE first_response_at END,

@@ -67,6 +67,15 @@ export const byClientId = (conversationId: number, clientId: string) =>
     ),
   )
 
+/** An agent's message with this `client_id` in any conversation with this contact on this channel. */
+export const byClientIdWith = (channelId: number, contactId: number, clientId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<MessageView>`${sql.literal(VIEW)}
+      WHERE m.client_id = ${clientId} AND m.direction = 'out' AND m.conversation_id IN (
+        SELECT id FROM conversations WHERE channel_id = ${channelId} AND contact_id = ${contactId})
+      ORDER BY m.id DESC LIMIT 1`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
 export interface PageCursor {
   readonly before?: number
   readonly after?: number

@@ -9,7 +9,7 @@ import * as ChannelApi from '../../store/channelApi'
 import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
 import { afterInbound } from '../autoReply'
-import { ApiError, invalid, notFound } from '../errors'
+import { invalid, notFound } from '../errors'
 import { BigIdFromString } from '../fields'
 import { addMessages } from '../i18n'
 import { RealtimeKey } from '../realtime/token'
@@ -187,14 +187,24 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({ status: Schema.Literal('delivered', 'read') }),
     handler: ({ channel, params, body }) =>
       Effect.gen(function* () {
-        const row = yield* ChannelApi.markReply(channel.id, params.id, body.status)
-        if (!row) return yield* Effect.fail(new ApiError({ code: 'not_found' }))
-        yield* publishEvent(`conv:${row.conversation_id}`, 'message.updated', {
-          id: row.id,
-          interaction_id: row.conversation_id,
-          status: row.status,
-        })
-        return ok({ id: row.id, status: row.status })
+        const row = yield* ChannelApi.replyOf(channel.id, params.id)
+        if (!row) return yield* Effect.fail(notFound())
+        // Through the conversation's actor, like every receipt: status only moves forward, and
+        // agents get the whole message in `message.updated`.
+        const actor = yield* ConversationActor
+        const view = yield* actor
+          .ask(row.conversation_id, {
+            _tag: 'Remote',
+            messageId: row.id,
+            change: { kind: 'status', status: body.status },
+          })
+          .pipe(
+            Effect.catchTags({
+              ConversationNotFound: () => Effect.fail(notFound()),
+              MessageNotFound: () => Effect.fail(notFound()),
+            }),
+          )
+        return ok({ id: row.id, status: view?.status ?? row.status })
       }),
   }),
   route({

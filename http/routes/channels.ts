@@ -1,4 +1,5 @@
 import { Effect, Schema } from 'effect'
+import { ChannelActor } from '../../actors/channel'
 import * as Webhooks from '../../connectors/api/webhooks'
 import { livechatBlock } from '../../connectors/livechat/embed'
 import { Config } from '../../engine/config'
@@ -147,11 +148,17 @@ export const commonSettings = (
 }
 
 /** A channel changed: its resolved key (channel-key access) is dropped on every node, then the event. */
+/**
+ * What every change of a channel does after commit: credentials of the workspace are re-read,
+ * the channel's actor re-reads its row (its connector acts on the new settings, best effort),
+ * and agents hear `channel.updated`.
+ */
 export const changed = (c: Channels.ChannelRow) =>
-  Effect.zipRight(
+  Effect.all([
     invalidateCredentials({ workspaceId: c.workspace_id }),
+    Effect.flatMap(ChannelActor, (a) => a.ask(c.id, { _tag: 'Reload' })).pipe(Effect.ignore),
     publishEvent(`ws:${c.workspace_id}`, 'channel.updated', { channel_id: c.id, status: c.status }),
-  )
+  ])
 
 export const channelOr404 = (workspaceId: number, id: number) =>
   Effect.flatMap(Channels.liveInWorkspace(workspaceId, id), (c) =>

@@ -12,7 +12,7 @@ import * as Conversations from '../../store/conversations'
 import * as Messages from '../../store/messages'
 import { isPaidActive } from '../../store/plans'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
-import { BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
+import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import * as Inbox from '../inbox'
 import { pageFields, pageMeta, pageOf } from '../pagination'
@@ -57,6 +57,10 @@ addMessages({
   'field.channel_inactive': {
     en: 'the channel is archived',
     id: 'kanal ini sudah diarsipkan',
+  },
+  'field.channel_type': {
+    en: 'chats are started on messaging-app numbers and e-mail channels only',
+    id: 'percakapan hanya dapat dimulai di nomor aplikasi pesan dan kanal e-mail',
   },
   'interactions.assign_needed': {
     en: 'Moving a conversation to another team or assigning it to someone else needs the interactions.assign permission.',
@@ -130,7 +134,7 @@ const StartBody = Schema.Struct({
   text: Schema.optional(Text(1, 65_536)),
   subject: Schema.optional(Text(1, 255)),
   ...EmailFields,
-  client_id: Schema.optional(Text(1, 100)),
+  client_id: Schema.optional(AgentClientId),
 })
 
 /** Whether a change of team or assignee needs `interactions.assign` (assigning others). */
@@ -246,6 +250,10 @@ export const routes: readonly Route[] = [
         }
         if (channel.archived_at !== null)
           return yield* Effect.fail(invalid({ channel_id: { key: 'field.channel_inactive' } }))
+        // Agents start chats on numbers and mailboxes; live chats and API conversations are
+        // started by the customer's side (a visitor, the customer's system).
+        if (channel.type !== 'msgapp' && channel.type !== 'email')
+          return yield* Effect.fail(invalid({ channel_id: { key: 'field.channel_type' } }))
         const contact = yield* Contacts.byId(workspace.id, body.contact_id)
         if (!contact) return yield* Effect.fail(invalid({ contact_id: { key: 'field.unknown' } }))
         const isEmail = channel.type === 'email'
@@ -263,6 +271,18 @@ export const routes: readonly Route[] = [
           }
         }
         if (Object.keys(problems).length > 0) return yield* Effect.fail(invalid(problems))
+        // A resend (same `client_id`) answers what the first call made, taking no slot or reply.
+        if (body.client_id !== undefined) {
+          const again = yield* Messages.byClientIdWith(channel.id, contact.id, body.client_id)
+          if (again) {
+            const detail = yield* Inbox.presentOrHidden(ctx, again.conversation_id, yield* now)
+            return ok(detail, {
+              reused: true,
+              message: Inbox.presentSent(again),
+              replies: Inbox.repliesMeta(yield* Inbox.repliesUsage(workspace)),
+            })
+          }
+        }
         const at = yield* now
         // The throttle and the quota come first: a refused start leaves nothing behind.
         yield* Inbox.takeSlot(channel)

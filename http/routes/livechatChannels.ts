@@ -1,5 +1,4 @@
 import { Effect, Schema } from 'effect'
-import { ChannelActor } from '../../actors/channel'
 import { livechatBlock } from '../../connectors/livechat/embed'
 import * as W from '../../connectors/livechat/settings'
 import { Config } from '../../engine/config'
@@ -65,10 +64,6 @@ const livechatOr404 = (workspaceId: number, id: number) =>
     return { channel, lc }
   })
 
-/** The ChannelActor re-reads its row (settings changed); best effort. */
-const reload = (channelId: number) =>
-  Effect.flatMap(ChannelActor, (a) => a.ask(channelId, { _tag: 'Reload' })).pipe(Effect.ignore)
-
 export const routes: readonly Route[] = [
   route({
     method: 'POST',
@@ -123,7 +118,6 @@ export const routes: readonly Route[] = [
         const lc = yield* Livechat.updateWidget(channel.id, widgetPatch(body))
         if (!row || !lc) return yield* Effect.fail(notFound())
         yield* changed(row)
-        yield* reload(row.id)
         return ok(yield* detail(workspace.id, row.id))
       }),
   }),

@@ -17,7 +17,7 @@ import * as Messages from '../../store/messages'
 import * as Templates from '../../store/templates'
 import type { WorkspaceRow } from '../../store/workspaces'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
-import { BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
+import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import * as Inbox from '../inbox'
 import { humanSize, type MultipartLimits, type UploadedFile } from '../multipart'
@@ -130,7 +130,7 @@ const SendBody = Schema.Struct({
   text: Schema.optional(Schema.String.pipe(Schema.maxLength(65_536))),
   reply_to_id: Schema.optional(BigIdLike),
   template_id: Schema.optional(IdLike),
-  client_id: Schema.optional(Text(1, 100)),
+  client_id: Schema.optional(AgentClientId),
   latitude: Schema.optional(NumberLike.pipe(Schema.between(-90, 90))),
   longitude: Schema.optional(NumberLike.pipe(Schema.between(-180, 180))),
   name: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
@@ -373,8 +373,8 @@ const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedFile[]) 
     } satisfies Inbox.Draft
   })
 
-const MessageParams = Schema.Struct({ id: IdFromString, message: IdFromString })
-const IdParam = Schema.Struct({ id: IdFromString })
+const MessageParams = Schema.Struct({ id: BigIdFromString, message: BigIdFromString })
+const IdParam = Schema.Struct({ id: BigIdFromString })
 
 const editRefused = (e: EditRefused) =>
   Effect.fail(
@@ -422,8 +422,8 @@ export const routes: readonly Route[] = [
     summary: 'Messages oldest to newest: the latest page, or the page before/after a message id',
     params: IdParam,
     query: Schema.Struct({
-      before: Schema.optional(IdFromString),
-      after: Schema.optional(IdFromString),
+      before: Schema.optional(BigIdFromString),
+      after: Schema.optional(BigIdFromString),
       limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_PAGE))),
     }),
     handler: ({ caller, workspace, params, query }) =>
@@ -558,7 +558,10 @@ export const routes: readonly Route[] = [
         if (!pending)
           return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'messages.not_failed' }))
         const sent = yield* Inbox.deliver({ ...ctx, conversation, channel }, pending)
-        return ok(Inbox.presentSent(sent))
+        // A retry sends the same reply again: it uses none of today's, but says where they stand.
+        return ok(Inbox.presentSent(sent), {
+          replies: Inbox.repliesMeta(yield* Inbox.repliesUsage(workspace)),
+        })
       }),
   }),
   route({

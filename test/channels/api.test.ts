@@ -320,6 +320,77 @@ describe('API channel', () => {
     }
   })
 
+  it('sends agent replies over HTTP to the webhook but never internal notes; receipts go through the conversation', async () => {
+    let secret = ''
+    const rx = await receiver(() => secret)
+    try {
+      const ch = await createApi({ webhook_url: rx.url })
+      secret = ch.credentials.webhook_secret
+      const msg = await body(
+        await inbound(ch.credentials.key, { conversation_id: 'n-1', message: { id: 'q1', text: 'Halo' } }),
+      )
+      const convId = msg.data.interaction_id as number
+      const send = (b: unknown) =>
+        s.fetch(`/v1/interactions/${convId}/messages`, F.json(b, owner.headers())).then(body)
+      const note = await send({ type: 'note', text: 'VIP customer, be nice' })
+      expect(note.data.type).toBe('note')
+      const reply = await send({ text: 'Halo juga!' })
+      expect(reply.data.status).toBe('sent')
+      await rx.until((g) => g.some((x) => x.json.event === 'message.created'))
+      // Give a wrongly queued note the same time to arrive as the reply had.
+      await new Promise((r) => setTimeout(r, 400))
+      const created = rx.got.filter((x) => x.json.event === 'message.created')
+      expect(created.map((x) => x.json.data.message.id)).toEqual([reply.data.id])
+      expect(JSON.stringify(rx.got)).not.toContain('VIP customer')
+
+      // The customer's system marks the reply read: agents get the whole message.
+      const token = await body(
+        await s.fetch('/v1/realtime/token', F.json({ channels: [`conv:${convId}`] }, owner.headers())),
+      )
+      const c = await connect(token.data.url)
+      await c.next((f) => f.op === 'subscribed')
+      const st = await s.fetch(
+        `/v1/channel-api/messages/${reply.data.id}/status`,
+        F.json({ status: 'read' }, F.bearer(ch.credentials.key)),
+      )
+      expect((await body(st)).data).toEqual({ id: reply.data.id, status: 'read' })
+      const ev = await c.next((f) => f.event === 'message.updated')
+      expect(ev.data).toMatchObject({
+        id: reply.data.id,
+        status: 'read',
+        body: 'Halo juga!',
+        direction: 'out',
+      })
+      c.close()
+      // A note is not the customer's to mark (nor to learn about).
+      const noNote = await s.fetch(
+        `/v1/channel-api/messages/${note.data.id}/status`,
+        F.json({ status: 'read' }, F.bearer(ch.credentials.key)),
+      )
+      expect(noNote.status).toBe(404)
+    } finally {
+      await rx.close()
+    }
+  })
+
+  it('reopens a closed conversation when the customer writes on its thread again', async () => {
+    const ch = await createApi()
+    const first = await body(
+      await inbound(ch.credentials.key, { conversation_id: 'back-1', message: { id: 'b1', text: 'Halo' } }),
+    )
+    const id = first.data.interaction_id as number
+    const closed = await s.fetch(`/v1/interactions/${id}`, patch({ status: 'closed' }, owner.headers()))
+    expect(closed.status).toBe(200)
+    await inbound(ch.credentials.key, {
+      conversation_id: 'back-1',
+      message: { id: 'b2', text: 'Masih ada?' },
+    })
+    const detail = await body(await s.fetch(`/v1/interactions/${id}`, { headers: owner.headers() }))
+    expect(detail.data.status).toBe('open')
+    const waiting = await body(await s.fetch('/v1/interactions?tab=unreplied', { headers: owner.headers() }))
+    expect(waiting.data.map((x: { id: number }) => x.id)).toContain(id)
+  })
+
   it('sends conversation.updated on status changes only to channels that chose it', async () => {
     let secret = ''
     const rx = await receiver(() => secret)

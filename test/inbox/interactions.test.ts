@@ -379,6 +379,51 @@ describe('starting a chat', () => {
       (await start({ contact_id: noPhone.id, channel_id: ch.id, text: 'x' })).error.fields.contact_id,
     ).toMatch(/phone/)
     expect((await start({ contact_id: noPhone.id, channel_id: ch.id })).error.fields).toHaveProperty('text')
+    // Live chats and API conversations are started by the customer's side, never here.
+    const ct = await I.contact(s, w)
+    for (const type of ['livechat', 'api'] as const) {
+      const other = await I.channel(s, w, type)
+      const r = await start({ contact_id: ct.id, channel_id: other.id, text: 'x' })
+      expect(r.error).toMatchObject({
+        code: 'validation_error',
+        fields: { channel_id: 'chats are started on messaging-app numbers and e-mail channels only' },
+      })
+    }
+  })
+
+  it('answers a resend of a start (same client_id) with what the first made, taking no reply or slot', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const session = await F.signIn(s, w.ownerEmail)
+    const ct = await I.contact(s, w)
+    for (const type of ['msgapp', 'email'] as const) {
+      const ch = await I.channel(s, w, type)
+      const b = {
+        contact_id: ct.id,
+        channel_id: ch.id,
+        text: 'Halo',
+        subject: 'Hi',
+        client_id: `start-${type}`,
+      }
+      if (type === 'msgapp') delete (b as Partial<typeof b>).subject
+      const first = await s.fetch('/v1/interactions', F.json(b, session.headers()))
+      expect(first.status).toBe(201)
+      const a = await I.body(first)
+      const again = await s.fetch('/v1/interactions', F.json(b, session.headers()))
+      expect(again.status).toBe(200)
+      const r = await I.body(again)
+      expect(r.data.id).toBe(a.data.id)
+      expect(r.meta.message.id).toBe(a.meta.message.id)
+      expect(r.meta.reused).toBe(true)
+      expect(r.meta.replies).toEqual(a.meta.replies)
+    }
+    // An agent's client_id may not look like a customer's (`api:…`, `lc:…`).
+    const ch = await I.channel(s, w, 'msgapp')
+    const bad = await s.fetch(
+      '/v1/interactions',
+      F.json({ contact_id: ct.id, channel_id: ch.id, text: 'x', client_id: 'api:x1' }, session.headers()),
+    )
+    expect(bad.status).toBe(422)
+    expect((await I.body(bad)).error.fields).toHaveProperty('client_id')
   })
 })
 

@@ -108,12 +108,15 @@ describe('sending', () => {
       method: 'POST',
       headers: owner.headers(),
     })
-    expect((await I.body(ok)).data).toMatchObject({
+    const okBody = await I.body(ok)
+    expect(okBody.data).toMatchObject({
       id: failed.data.id,
       seq: failed.data.seq,
       status: 'sent',
       error: null,
     })
+    // A retry uses none of today's replies, and says where they stand.
+    expect(okBody.meta.replies).toEqual(failed.meta.replies)
     // A sent message is not retried.
     const no = await s.fetch(url(c.id, `/${failed.data.id}/retry`), {
       method: 'POST',
@@ -130,6 +133,21 @@ describe('sending', () => {
     expect(b.data.body).toBe('once')
     const page = await I.body(await s.fetch(url(c.id), { headers: owner.headers() }))
     expect(page.data).toHaveLength(1)
+  })
+
+  it('sends nothing through an archived channel (409), and still takes notes', async () => {
+    const { ch, c } = await chat('msgapp')
+    const del = await s.fetch(`/v1/channels/${ch.id}`, { method: 'DELETE', headers: owner.headers() })
+    expect(del.status).toBeLessThan(300)
+    const res = await send(c.id, { text: 'anyone there?' })
+    expect(res.status).toBe(409)
+    expect((await I.body(res)).error).toEqual({
+      code: 'conflict',
+      message: 'The channel of this conversation is archived; nothing can be sent through it.',
+    })
+    expect((await send(c.id, { type: 'note', text: 'archived number' })).status).toBe(201)
+    const page = await I.body(await s.fetch(url(c.id), { headers: owner.headers() }))
+    expect(page.data.map((m: { type: string }) => m.type)).toEqual(['note'])
   })
 
   it('quotes a message of the same conversation with reply_to_id, and refuses one from elsewhere', async () => {

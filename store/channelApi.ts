@@ -3,6 +3,7 @@ import { Effect } from 'effect'
 import { digest, randomToken } from '../engine/tokens'
 import { pgArray } from './arrays'
 import type { ChannelRow } from './channels'
+import * as Contacts from './contacts'
 import type { MessageRow } from './conversations'
 
 /**
@@ -170,6 +171,14 @@ export const threadFor = (
     }),
   )
 
+/** The contact record of the customer's `contact` object (named by what it carries). */
+const contactOf = (externalId: string, c: Readonly<Record<string, unknown>>) => {
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null)
+  const email = text(c.email)
+  const phone = text(c.phone)
+  return { name: (text(c.name) ?? email ?? phone ?? text(c.id) ?? externalId).slice(0, 200), email, phone }
+}
+
 const threadForUpdate = (
   sql: SqlClient.SqlClient,
   channel: ChannelRow,
@@ -189,7 +198,12 @@ const threadForUpdate = (
           INSERT INTO channel_api_threads (channel_id, external_id, conversation_id, contact)
           VALUES (${channel.id}, ${externalId}, ${conv!.id}, ${JSON.stringify(contact)}::jsonb)
           ON CONFLICT (channel_id, external_id) DO NOTHING RETURNING *`
-      if (made) return { thread: made, created: true }
+      if (made) {
+        // The contact only once the thread is ours, so a lost race leaves no stray contact.
+        const who = yield* Contacts.matchOrCreate(channel.workspace_id, contactOf(externalId, contact))
+        yield* sql`UPDATE conversations SET contact_id = ${who.id} WHERE id = ${conv!.id}`
+        return { thread: made, created: true }
+      }
       yield* sql`DELETE FROM conversations WHERE id = ${conv!.id}`
       const [other] = yield* sql<ThreadRow>`
           SELECT * FROM channel_api_threads WHERE channel_id = ${channel.id} AND external_id = ${externalId}`

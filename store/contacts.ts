@@ -35,6 +35,26 @@ export const create = (
     ),
   )
 
+/**
+ * The contact a channel's customer is: an existing one of the workspace with the same e-mail
+ * (case-insensitive), else the same phone, else a new one. Joins the caller's transaction.
+ */
+export const matchOrCreate = (
+  workspaceId: number,
+  c: { readonly name: string; readonly phone: string | null; readonly email: string | null },
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.gen(function* () {
+      const [known] = yield* sql<{ id: number }>`
+        SELECT id FROM contacts WHERE workspace_id = ${workspaceId}
+          AND ((${c.email}::text IS NOT NULL AND lower(email) = lower(${c.email}))
+            OR (${c.email}::text IS NULL AND ${c.phone}::text IS NOT NULL AND phone = ${c.phone}))
+        ORDER BY id LIMIT 1`
+      if (known) return { id: known.id, created: false }
+      return { id: (yield* create(workspaceId, c)).id, created: true }
+    }),
+  )
+
 export interface LabelRow {
   readonly id: number
   readonly workspace_id: number

@@ -2,6 +2,7 @@ import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { digest, randomToken } from '../engine/tokens'
 import type { ChannelRow } from './channels'
+import * as Contacts from './contacts'
 import type { ConversationRow } from './conversations'
 
 /**
@@ -138,14 +139,12 @@ export const start = (channel: ChannelRow, v: NewVisitor) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
-        const [known] = yield* sql<{ id: number }>`
-          SELECT id FROM contacts WHERE workspace_id = ${channel.workspace_id} AND lower(email) = lower(${v.email})
-          ORDER BY id LIMIT 1`
-        const contactId =
-          known?.id ??
-          (yield* sql<{ id: number }>`
-            INSERT INTO contacts (workspace_id, name, phone, email)
-            VALUES (${channel.workspace_id}, ${v.name}, ${v.phone}, ${v.email}) RETURNING id`)[0]!.id
+        const who = yield* Contacts.matchOrCreate(channel.workspace_id, {
+          name: v.name,
+          phone: v.phone,
+          email: v.email,
+        })
+        const contactId = who.id
         const [conversation] = yield* sql<ConversationRow>`
           INSERT INTO conversations (workspace_id, channel_id, contact_id)
           VALUES (${channel.workspace_id}, ${channel.id}, ${contactId}) RETURNING *`
@@ -156,7 +155,7 @@ export const start = (channel: ChannelRow, v: NewVisitor) =>
           VALUES (${channel.id}, ${channel.workspace_id}, ${randomToken(16)}, ${digest(token)}, ${contactId},
                   ${conversation!.id}, ${v.name}, ${v.email}, ${v.phone}, ${v.pageUrl}, ${v.locale}, ${v.ip}, now())
           RETURNING ${sql.literal(VISITOR_COLUMNS)}`
-        return { visitor: visitor!, conversation: conversation!, token, contactCreated: !known }
+        return { visitor: visitor!, conversation: conversation!, token, contactCreated: who.created }
       }),
     ),
   )

@@ -373,6 +373,46 @@ describe('API channel', () => {
     }
   })
 
+  it('keeps a contact record for each customer: found by search, reused for the same e-mail', async () => {
+    const ch = await createApi()
+    const a = await body(
+      await inbound(ch.credentials.key, {
+        conversation_id: 'ct-1',
+        contact: { id: 'cust-9', name: 'Budi Hartono', email: 'Budi.H@x.example', phone: '+628111' },
+        message: { id: 'm1', text: 'Halo' },
+      }),
+    )
+    const detail = await body(
+      await s.fetch(`/v1/interactions/${a.data.interaction_id}`, { headers: owner.headers() }),
+    )
+    expect(detail.data.contact).toMatchObject({
+      name: 'Budi Hartono',
+      details: { email: 'Budi.H@x.example', phone: '+628111' },
+    })
+    const found = await body(await s.fetch('/v1/interactions?q=Hartono', { headers: owner.headers() }))
+    expect(found.data.map((x: { id: number }) => x.id)).toEqual([a.data.interaction_id])
+    // Another thread of the same customer (e-mail in another case) is the same contact.
+    const b = await body(
+      await inbound(ch.credentials.key, {
+        conversation_id: 'ct-2',
+        contact: { email: 'budi.h@X.example' },
+        message: { id: 'm1', text: 'Lagi' },
+      }),
+    )
+    const other = await body(
+      await s.fetch(`/v1/interactions/${b.data.interaction_id}`, { headers: owner.headers() }),
+    )
+    expect(other.data.contact.id).toBe(detail.data.contact.id)
+    // Without any contact details, the customer is named after the conversation.
+    const c = await body(
+      await inbound(ch.credentials.key, { conversation_id: 'anon-7', message: { id: 'm1', text: 'Hi' } }),
+    )
+    const anon = await body(
+      await s.fetch(`/v1/interactions/${c.data.interaction_id}`, { headers: owner.headers() }),
+    )
+    expect(anon.data.contact.name).toBe('anon-7')
+  })
+
   it('reopens a closed conversation when the customer writes on its thread again', async () => {
     const ch = await createApi()
     const first = await body(

@@ -429,17 +429,18 @@ export const pickUp = (t: Target) =>
     const row = yield* Effect.flatMap(ConversationActor, (a) =>
       a.ask(t.conversation.id, { _tag: 'Pickup', userId: t.caller.user.id }),
     ).pipe(Effect.catchTags({ ConversationNotFound: conversationGone, AlreadyPickedUp: pickupLost }))
-    if (t.channel) {
-      yield* Effect.flatMap(ChannelActor, (a) =>
-        a.ask(t.channel!.id, {
-          _tag: 'Signal',
-          conversationId: row.id,
-          signal: { kind: 'agent_joined', agentName: t.caller.user.name },
-        }),
-      ).pipe(Effect.catchTag('ChannelNotFound', () => Effect.void))
-    }
+    if (t.channel) yield* agentJoined(t.channel.id, row.id, t.caller.user.name)
     return row
   })
+
+/**
+ * Tells a live chat's visitor (and those queued behind) that an agent has the chat: after a
+ * pickup, or when someone assigns the waiting chat.
+ */
+export const agentJoined = (channelId: number, conversationId: number, agentName: string) =>
+  Effect.flatMap(ChannelActor, (a) =>
+    a.ask(channelId, { _tag: 'Signal', conversationId, signal: { kind: 'agent_joined', agentName } }),
+  ).pipe(Effect.catchTag('ChannelNotFound', () => Effect.void))
 
 /** The message resource, as every inbox route answers it. */
 export const presentSent = (m: MessageLike) => presentMessage(m)

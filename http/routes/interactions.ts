@@ -389,6 +389,12 @@ export const routes: readonly Route[] = [
         yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'Update', patch })).pipe(
           Effect.catchTag('ConversationNotFound', Inbox.conversationGone),
         )
+        // Assigning a waiting live chat takes it out of the queue, as a pickup does: the visitor hears.
+        if (c.assignee_id === null && assignee !== null && c.channel_id !== null) {
+          const channel = yield* Inbox.channelOf(c)
+          if (channel?.type === 'livechat')
+            yield* Inbox.agentJoined(channel.id, c.id, yield* Assignees.userName(assignee))
+        }
         return ok(yield* Inbox.presentOrHidden(ctx, c.id, yield* now))
       }),
   }),

@@ -414,6 +414,14 @@ describe('visitor endpoints', () => {
     expect(joined.data).toMatchObject({ position: 0, waiting: false, agent: { name: 'Olivia Owner' } })
     const moved = await v2.next((f: any) => f.event === 'queue')
     expect(moved.data).toMatchObject({ position: 1, waiting: true })
+    // Assigning the next waiting chat (not a pickup) tells its visitor as well.
+    const assign = await s.fetch(
+      `/v1/interactions/${second.interaction_id}`,
+      patch({ assignee_id: w.ownerId }, owner.headers()),
+    )
+    expect(assign.status).toBe(200)
+    const assigned = await v2.next((f: any) => f.event === 'queue')
+    expect(assigned.data).toMatchObject({ position: 0, waiting: false, agent: { name: 'Olivia Owner' } })
     const conv = (await body(await s.fetch(`/v1/livechat/${k}/conversation`, { headers: v(first.token) })))
       .data
     expect(conv.queue).toEqual({ position: 0, waiting: false })

@@ -2,6 +2,7 @@ import type { SqlClient } from '@effect/sql'
 import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
+import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
 import * as EmailSessions from '../connectors/email/sessions'
@@ -153,7 +154,13 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     opts.paymentProvider ?? PaymentProviderLocal.layer,
   ).pipe(Layer.provideMerge(keyed))
   // Each channel type's outbound adapter (below the actors: it needs none of them), one line each.
-  const adapters = Layer.mergeAll(Layer.empty, EmailAdapter.layer, MsgappAdapter.layer, LivechatAdapter.layer)
+  const adapters = Layer.mergeAll(
+    Layer.empty,
+    EmailAdapter.layer,
+    MsgappAdapter.layer,
+    LivechatAdapter.layer,
+    ApiAdapter.layer,
+  )
   const connectors = ConnectorRouter.layer.pipe(Layer.provide(adapters), Layer.provideMerge(ports))
   // One node: the local actor kit. Cluster (REDIS_URL): the same actors, each entity on one node.
   const actors = cfg.redisUrl

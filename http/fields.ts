@@ -39,3 +39,18 @@ export const BigIdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema
 export const AgentClientId = Text(1, 100).pipe(
   Schema.filter((s) => !s.includes(':'), { message: () => 'field.pattern' }),
 )
+
+/** An e-mail address as people type it (the mail server is the final judge). */
+export const EmailAddress = Schema.String.pipe(
+  Schema.maxLength(320),
+  Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/),
+)
+/** A phone number: digits with an optional leading `+`, spaces, brackets and dashes. */
+export const PhoneNumber = Schema.String.pipe(Schema.pattern(/^\+?[0-9][0-9 ()-]{4,24}$/))
+/** An ISO 8601 date and time (`2026-11-22T10:00:00Z`, offsets allowed). */
+export const IsoDateTime = Schema.String.pipe(
+  Schema.maxLength(40),
+  Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: () => 'field.pattern',
+  }),
+)

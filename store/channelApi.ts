@@ -280,6 +280,16 @@ export const enqueue = (
       ON CONFLICT (channel_id, subject) DO NOTHING RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
   )
 
+/** A delivery that failed for good, due again now with `attempts` more tries (its log is kept). */
+export const requeueFailed = (channelId: number, subject: string, attempts: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`
+      UPDATE webhook_deliveries SET status = 'pending', max_attempts = attempts + ${attempts},
+        next_attempt_at = now(), updated_at = now()
+      WHERE channel_id = ${channelId} AND subject = ${subject} AND status = 'failed'`,
+  )
+
 export const latestDeliveries = (channelId: number) =>
   Effect.flatMap(
     SqlClient.SqlClient,

@@ -173,6 +173,8 @@ export interface NewMessage {
   readonly externalId?: string | null
   /** When it happened (the inbox's clock); now when absent. */
   readonly at?: Date
+  /** When the sender says it was sent (an API channel's `sent_at`); `at` when absent. */
+  readonly sentAt?: Date | undefined
 }
 
 const PREVIEW_CHARS = 200
@@ -257,7 +259,7 @@ export const append = (conversationId: number, m: NewMessage) =>
           SELECT conv.workspace_id, conv.id, conv.last_seq, ${m.direction}, ${m.type}, ${m.body},
                  ${JSON.stringify(m.sender)}::jsonb, ${m.status ?? 'sent'}, ${m.clientId ?? null},
                  ${m.fileId ?? null}::bigint, ${m.replyToId ?? null}::bigint, ${JSON.stringify(m.payload ?? {})}::jsonb,
-                 ${m.externalId ?? null}, ${at}::timestamptz, ${at}::timestamptz
+                 ${m.externalId ?? null}, ${m.sentAt ?? at}::timestamptz, ${at}::timestamptz
           FROM conv RETURNING *
         )
         SELECT msg.*, to_jsonb(conv.*) AS conv FROM msg, conv`.pipe(

@@ -1,6 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Duration, Effect, Schedule } from 'effect'
-import { presentMessage } from '../../actors/conversation'
+import { ConversationActor, presentMessage } from '../../actors/conversation'
 import type { AppConfig } from '../../engine/config'
 import { Log } from '../../engine/log'
 import { type OutboundPolicy, OutboundRefused, send } from '../../engine/net/outbound'
@@ -144,32 +144,64 @@ const messageBody = (
     message: { ...presentMessage(m), attachments },
   })
 
-/** Queues `message.created` for agent replies not queued yet, then moves the cursors on. */
-export const queueReplies = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const pending = yield* ChannelApi.pendingReplies(200)
-  for (const p of pending) {
-    const api = yield* ChannelApi.byChannel(p.channel_id)
-    const [m] = yield* sql<MessageRow>`SELECT * FROM messages WHERE id = ${p.message_id}`
-    if (!api || !m) continue
+/**
+ * Queues `message.created` for one agent reply; a reply queued before whose delivery failed for
+ * good is queued again (an agent's retry), with the channel's retries afresh. Nothing happens to
+ * one still pending or delivered.
+ */
+export const queueReply = (channelId: number, messageId: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const api = yield* ChannelApi.byChannel(channelId)
+    const [m] = yield* sql<MessageRow>`SELECT * FROM messages WHERE id = ${messageId}`
+    if (!api || !m) return
+    const subject = `message.created:${m.id}`
     const uid = ChannelApi.newDeliveryId()
-    yield* ChannelApi.enqueue(p.channel_id, {
+    const thread = yield* ChannelApi.threadOfConversation(m.conversation_id)
+    const stored = yield* ChannelApi.enqueue(channelId, {
       uid,
       event: 'message.created',
-      subject: `message.created:${m.id}`,
+      subject,
       body: messageBody(
         uid,
         m,
-        p.external_id,
-        p.channel_id,
-        yield* attachmentsOf(m.workspace_id, p.channel_id, m.file_id),
+        thread?.external_id ?? null,
+        channelId,
+        yield* attachmentsOf(m.workspace_id, channelId, m.file_id),
       ),
       maxAttempts: api.retries + 1,
     })
-  }
+    if (!stored) yield* ChannelApi.requeueFailed(channelId, subject, api.retries + 1)
+  })
+
+/** Queues `message.created` for agent replies not queued yet, then moves the cursors on. */
+export const queueReplies = Effect.gen(function* () {
+  const pending = yield* ChannelApi.pendingReplies(200)
+  for (const p of pending) yield* queueReply(p.channel_id, p.message_id)
   yield* ChannelApi.advanceCursors
   return pending.length
 })
+
+/**
+ * A reply whose `message.created` failed for good is `failed` on the message too, with the
+ * reason, so the agent sees it and may retry (through the ConversationActor, like every delivery).
+ */
+const replyFailed = (d: ChannelApi.DeliveryRow, error: string | null) =>
+  Effect.gen(function* () {
+    const id = Number(/^message\.created:(\d+)$/.exec(d.subject ?? '')?.[1] ?? Number.NaN)
+    if (!Number.isSafeInteger(id)) return
+    const sql = yield* SqlClient.SqlClient
+    const [m] = yield* sql<{ conversation_id: number }>`SELECT conversation_id FROM messages WHERE id = ${id}`
+    if (!m) return
+    const actor = yield* ConversationActor
+    yield* actor
+      .ask(m.conversation_id, {
+        _tag: 'Delivered',
+        messageId: id,
+        delivery: { _tag: 'Rejected', reason: `Webhook delivery failed: ${error ?? 'no answer'}` },
+      })
+      .pipe(Effect.ignore)
+  })
 
 /** Queues `conversation.updated` for conversations whose status, assignee or team changed. */
 export const queueConversationUpdates = Effect.gen(function* () {
@@ -219,6 +251,8 @@ export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
               delivered: result.status === 'delivered',
               retryInSeconds: retry ? (retryBaseMs * 3 ** (n - 1)) / 1000 : null,
             })
+            if (result.status === 'failed' && !retry && d.event === 'message.created')
+              yield* replyFailed(d, result.error)
           }),
         ),
       { concurrency: 8, discard: true },

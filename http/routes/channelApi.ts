@@ -10,7 +10,7 @@ import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
 import { afterInbound } from '../autoReply'
 import { invalid, notFound } from '../errors'
-import { BigIdFromString } from '../fields'
+import { BigIdFromString, EmailAddress, IsoDateTime, PhoneNumber } from '../fields'
 import { addMessages } from '../i18n'
 import { RealtimeKey } from '../realtime/token'
 import { created, ok, type Route, route } from '../route'
@@ -42,15 +42,15 @@ const Inbound = Schema.Struct({
     Schema.Struct({
       id: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(200)))),
       name: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(200)))),
-      email: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(320)))),
-      phone: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(50)))),
+      email: Schema.optional(Schema.NullOr(EmailAddress)),
+      phone: Schema.optional(Schema.NullOr(PhoneNumber)),
     }),
   ),
   message: Schema.Struct({
     id: ExtId,
     text: Schema.optional(Schema.String.pipe(Schema.maxLength(10_000))),
     attachments: Schema.optional(Schema.Array(Attachment).pipe(Schema.maxItems(MAX_INBOUND_ATTACHMENTS))),
-    sent_at: Schema.optional(Schema.String),
+    sent_at: Schema.optional(IsoDateTime),
   }),
 })
 type InboundBody = typeof Inbound.Type
@@ -105,6 +105,8 @@ const fetchAttachment = (workspaceId: number, a: typeof Attachment.Type, index: 
  */
 export const simulateInbound = (channel: ChannelRow, body: InboundBody) =>
   Effect.gen(function* () {
+    if ((body.message.text ?? '').trim() === '' && (body.message.attachments ?? []).length === 0)
+      return yield* Effect.fail(invalid({ 'message.text': { key: 'field.required' } }))
     const contact: Record<string, string> = {}
     for (const [k, v] of Object.entries(body.contact ?? {})) if (typeof v === 'string') contact[k] = v
     const { thread, created: newConversation } = yield* ChannelApi.threadFor(
@@ -132,6 +134,7 @@ export const simulateInbound = (channel: ChannelRow, body: InboundBody) =>
           ...m,
           sender: { name: contact.name ?? null, external_id: contact.id ?? null },
           clientId: cid,
+          sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
         })
         .pipe(
           Effect.catchIf(

@@ -20,7 +20,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import { afterInbound } from '../autoReply'
 import { iso } from '../envelope'
 import { ApiError, invalid, notFound } from '../errors'
-import { BigIdFromString } from '../fields'
+import { BigIdFromString, EmailAddress, PhoneNumber } from '../fields'
 import { addMessages } from '../i18n'
 import { inboxCreated } from '../inbox'
 import { humanSize } from '../multipart'
@@ -76,8 +76,6 @@ const KeyAndId = Schema.Struct({
   key: Schema.String.pipe(Schema.maxLength(100)),
   id: BigIdFromString,
 })
-const Email = Schema.String.pipe(Schema.maxLength(320), Schema.pattern(/^[^\s@]+@[^\s@]+\.[^\s@]+$/))
-const Phone = Schema.String.pipe(Schema.pattern(/^\+?[0-9][0-9 ()-]{4,24}$/))
 
 /** Business hours of the channel (its own, else the workspace's), now. */
 const openNow = (channel: ChannelRow, workspace: WorkspaceRow) =>
@@ -179,8 +177,8 @@ export const routes: readonly Route[] = [
     params: Key,
     body: Schema.Struct({
       name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
-      email: Email,
-      phone: Phone,
+      email: EmailAddress,
+      phone: PhoneNumber,
       page_url: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))),
       locale: Schema.optional(Schema.Literal('en', 'id')),
       form_token: Schema.String.pipe(Schema.maxLength(1000)),

@@ -17,6 +17,7 @@ beforeAll(async () => {
 })
 afterAll(() => s?.stop())
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 const body = async (res: Response) => (await res.json()) as Record<string, any>
 const patch = (b: unknown, h: Record<string, string>): RequestInit => ({ ...F.json(b, h), method: 'PATCH' })
 
@@ -24,6 +25,12 @@ const createApi = async (extra: Record<string, unknown> = {}) => {
   const res = await s.fetch('/v1/channels/api', F.json({ name: 'Shop backend', ...extra }, owner.headers()))
   expect(res.status).toBe(201)
   return (await body(res)).data
+}
+
+/** Archives a channel so the tests after it stay within the plan's channel quota. */
+const retire = async (ch: { id: number }) => {
+  const r = await s.fetch(`/v1/channels/${ch.id}`, { method: 'DELETE', headers: owner.headers() })
+  expect(r.status).toBeLessThan(300)
 }
 
 const inbound = (key: string, b: unknown) => s.fetch('/v1/channel-api/messages', F.json(b, F.bearer(key)))
@@ -114,7 +121,8 @@ describe('API channel', () => {
     expect(arch.data).toMatchObject({ deleted: false, archived: true })
     // An archived channel's key no longer works.
     expect(
-      (await inbound(used.credentials.key, { conversation_id: 'c1', message: { id: 'm2' } })).status,
+      (await inbound(used.credentials.key, { conversation_id: 'c1', message: { id: 'm2', text: 'b' } }))
+        .status,
     ).toBe(401)
   })
 
@@ -194,11 +202,13 @@ describe('API channel', () => {
   it('replacing the key refuses the old one at once', async () => {
     const ch = await createApi()
     const old = ch.credentials.key
-    expect((await inbound(old, { conversation_id: 'k', message: { id: '1' } })).status).toBe(201)
+    expect((await inbound(old, { conversation_id: 'k', message: { id: '1', text: 'a' } })).status).toBe(201)
     const r = await body(await s.fetch(`/v1/channels/${ch.id}/api/key`, F.json({}, owner.headers())))
     expect(r.data.key).not.toBe(old)
     expect((await inbound(old, { conversation_id: 'k', message: { id: '2' } })).status).toBe(401)
-    expect((await inbound(r.data.key, { conversation_id: 'k', message: { id: '2' } })).status).toBe(201)
+    expect(
+      (await inbound(r.data.key, { conversation_id: 'k', message: { id: '2', text: 'b' } })).status,
+    ).toBe(201)
   })
 
   it('test-webhook pings a signed request; agent replies go out as message.created with retries; status updates', async () => {
@@ -368,6 +378,7 @@ describe('API channel', () => {
         F.json({ status: 'read' }, F.bearer(ch.credentials.key)),
       )
       expect(noNote.status).toBe(404)
+      await retire(ch)
     } finally {
       await rx.close()
     }
@@ -411,6 +422,97 @@ describe('API channel', () => {
       await s.fetch(`/v1/interactions/${c.data.interaction_id}`, { headers: owner.headers() }),
     )
     expect(anon.data.contact.name).toBe('anon-7')
+    await retire(ch)
+  })
+
+  it('a reply whose webhook fails for good turns failed with the reason, and a retry sends it again; no URL, no delivery', async () => {
+    let secret = ''
+    const rx = await receiver(() => secret)
+    try {
+      const ch = await createApi({ webhook_url: rx.url, retries: 0 })
+      secret = ch.credentials.webhook_secret
+      const msg = await body(
+        await inbound(ch.credentials.key, { conversation_id: 'f-1', message: { id: 'f1', text: 'Halo' } }),
+      )
+      const convId = msg.data.interaction_id as number
+      const messages = `/v1/interactions/${convId}/messages`
+      rx.failNext(1)
+      const reply = await body(await s.fetch(messages, F.json({ text: 'Maaf!' }, owner.headers())))
+      const stateOf = async () => {
+        const page = await body(await s.fetch(messages, { headers: owner.headers() }))
+        return page.data.find((m: { id: number }) => m.id === reply.data.id)
+      }
+      for (let i = 0; i < 100 && (await stateOf()).status !== 'failed'; i++) await sleep(50)
+      expect(await stateOf()).toMatchObject({ status: 'failed', error: 'Webhook delivery failed: HTTP 500' })
+      const retry = await s.fetch(`${messages}/${reply.data.id}/retry`, {
+        method: 'POST',
+        headers: owner.headers(),
+      })
+      expect(retry.status).toBe(200)
+      await rx.until((g) => g.filter((x) => x.json.event === 'message.created').length >= 2)
+      const tries = rx.got.filter((x) => x.json.event === 'message.created')
+      expect(tries.every((t) => t.signatureValid && t.json.data.message.id === reply.data.id)).toBe(true)
+      // The same delivery, tried again: receivers deduplicate on its id.
+      expect(new Set(tries.map((t) => t.headers['x-kotak-delivery'])).size).toBe(1)
+      for (let i = 0; i < 100 && (await stateOf()).status !== 'sent'; i++) await sleep(50)
+      expect(await stateOf()).toMatchObject({ status: 'sent', error: null })
+      await retire(ch)
+    } finally {
+      await rx.close()
+    }
+    const bare = await createApi()
+    const m = await body(
+      await inbound(bare.credentials.key, { conversation_id: 'f-2', message: { id: 'f2', text: 'Halo' } }),
+    )
+    const refused = await body(
+      await s.fetch(
+        `/v1/interactions/${m.data.interaction_id}/messages`,
+        F.json({ text: 'Halo juga' }, owner.headers()),
+      ),
+    )
+    expect(refused.data).toMatchObject({
+      status: 'failed',
+      error: 'The channel has no webhook URL to deliver to.',
+    })
+    await retire(bare)
+  })
+
+  it('validates inbound messages: text or attachments, contact formats, sent_at kept', async () => {
+    const ch = await createApi()
+    const key = ch.credentials.key
+    const fields = async (b: unknown) => {
+      const r = await inbound(key, b)
+      expect(r.status).toBe(422)
+      return (await body(r)).error.fields
+    }
+    expect(await fields({ conversation_id: 'v-1', message: { id: '1', text: '   ' } })).toHaveProperty(
+      'message.text',
+    )
+    expect(
+      await fields({
+        conversation_id: 'v-1',
+        contact: { email: 'not-an-address' },
+        message: { id: '1', text: 'x' },
+      }),
+    ).toHaveProperty('contact.email')
+    expect(
+      await fields({
+        conversation_id: 'v-1',
+        contact: { phone: 'call me' },
+        message: { id: '1', text: 'x' },
+      }),
+    ).toHaveProperty('contact.phone')
+    expect(
+      await fields({ conversation_id: 'v-1', message: { id: '1', text: 'x', sent_at: 'yesterday' } }),
+    ).toHaveProperty('message.sent_at')
+    const ok = await body(
+      await inbound(key, {
+        conversation_id: 'v-1',
+        message: { id: '1', text: 'x', sent_at: '2026-11-20T08:30:00+07:00' },
+      }),
+    )
+    expect(ok.data.message.sent_at).toBe('2026-11-20T01:30:00Z')
+    await retire(ch)
   })
 
   it('reopens a closed conversation when the customer writes on its thread again', async () => {
@@ -429,6 +531,7 @@ describe('API channel', () => {
     expect(detail.data.status).toBe('open')
     const waiting = await body(await s.fetch('/v1/interactions?tab=unreplied', { headers: owner.headers() }))
     expect(waiting.data.map((x: { id: number }) => x.id)).toContain(id)
+    await retire(ch)
   })
 
   it('sends conversation.updated on status changes only to channels that chose it', async () => {

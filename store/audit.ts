@@ -39,6 +39,7 @@ export const actions = {
   'api_key.revoked': entry('api', 'key'),
   'billing.profile_updated': entry('billing', 'receipt'),
   'billing.upgrade_started': entry('billing', 'credit-card'),
+  'billing.checkout_started': entry('billing', 'credit-card'),
   'billing.paid': entry('billing', 'credit-card'),
   'billing.downgrade_chosen': entry('billing', 'list-checks'),
   'billing.downgraded': entry('billing', 'arrow-down'),

@@ -51,6 +51,7 @@ addMessages({
   'audit.api_key.revoked': { en: 'API key revoked', id: 'Kunci API dicabut' },
   'audit.billing.profile_updated': { en: 'Billing profile changed', id: 'Profil tagihan diubah' },
   'audit.billing.upgrade_started': { en: 'Upgrade invoice issued', id: 'Tagihan upgrade diterbitkan' },
+  'audit.billing.checkout_started': { en: 'Payment started', id: 'Pembayaran dimulai' },
   'audit.billing.paid': { en: 'Payment received', id: 'Pembayaran diterima' },
   'audit.billing.downgrade_chosen': {
     en: 'Channels and members for Free chosen',

@@ -405,11 +405,22 @@ export const routes: readonly Route[] = [
     tag: 'Billing',
     summary: 'A checkout URL for an open invoice; a still-valid attempt is reused',
     params: NumberParam,
-    handler: ({ caller, workspace, params }) =>
+    handler: (req) =>
       Effect.gen(function* () {
+        const { caller, workspace, params } = req
         const invoice = yield* invoiceOr404(workspace.id, params.number)
         if (invoice.status !== 'open') return yield* Effect.fail(conflict('billing.not_open'))
-        const { attempt, reused } = yield* checkoutFor(caller, invoice)
+        // A new payment attempt is a change worth an entry; a reused one is not.
+        const { attempt, reused } = yield* audited(req, checkoutFor(caller, invoice), (r) =>
+          r.reused
+            ? null
+            : {
+                action: 'billing.checkout_started',
+                workspaceId: workspace.id,
+                target: invoice.number,
+                details: `${r.attempt.provider}, ${invoice.total} ${invoice.currency}`,
+              },
+        )
         return ok({
           checkout_url: attempt.checkout_url,
           attempt: presentAttempt(attempt, new Date()),

@@ -87,6 +87,8 @@ export const routes: readonly Route[] = [
     method: 'PATCH',
     path: '/v1/me',
     access: 'A',
+    // The caller's own account and other workspaces: a frozen active workspace blocks none of it.
+    whileFrozen: true,
     tag: 'Identity',
     summary: 'Change your language and personal time zone (empty string = follow the workspace)',
     body: Schema.Struct({

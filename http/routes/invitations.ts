@@ -320,6 +320,8 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/v1/me/invitations/{id}/accept',
     access: 'A',
+    // The caller's own account and other workspaces: a frozen active workspace blocks none of it.
+    whileFrozen: true,
     workspace: 'optional',
     tag: 'Identity',
     summary: 'Accept an invitation for your e-mail address; that workspace becomes your active one',

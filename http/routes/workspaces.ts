@@ -40,13 +40,14 @@ const ListedSchema = Schema.Struct({
   frozen: Schema.Boolean,
 })
 
-/** Whether the account may create a workspace now, and why not. */
+/**
+ * `meta.create`: whether the account may create a workspace now (the spec's yes or no), and
+ * `meta.create_limit`: how many it owns against the plan's limit, and why not.
+ */
 const createMeta = (userId: number) =>
   Effect.map(Workspaces.ownership(userId), (o) => ({
-    allowed: o.allowed,
-    owned: o.owned,
-    limit: o.limit,
-    reason: o.allowed ? null : 'limit',
+    create: o.allowed,
+    create_limit: { owned: o.owned, limit: o.limit, reason: o.allowed ? null : 'limit' },
   }))
 
 /** The actor holding the workspace's quota counters re-reads its plan, zone and limits. */
@@ -85,7 +86,7 @@ export const routes: readonly Route[] = [
             is_active: caller.workspace?.id === m.workspace.id,
             frozen: m.workspace.frozen_at !== null,
           })),
-          { create: yield* createMeta(caller.user.id) },
+          yield* createMeta(caller.user.id),
         )
       }),
   }),
@@ -93,6 +94,8 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/v1/workspaces',
     access: 'A',
+    // The caller's own account and other workspaces: a frozen active workspace blocks none of it.
+    whileFrozen: true,
     workspace: 'optional',
     tag: 'Identity',
     summary: 'Create a workspace you own (on Free) and switch to it; 409 past your ownership limit',
@@ -127,13 +130,15 @@ export const routes: readonly Route[] = [
           }),
         )
         yield* invalidateCredentials({ userId: caller.user.id })
-        return created(presentWorkspace(made), { create: yield* createMeta(caller.user.id) })
+        return created(presentWorkspace(made), yield* createMeta(caller.user.id))
       }),
   }),
   route({
     method: 'POST',
     path: '/v1/me/workspace',
     access: 'A',
+    // The caller's own account and other workspaces: a frozen active workspace blocks none of it.
+    whileFrozen: true,
     workspace: 'optional',
     tag: 'Identity',
     summary: 'Switch your active workspace (one where you are an active member)',
@@ -213,6 +218,8 @@ export const routes: readonly Route[] = [
     method: 'POST',
     path: '/v1/me/preferences',
     access: 'A',
+    // The caller's own account and other workspaces: a frozen active workspace blocks none of it.
+    whileFrozen: true,
     workspace: 'optional',
     tag: 'Identity',
     summary: 'Personal preferences: `livechat_alert` (0 or 1), tour and sidebar state (null removes)',

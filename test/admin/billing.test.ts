@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sign } from '../../engine/net/signature'
 import * as BillingRoutes from '../../http/routes/billing'
+import * as Members from '../../store/members'
 import * as Workspaces from '../../store/workspaces'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -230,6 +231,20 @@ describe('billing', () => {
     ).toBe(200)
     const b = (await body(await s.fetch('/v1/billing', { headers: owner.headers() }))).data
     expect(b.plan).toMatchObject({ key: 'custom', frozen: true })
+    // A member is never stuck in it: their own account, and switching to another workspace of
+    // theirs, keep working (leaving it is a change to it, and waits like the others).
+    const other = await F.workspace(s, { plan: 'pro' })
+    const agent = await F.member(s, w, 'Admin')
+    await s.run(Members.addWithRole(other.workspaceId, agent.id, 'Agent'))
+    const a = await F.signIn(s, agent.email)
+    expect((await s.fetch('/v1/me', patch({ locale: 'id' }, a.headers()))).status).toBe(200)
+    expect((await s.fetch('/v1/me/preferences', F.json({ livechat_alert: 1 }, a.headers()))).status).toBe(200)
+    expect((await s.fetch('/v1/workspace/leave', F.json({}, a.headers()))).status).toBe(423)
+    const sw = await s.fetch('/v1/me/workspace', F.json({ workspace_id: other.workspaceId }, a.headers()))
+    expect(sw.status).toBe(200)
+    expect((await body(await s.fetch('/v1/me', { headers: a.headers() }))).data.workspace.id).toBe(
+      other.workspaceId,
+    )
 
     const up = await s.fetch('/v1/billing/upgrade', F.json({ months: 1 }, owner.headers()))
     expect(up.status).toBe(200)
@@ -266,6 +281,12 @@ describe('billing: failures, renewals and boundaries', () => {
     const again = (await body(await s.fetch('/v1/billing/upgrade', F.json({ months: 1 }, owner.headers()))))
       .data
     expect(again).toMatchObject({ reused_invoice: true, checkout_url: pay.checkout_url })
+    // The new payment attempt is in the audit log, once (reusing it writes nothing).
+    const log = (await body(await s.fetch('/v1/audit-logs?category=billing', { headers: owner.headers() })))
+      .data as Array<{ action: string; target: string; label: string }>
+    const started = log.filter((e) => e.action === 'billing.checkout_started')
+    expect(started).toHaveLength(1)
+    expect(started[0]).toMatchObject({ target: number, label: 'Payment started' })
 
     // A callback signed too long ago, for an unknown checkout, or for another provider.
     const old = Math.floor(Date.now() / 1000) - 3600

@@ -145,6 +145,19 @@ describe('members', () => {
     // Nobody changes their own role or status; the Owner's role is fixed.
     const mine = await s.fetch(`/v1/members/${me.id}`, patch({ status: 'disabled' }, owner.headers()))
     expect(mine.status).toBe(409)
+    // The Owner's reply initials and teams are theirs to edit like anyone's; what would narrow
+    // what the Owner sees (view_all, channel access) is fixed.
+    const ownerEdit = await s.fetch(`/v1/members/${me.id}`, patch({ reply_initial: 'OW' }, owner.headers()))
+    expect(ownerEdit.status).toBe(200)
+    expect((await body(ownerEdit)).data.reply_initial).toBe('OW')
+    expect(
+      (
+        await s.fetch(
+          `/v1/members/${me.id}`,
+          patch({ channel_access: 'selected', channel_ids: [] }, owner.headers()),
+        )
+      ).status,
+    ).toBe(409)
     // Another workspace's member is not found; an agent cannot edit members; keys cannot either.
     expect(
       (await s.fetch(`/v1/members/${m.id}`, patch({ view_all: false }, otherOwner.headers()))).status,

@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest'
 import { allRoutes } from '../../http/app'
 
 /**
- * Every endpoint of the spec sections that are built is routed, with the spec's access class.
+ * Every endpoint of the spec sections that are built is routed, with the spec's access class and
+ * permission.
  * `test/support/endpoints.tsv` is a copy of the spec's endpoints.tsv (doc, section, method, path,
  * permission, access); paths there lack the `/v1` prefix.
  */
@@ -36,6 +37,28 @@ const BUILT: ReadonlyArray<readonly [string, string]> = [
   ['2', '4.2'],
 ]
 
+/**
+ * The spec's permission column as a set: `-` or empty is none, `same` repeats the row above,
+ * `a or b` and `a (or b)` are alternatives.
+ */
+const permissions = new Map<(typeof rows)[number], string | undefined>()
+rows.reduce<string | undefined>((prev, r) => {
+  const raw = r.permission?.trim() ?? ''
+  const own = raw === 'same' ? prev : raw === '' || raw === '-' ? undefined : raw
+  const set = own
+    ?.replace(/[()]/g, '')
+    .split(/\s+or\s+/)
+    .map((x) => x.trim())
+    .sort()
+    .join(' | ')
+  permissions.set(r, set)
+  return own
+}, undefined)
+/** Deliberate deviations from the spec's permission column (docs/decisions.md, Channels). */
+const DEVIATIONS = new Set(['GET /channels', 'GET /channels/{id}/icon'])
+const routePermission = (p: string | readonly string[] | undefined) =>
+  p === undefined ? undefined : (typeof p === 'string' ? [p] : [...p]).sort().join(' | ')
+
 const shape = (p: string) => p.replace(/\{\w+\}/g, '{}')
 const routed = new Map(allRoutes().map((r) => [`${r.method} ${shape(r.path)}`, r]))
 const find = (method: string, p: string) =>
@@ -62,6 +85,15 @@ describe('the spec endpoints of built sections', () => {
         .filter((r) => find(r.method!, r.path)!.access !== r.access)
         .map((r) => `${r.method} ${r.path}: ${find(r.method!, r.path)!.access} (spec ${r.access})`)
       expect(wrongAccess).toEqual([])
+      // The permission the route demands is the spec's (alternatives included), no more, no less.
+      const wrongPermission = wanted
+        .filter((r) => !DEVIATIONS.has(`${r.method} ${r.path}`))
+        .filter((r) => routePermission(find(r.method!, r.path)!.permission) !== permissions.get(r))
+        .map(
+          (r) =>
+            `${r.method} ${r.path}: ${routePermission(find(r.method!, r.path)!.permission)} (spec ${permissions.get(r)})`,
+        )
+      expect(wrongPermission).toEqual([])
     })
   }
 })

@@ -96,6 +96,31 @@ const setMembers = (sql: SqlClient.SqlClient, teamId: number, userIds: readonly 
         ON CONFLICT DO NOTHING`
   })
 
+/**
+ * Members who would be left without any team (a non-admin role needs one): of `userIds` (those
+ * with a non-admin role, if they lost team `exceptTeamId`), or holders of role `roleId` (if it
+ * stopped being an admin role).
+ */
+export const wouldBeTeamless = (
+  workspaceId: number,
+  who: { readonly userIds: readonly number[]; readonly exceptTeamId: number } | { readonly roleId: number },
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ user_id: number }>`
+      SELECT m.user_id FROM members m JOIN roles r ON r.id = m.role_id
+      WHERE m.workspace_id = ${workspaceId}
+        AND ${
+          'roleId' in who
+            ? sql`m.role_id = ${who.roleId}`
+            : sql`m.user_id = ANY(${pgArray(who.userIds)}::int[]) AND NOT r.is_admin AND NOT r.is_owner`
+        }
+        AND NOT EXISTS (
+          SELECT 1 FROM team_members tm JOIN teams t ON t.id = tm.team_id AND t.workspace_id = ${workspaceId}
+          WHERE tm.user_id = m.user_id AND tm.team_id <> ${'roleId' in who ? 0 : who.exceptTeamId})`.pipe(
+      Effect.map((r) => r.map((x) => x.user_id)),
+    ),
+  )
+
 export interface NewTeam {
   readonly name: string
   readonly type: TeamType

@@ -2,6 +2,7 @@ import { Effect, Schema } from 'effect'
 import { invalidateCredentials, publishEvent } from '../../engine/events'
 import { allPermissions, isAdminRole, type Permission, permissionGroups } from '../../store/permissions'
 import * as Roles from '../../store/roles'
+import * as Teams from '../../store/teams'
 import { type Caller, isOwner } from '../caller'
 import { iso } from '../envelope'
 import { ApiError, conflict, invalid, notFound } from '../errors'
@@ -18,6 +19,10 @@ import { audited, changes } from './auditLogs'
  */
 
 addMessages({
+  'roles.holders_need_team': {
+    en: 'some members holding this role have no team; non-admin roles need at least one',
+    id: 'beberapa anggota dengan peran ini tidak memiliki tim; peran non-admin memerlukan setidaknya satu tim',
+  },
   'roles.owner_fixed': {
     en: "The Owner's role cannot be changed or deleted.",
     id: 'Peran Pemilik tidak dapat diubah atau dihapus.',
@@ -250,6 +255,13 @@ export const routes: readonly Route[] = [
           return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'roles.admin_only' }))
         yield* checkGrant(caller, body.permissions, body.is_admin)
         if (body.name !== undefined) yield* checkName(workspace.id, body.name, role.id)
+        // Holders of a role that stops being an admin role need a team each, as any non-admin.
+        if (
+          role.is_admin &&
+          body.is_admin === false &&
+          (yield* Teams.wouldBeTeamless(workspace.id, { roleId: role.id })).length > 0
+        )
+          return yield* Effect.fail(invalid({ is_admin: { key: 'roles.holders_need_team' } }))
         const before = present(role, caller)
         const updated = yield* audited(
           req,

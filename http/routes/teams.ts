@@ -18,6 +18,10 @@ import { audited, changes } from './auditLogs'
  */
 
 addMessages({
+  'teams.last_team': {
+    en: 'would leave a member without a team; non-admin roles need at least one',
+    id: 'akan membuat anggota tanpa tim; peran non-admin memerlukan setidaknya satu tim',
+  },
   'teams.type_fixed': {
     en: 'cannot change after the team is created',
     id: 'tidak dapat diubah setelah tim dibuat',
@@ -182,6 +186,15 @@ export const routes: readonly Route[] = [
           return yield* Effect.fail(invalid({ type: { key: 'teams.type_fixed' } }))
         const memberIds = body.member_ids === undefined ? undefined : unique(body.member_ids)
         yield* validate(workspace.id, body.name, memberIds, before.id)
+        if (memberIds !== undefined) {
+          const removed = before.members.map((m) => m.id).filter((id) => !memberIds.includes(id))
+          if (
+            removed.length > 0 &&
+            (yield* Teams.wouldBeTeamless(workspace.id, { userIds: removed, exceptTeamId: before.id }))
+              .length > 0
+          )
+            return yield* Effect.fail(invalid({ member_ids: { key: 'teams.last_team' } }))
+        }
         const after = yield* audited(
           req,
           Teams.update(workspace.id, before.id, {

@@ -55,6 +55,29 @@ describe('teams', () => {
       await s.fetch(`/v1/teams/${t.id}`, patch({ type: 'backoffice', member_ids: [] }, owner.headers())),
     )
     expect(changed.error?.code ?? changed.data.type).not.toBe('backoffice')
+    // Taking an agent's last team away is refused; with another team it is a plain replacement.
+    const last = await s.fetch(`/v1/teams/${t.id}`, patch({ member_ids: [] }, owner.headers()))
+    expect(last.status).toBe(422)
+    expect((await body(last)).error.fields).toEqual({
+      member_ids: 'would leave a member without a team; non-admin roles need at least one',
+    })
+    const other = await F.member(s, w, 'Agent')
+    const back = (
+      await body(
+        await s.fetch(
+          '/v1/teams',
+          F.json(
+            { name: 'Escalations', type: 'backoffice', member_ids: [agent.id, other.id] },
+            owner.headers(),
+          ),
+        ),
+      )
+    ).data
+    const replaced = await s.fetch(`/v1/teams/${t.id}`, patch({ member_ids: [other.id] }, owner.headers()))
+    expect(replaced.status).toBe(200)
+    expect((await body(replaced)).data.member_ids).toEqual([other.id])
+    expect((await memberOf(agent.id)).team_ids).toEqual([back.id])
+    expect((await memberOf(other.id)).team_ids.sort()).toEqual([t.id, back.id].sort())
     const bad = await s.fetch('/v1/teams', F.json({ name: '', type: 'sideways' }, owner.headers()))
     expect(bad.status).toBe(422)
     expect(Object.keys((await body(bad)).error.fields)).toEqual(expect.arrayContaining(['name', 'type']))
@@ -303,6 +326,18 @@ describe('granting', () => {
     const promoted = await s.fetch(`/v1/roles/${made.id}`, patch({ is_admin: true }, owner.headers()))
     expect(promoted.status).toBe(200)
     expect((await body(promoted)).data.is_admin).toBe(true)
+    // Admins need no team; taking admin away while a holder has none is refused.
+    await F.member(s, w, made.name)
+    const demoted = await s.fetch(`/v1/roles/${made.id}`, patch({ is_admin: false }, owner.headers()))
+    expect(demoted.status).toBe(422)
+    expect((await body(demoted)).error.fields).toHaveProperty('is_admin')
+    // Another workspace's Owner finds nothing to change or copy.
+    expect(
+      (await s.fetch(`/v1/roles/${made.id}`, patch({ name: 'Mine' }, otherOwner.headers()))).status,
+    ).toBe(404)
+    expect((await s.fetch(`/v1/roles/${made.id}/duplicate`, F.json({}, otherOwner.headers()))).status).toBe(
+      404,
+    )
     // One role by id; another workspace's is 404.
     expect((await s.fetch(`/v1/roles/${made.id}`, { headers: session.headers() })).status).toBe(200)
     expect((await s.fetch(`/v1/roles/${made.id}`, { headers: otherOwner.headers() })).status).toBe(404)

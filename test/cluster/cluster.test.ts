@@ -143,6 +143,26 @@ describe.skipIf(!enabled)('cluster of three nodes', () => {
     expect(outcomes.filter((o) => o === 'Throttled').length).toBe(3)
   })
 
+  it('revokes an API key on every node at once; the key list shows when it was last used', async () => {
+    const [a, b] = c.live()
+    const key = await F.apiKey(a!.server, w)
+    // Each node resolves the key once and keeps it in its credential cache.
+    for (const n of [a!, b!]) expect((await n.fetch('/v1/me', { headers: F.bearer(key) })).status).toBe(200)
+    const owner = await F.signIn(a!.server, w.ownerEmail)
+    const listed = await waitFor('last_used_at', async () => {
+      const list = (await (await a!.fetch('/v1/api-keys', { headers: owner.headers() })).json()) as {
+        data: Array<{ id: number; prefix: string; last_used_at: string | null }>
+      }
+      const mine = list.data.find((k) => key.startsWith(k.prefix))
+      return mine?.last_used_at ? mine : undefined
+    })
+    const del = await a!.fetch(`/v1/api-keys/${listed.id}`, { method: 'DELETE', headers: owner.headers() })
+    expect(del.status).toBeLessThan(300)
+    // The other node's cached copy is gone with the revocation: the very next request is refused.
+    expect((await b!.fetch('/v1/me', { headers: F.bearer(key) })).status).toBe(401)
+    expect((await a!.fetch('/v1/me', { headers: F.bearer(key) })).status).toBe(401)
+  })
+
   it('loses no acknowledged write and applies none twice when the owner is killed mid-stream', async () => {
     const id = await c.run(Effect.map(Conversations.create(w.workspaceId, null), (r) => r.id))
     expect((await c.nodes[0]!.ask('conversation', id, text('first', 'kill-0'))).status).toBe(200)

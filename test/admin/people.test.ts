@@ -206,11 +206,37 @@ describe('members', () => {
     const session = await F.signIn(s, agent.email)
     expect((await s.fetch('/v1/me', { headers: session.headers() })).status).toBe(200)
     const m = await memberOf(agent.id)
+    const c = await events(owner, `ws:${w.workspaceId}`)
     const off = await s.fetch(`/v1/members/${m.id}`, patch({ status: 'disabled' }, owner.headers()))
     expect(off.status).toBe(200)
     expect((await body(off)).data.status).toBe('disabled')
     const after = await s.fetch('/v1/me', { headers: session.headers() })
     expect([401, 403]).toContain(after.status)
+    expect((await c.next((f) => f.event === 'members.changed')).data).toMatchObject({
+      reason: 'disabled',
+      member_id: m.id,
+    })
+    // Enabled again: told as well; a change of teams is a teams.changed too.
+    const on = await s.fetch(`/v1/members/${m.id}`, patch({ status: 'active' }, owner.headers()))
+    expect(on.status).toBe(200)
+    expect((await c.next((f) => f.event === 'members.changed')).data).toMatchObject({
+      reason: 'enabled',
+      member_id: m.id,
+    })
+    const day = (
+      await body(await s.fetch('/v1/teams', F.json({ name: 'Day', type: 'frontline' }, owner.headers())))
+    ).data
+    await s.fetch(`/v1/members/${m.id}`, patch({ team_ids: [day.id] }, owner.headers()))
+    expect(
+      (
+        await c.next(
+          (f) => f.event === 'teams.changed' && (f.data as { reason?: string }).reason === 'members',
+        )
+      ).data,
+    ).toMatchObject({
+      user_id: agent.id,
+    })
+    c.close()
   })
 })
 

@@ -50,6 +50,10 @@ addMessages({
     en: 'The channel of this conversation is archived; nothing can be sent through it.',
     id: 'Kanal percakapan ini sudah diarsipkan; tidak ada yang dapat dikirim melaluinya.',
   },
+  'messages.channel_suspended': {
+    en: "This channel is suspended: the workspace's plan has no room for it. Upgrade or choose it to stay active.",
+    id: 'Kanal ini ditangguhkan: paket workspace tidak memiliki ruang untuknya. Tingkatkan paket atau pilih kanal ini agar tetap aktif.',
+  },
   'messages.no_channel': {
     en: 'The conversation has no channel to deliver through.',
     id: 'Percakapan ini tidak memiliki kanal untuk mengirim.',
@@ -231,13 +235,18 @@ export const initialOf = (caller: Caller): string => {
 export const repliesMeta = (c: CounterState) => ({ used: c.used, limit: c.limit })
 
 /**
- * The gate of everything that goes out: nothing through an archived channel (409), and one of this
+ * The gate of everything that goes out: nothing through an archived channel (409) or one the plan
+ * set aside (402, suspended after a move to Free), and one of this
  * minute's 30 outbound slots of a messaging-app number (else 429).
  */
 export const takeSlot = (channel: Channels.ChannelRow | null) =>
   Effect.gen(function* () {
     if (channel && channel.archived_at !== null)
       return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'messages.channel_archived' }))
+    if (channel && channel.suspended_at !== null)
+      return yield* Effect.fail(
+        new ApiError({ code: 'plan_required', message: 'messages.channel_suspended' }),
+      )
     if (channel?.type !== 'msgapp') return
     const nowMs = yield* Effect.flatMap(WallClock, (c) => c.millis)
     yield* Effect.flatMap(ChannelActor, (a) => a.ask(channel.id, { _tag: 'TakeOutboundSlot', nowMs })).pipe(

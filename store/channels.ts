@@ -10,6 +10,8 @@ export interface ChannelRow {
   readonly settings: Readonly<Record<string, unknown>>
   readonly created_at: Date
   readonly archived_at: Date | null
+  /** Set aside when a move to Free left no room for it (billing); back when there is room. */
+  readonly suspended_at: Date | null
 }
 
 export const byId = (id: number) =>

@@ -53,7 +53,8 @@ export const presentChannel = (
     id: c.id,
     type: c.type,
     name: c.name,
-    status: c.status,
+    // A channel the plan has no room for shows as suspended, whatever its connection does.
+    status: c.suspended_at !== null ? 'suspended' : c.status,
     // Set by an icon upload (http/routes/channelIcons.ts); the version defeats stale caches.
     icon_url: s.icon ? `/v1/channels/${c.id}/icon?v=${encodeURIComponent(s.icon)}` : null,
     hours: s.hours ?? null,

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { sign } from '../../engine/net/signature'
 import * as BillingRoutes from '../../http/routes/billing'
+import * as Channels from '../../store/channels'
+import * as Contacts from '../../store/contacts'
+import * as Conversations from '../../store/conversations'
 import * as Members from '../../store/members'
 import * as Workspaces from '../../store/workspaces'
 import * as F from '../support/fixtures'
@@ -179,9 +182,14 @@ describe('billing', () => {
     )
     expect(tooMany.status).toBe(422)
     expect((await body(tooMany)).error.fields).toHaveProperty('member_ids')
+    // Two numbers; Free has room for one: the chosen one stays.
+    const [stay, away] = [
+      await s.run(Channels.create(w.workspaceId, 'msgapp', 'Sales')),
+      await s.run(Channels.create(w.workspaceId, 'msgapp', 'Support')),
+    ]
     const chosen = await s.fetch(
       '/v1/billing/downgrade-choice',
-      F.json({ channel_ids: [], member_ids: [keepMember.id] }, owner.headers()),
+      F.json({ channel_ids: [stay!.id], member_ids: [keepMember.id] }, owner.headers()),
     )
     expect(chosen.status).toBe(200)
     expect((await body(chosen)).data).toMatchObject({ applied: false, plan: 'pro' })
@@ -201,6 +209,20 @@ describe('billing', () => {
     const status = (userId: number) => after.find((m: any) => m.user.id === userId).status
     expect(status(keep.id)).toBe('active')
     for (const o of others) expect(status(o.id)).toBe('disabled')
+    const channel = async (id: number) =>
+      (await body(await s.fetch(`/v1/channels/${id}`, { headers: owner.headers() }))).data
+    expect((await channel(stay!.id)).status).not.toBe('suspended')
+    expect((await channel(away!.id)).status).toBe('suspended')
+    const usage = (await body(await s.fetch('/v1/billing', { headers: owner.headers() }))).data
+    expect(usage.usage.channels).toMatchObject({ used: 1, suspended: 1 })
+    // Nothing goes out through the suspended number.
+    const contact = await s.run(Contacts.create(w.workspaceId, { name: 'Budi', phone: '+62811000' }))
+    const conv = await s.run(Conversations.create(w.workspaceId, away!.id, { contactId: contact.id }))
+    const sent = await s.fetch(
+      `/v1/interactions/${conv.id}/messages`,
+      F.json({ text: 'Halo' }, owner.headers()),
+    )
+    expect(sent.status).toBe(402)
     // Settling again changes nothing.
     expect((await s.run(BillingRoutes.settleNow())).map((x) => x.workspaceId)).not.toContain(w.workspaceId)
   })

@@ -56,6 +56,8 @@ const make = Effect.gen(function* () {
       if (widget.email_fallback && isAway(visitor) && message.body.trim() !== '') {
         const cfg = yield* Config
         const link = visitor.page_url ?? cfg.publicUrl
+        // In the background: the channel's actor hands out one delivery at a time, and no reply on
+        // this chat should wait for a mail server.
         yield* mailer
           .send({
             to: visitor.email,
@@ -68,6 +70,7 @@ const make = Effect.gen(function* () {
                 Effect.sync(() => log.warn('live chat e-mail fallback failed', { reason: e.reason })),
               ),
             ),
+            Effect.forkDaemon,
           )
       }
       return { _tag: 'Sent', externalId: `lc-${message.messageId}` } satisfies Delivery

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
+import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FileStorage } from '../../engine/storage/FileStorage'
@@ -64,6 +65,19 @@ describe('private files', () => {
     expect((await s.fetch(media, { headers: (await F.signIn(s, other.ownerEmail)).headers() })).status).toBe(
       404,
     )
+    // A colleague without access to the number does not see the conversation, nor its files.
+    const agent = await F.member(s, w, 'Agent')
+    await s.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql`UPDATE members SET channel_access = 'selected', channel_ids = '{}' WHERE user_id = ${agent.id}`,
+      ),
+    )
+    const blind = (await F.signIn(s, agent.email)).headers()
+    expect((await s.fetch(`/v1/interactions/${conv}`, { headers: blind })).status).toBe(404)
+    expect((await s.fetch(media, { headers: blind })).status).toBe(404)
+    expect((await s.fetch(`${media}?download=1`, { headers: blind })).status).toBe(404)
   })
 
   it('downloads with ?download=1', async () => {

@@ -508,8 +508,8 @@ const countTabs = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter) =>
  * Counting a large inbox scans it (tens of milliseconds at 100k conversations), and every agent's
  * list asks on every change. So counts are memoized per viewer and filters, one memo per database
  * client (one per running node), and reused while the workspace's conversation version (bumped by
- * every insert and update, see migration 0011) is unchanged. Deletions and team-membership changes
- * do not bump it: the TTL bounds how long such counts can lag.
+ * every insert and update, see migration 0011) is unchanged, for the viewer's current teams.
+ * Deletions do not bump it: the TTL bounds how long such counts can lag.
  */
 export const COUNTS_TTL_MS = 10_000
 const countMemos = new WeakMap<SqlClient.SqlClient, Memo.Memo<TabCounts, SqlError.SqlError>>()
@@ -530,7 +530,19 @@ export const counts = (v: Viewer, f: ListFilter) =>
       }
       const [version] = yield* sql<{ v: string | null }>`
         SELECT max(version)::text AS v FROM conversations WHERE workspace_id = ${v.workspaceId}`
-      return yield* memo.get(`${viewerKey(v)}|${JSON.stringify(f)}`, version?.v ?? '0', countTabs(sql, v, f))
+      // Team conversations are visible through the viewer's teams: their current teams are part of
+      // the key, so a member who joins or leaves a team never sees the counts of before.
+      const teams = v.seesAll
+        ? ''
+        : ((yield* sql<{ t: string | null }>`
+            SELECT string_agg(tm.team_id::text, ',' ORDER BY tm.team_id) AS t
+            FROM team_members tm JOIN teams x ON x.id = tm.team_id
+            WHERE tm.user_id = ${v.userId} AND x.workspace_id = ${v.workspaceId}`)[0]?.t ?? '')
+      return yield* memo.get(
+        `${viewerKey(v)}|${teams}|${JSON.stringify(f)}`,
+        version?.v ?? '0',
+        countTabs(sql, v, f),
+      )
     }),
   )
 

@@ -16,7 +16,7 @@ import { connect } from '../support/ws'
 let n = 0
 const unique = () => `${Date.now().toString(36)}${(n++).toString(36)}`
 
-const sql = <A extends object>(
+export const sql = <A extends object>(
   s: TestServer,
   f: (sql: SqlClient.SqlClient) => Effect.Effect<readonly A[], unknown>,
 ) => s.run(Effect.flatMap(SqlClient.SqlClient, (c) => f(c) as Effect.Effect<readonly A[], never>))

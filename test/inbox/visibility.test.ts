@@ -130,3 +130,20 @@ describe('losing sight', () => {
     c.close()
   })
 })
+
+describe('counts and team membership', () => {
+  it('a member who joins a team counts its conversations on the very next call, and stops when leaving', async () => {
+    const x = await I.agent(s, w, 'Agent')
+    const h = x.session.headers()
+    const count = async () =>
+      (await I.body(await s.fetch('/v1/interactions', { headers: h }))).meta.counts.new as number
+    const ch = await I.channel(s, w, 'msgapp')
+    const t = await I.team(s, w, [])
+    await I.conversation(s, w, { channelId: ch.id, teamId: t })
+    const base = await count()
+    await I.sql(s, (db) => db`INSERT INTO team_members (team_id, user_id) VALUES (${t}, ${x.user.id})`)
+    expect(await count()).toBe(base + 1)
+    await I.sql(s, (db) => db`DELETE FROM team_members WHERE team_id = ${t} AND user_id = ${x.user.id}`)
+    expect(await count()).toBe(base)
+  })
+})

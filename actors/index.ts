@@ -1,8 +1,8 @@
 import { Layer } from 'effect'
 import * as ClusterActor from '../engine/cluster/ClusterActor'
-import * as Channel from './channel'
-import * as Conversation from './conversation'
-import * as Workspace from './workspace'
+import * as Workspace from './admin/WorkspaceActor'
+import * as Channel from './channels/ChannelActor'
+import * as Conversation from './inbox/ConversationActor'
 
 /** Every actor type of a node, each a service; requires the store, bus and rate limiter. */
 export const layer = Layer.mergeAll(Conversation.layer, Workspace.layer, Channel.layer)

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
+import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../actors/channels/Connector'
 import type { ChannelRow } from '../store/channels'
-import type { ConnectorShape, Delivery, OutboundMessage, Signal } from './Connector'
 
 /**
  * The stand-in connector used until the real ones exist (and by tests): every message is

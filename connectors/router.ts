@@ -1,7 +1,7 @@
 import { Context, Effect, Layer, Option } from 'effect'
+import { Connector, type ConnectorShape } from '../actors/channels/Connector'
 import { Config } from '../engine/config'
 import type { ChannelRow } from '../store/channels'
-import { Connector, type ConnectorShape } from './Connector'
 import * as ConnectorLocal from './ConnectorLocal'
 
 /**

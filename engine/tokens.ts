@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { Context } from 'effect'
 
 /** URL-safe random secret with `bytes` of entropy. */
 export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('base64url')
@@ -37,3 +38,10 @@ export const verifyJson = (key: Buffer, token: string | null | undefined): unkno
     return null
   }
 }
+
+/**
+ * The deployment's token-signing key (one per deployment, kept in store/serverKeys), loaded once
+ * at start: real-time tokens, visitor tokens and signed file links all verify with it on any node.
+ * Each token kind carries its own purpose field so one kind never passes for another.
+ */
+export class SigningKey extends Context.Tag('kotak/SigningKey')<SigningKey, Buffer>() {}

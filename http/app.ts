@@ -2,6 +2,7 @@ import type { SqlClient } from '@effect/sql'
 import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
+import type { PaymentProvider } from '../actors/admin/PaymentProvider'
 import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
@@ -10,7 +11,6 @@ import * as LivechatAdapter from '../connectors/livechat/adapter'
 import * as Mailer from '../connectors/mail/Mailer'
 import * as MsgappAdapter from '../connectors/msgapp/adapter'
 import * as MsgappSessions from '../connectors/msgapp/sessions'
-import type { PaymentProvider } from '../connectors/payments/PaymentProvider'
 import * as PaymentProviderLocal from '../connectors/payments/PaymentProviderLocal'
 import * as ConnectorRouter from '../connectors/router'
 import { Bus } from '../engine/bus/Bus'
@@ -24,13 +24,13 @@ import { MetricsTag, makeMetrics } from '../engine/metrics'
 import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
 import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
 import * as FileStorageLocal from '../engine/storage/FileStorageLocal'
+import { SigningKey } from '../engine/tokens'
 import * as Database from '../store/database'
 import { layerMigrated, migrate } from '../store/migrate'
 import * as ServerKeys from '../store/serverKeys'
 import * as Credentials from './credentials'
 import { bodyLimitFor, handle, tooLarge } from './pipeline'
 import { makeGateway } from './realtime/gateway'
-import { RealtimeKey } from './realtime/token'
 import type { Route } from './route'
 import * as Router from './router'
 import * as ApiKeyRoutes from './routes/apiKeys'
@@ -145,7 +145,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const migrated = layerMigrated(migrate, (applied) =>
     logger.info('migrations applied', { migrations: applied }),
   ).pipe(Layer.provideMerge(base))
-  const keyed = Layer.effect(RealtimeKey, ServerKeys.getOrCreate('realtime-token')).pipe(
+  const keyed = Layer.effect(SigningKey, ServerKeys.getOrCreate('realtime-token')).pipe(
     Layer.provideMerge(migrated),
   )
   // The service's own ports: outgoing mail and the payment provider.
@@ -203,7 +203,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
   try {
     const log = await runtime.runPromise(Log)
     const gateway = makeGateway({
-      signingKey: await runtime.runPromise(RealtimeKey),
+      signingKey: await runtime.runPromise(SigningKey),
       bus: await runtime.runPromise(Bus),
       log,
       idleSeconds: cfg.realtimeIdleSeconds,

@@ -1,10 +1,10 @@
 import { Effect } from 'effect'
+import { ApiError } from '../actors/errors'
 import { digest } from '../engine/tokens'
 import * as ChannelApi from '../store/channelApi'
 import { isPaidActive } from '../store/plans'
 import * as Workspaces from '../store/workspaces'
 import { CredentialCache } from './credentials'
-import { ApiError } from './errors'
 import type { Method } from './router'
 
 /**

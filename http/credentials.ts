@@ -1,9 +1,9 @@
 import { Context, Effect, Layer } from 'effect'
+import type { Caller } from '../actors/admin/caller'
 import { Bus } from '../engine/bus/Bus'
 import { CREDENTIALS_TOPIC, type CredentialScope } from '../engine/events'
 import type { ChannelRow } from '../store/channels'
 import type { WorkspaceRow } from '../store/workspaces'
-import type { Caller } from './caller'
 
 /**
  * Resolved credentials (API key or session → caller; API-channel key → channel and workspace), so

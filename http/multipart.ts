@@ -1,7 +1,7 @@
 import busboy from 'busboy'
 import { Effect } from 'effect'
-import { ApiError, type FieldMessage, invalid } from './errors'
-import { addMessages } from './i18n'
+import { ApiError, type FieldMessage, invalid } from '../actors/errors'
+import { addMessages } from '../actors/i18n'
 
 /**
  * `multipart/form-data` request bodies (spec 1 §1: file-carrying endpoints). A route opts in with

@@ -1,6 +1,6 @@
 import { JSONSchema, Schema, SchemaAST } from 'effect'
 import YAML from 'yaml'
-import { errorStatus } from './errors'
+import { errorStatus } from '../actors/errors'
 import type { Route } from './route'
 
 /**

@@ -1,12 +1,15 @@
 import type { SqlClient } from '@effect/sql'
 import type { SqlError } from '@effect/sql/SqlError'
 import type { Effect, Schema } from 'effect'
-import type { ChannelActor } from '../actors/channel'
-import type { ConversationActor } from '../actors/conversation'
-import type { WorkspaceActor } from '../actors/workspace'
-import type { Connector } from '../connectors/Connector'
+import type { Caller, PermissionRule } from '../actors/admin/caller'
+import type { PaymentProvider } from '../actors/admin/PaymentProvider'
+import type { WorkspaceActor } from '../actors/admin/WorkspaceActor'
+import type { ChannelActor } from '../actors/channels/ChannelActor'
+import type { Connector } from '../actors/channels/Connector'
+import type { ApiError } from '../actors/errors'
+import type { Locale } from '../actors/i18n'
+import type { ConversationActor } from '../actors/inbox/ConversationActor'
 import type { Mailer } from '../connectors/mail/Mailer'
-import type { PaymentProvider } from '../connectors/payments/PaymentProvider'
 import type { ActorError } from '../engine/actor/Actor'
 import type { Bus } from '../engine/bus/Bus'
 import type { WallClock } from '../engine/clock'
@@ -16,14 +19,11 @@ import type { Log } from '../engine/log'
 import type { MetricsTag } from '../engine/metrics'
 import type { RateLimiter } from '../engine/ratelimit/RateLimiter'
 import type { FileStorage } from '../engine/storage/FileStorage'
+import type { SigningKey } from '../engine/tokens'
 import type { ChannelRow } from '../store/channels'
 import type { WorkspaceRow } from '../store/workspaces'
-import type { Caller, PermissionRule } from './caller'
 import type { CredentialCache } from './credentials'
-import type { ApiError } from './errors'
-import type { Locale } from './i18n'
 import type { MultipartLimits, UploadedFile } from './multipart'
-import type { RealtimeKey } from './realtime/token'
 import type { Method } from './router'
 import type { VisitorCredential } from './visitorAuth'
 
@@ -42,7 +42,7 @@ export type Services =
   | RateLimiter
   | MetricsTag
   | Bus
-  | RealtimeKey
+  | SigningKey
   | ConversationActor
   | WorkspaceActor
   | ChannelActor

@@ -1,6 +1,6 @@
 import { SchemaAST as AST, Either, ParseResult, type Schema } from 'effect'
-import { type ApiError, type FieldMessage, invalid } from './errors'
-import { hasMessage } from './i18n'
+import { type ApiError, type FieldMessage, invalid } from '../actors/errors'
+import { hasMessage } from '../actors/i18n'
 
 /**
  * Decodes input with a schema and turns every issue into `error.fields`: field path to a message

@@ -1,8 +1,8 @@
 import { Effect } from 'effect'
+import { ApiError } from '../actors/errors'
 import type { ChannelRow } from '../store/channels'
 import * as Livechat from '../store/livechat'
 import * as Workspaces from '../store/workspaces'
-import { ApiError } from './errors'
 
 /**
  * Visitor-token (V) access of spec 1 §4.6 and §5 rule 8, checked here and nowhere else: the path's

@@ -1,4 +1,4 @@
-import { addMessages } from '../http/i18n'
+import { addMessages } from '../actors/i18n'
 
 /** The social service's own texts, English and Indonesian, added to the shared catalogue. */
 addMessages({

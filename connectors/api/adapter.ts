@@ -1,10 +1,10 @@
 import type { SqlClient } from '@effect/sql'
 import { Effect, Layer } from 'effect'
+import type { ConnectorShape, Delivery, OutboundMessage } from '../../actors/channels/Connector'
 import type { Config } from '../../engine/config'
-import type { RealtimeKey } from '../../http/realtime/token'
+import type { SigningKey } from '../../engine/tokens'
 import * as ChannelApi from '../../store/channelApi'
 import type { ChannelRow } from '../../store/channels'
-import type { ConnectorShape, Delivery, OutboundMessage } from '../Connector'
 import { ConnectorFor } from '../router'
 import { queueReply } from './webhooks'
 
@@ -16,7 +16,7 @@ import { queueReply } from './webhooks'
  */
 const make = Effect.gen(function* () {
   // The ChannelActor calls the adapter without services: it keeps its own.
-  const services = yield* Effect.context<SqlClient.SqlClient | Config | RealtimeKey>()
+  const services = yield* Effect.context<SqlClient.SqlClient | Config | SigningKey>()
 
   const send = (channel: ChannelRow, message: OutboundMessage) =>
     Effect.gen(function* () {

@@ -1,8 +1,7 @@
 import { Effect } from 'effect'
 import { Config } from '../../engine/config'
 import { iso } from '../../engine/time'
-import { signJson, verifyJson } from '../../engine/tokens'
-import { RealtimeKey } from '../../http/realtime/token'
+import { SigningKey, signJson, verifyJson } from '../../engine/tokens'
 import * as Files from '../../store/files'
 
 /**
@@ -36,7 +35,7 @@ export const attachmentsOf = (workspaceId: number, channelId: number, fileId: nu
     if (fileId === null || fileId === undefined) return []
     const file = yield* Files.byId(workspaceId, fileId)
     if (!file) return []
-    const key = yield* RealtimeKey
+    const key = yield* SigningKey
     const { publicUrl } = yield* Config
     const exp = Math.floor(Date.now() / 1000) + LINK_TTL_SECONDS
     const link: FileLink = { t: 'channel-file', f: file.id, c: channelId, exp }

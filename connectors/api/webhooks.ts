@@ -1,6 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Duration, Effect, Schedule } from 'effect'
-import { ConversationActor, presentMessage } from '../../actors/conversation'
+import { ConversationActor, presentMessage } from '../../actors/inbox/ConversationActor'
 import type { AppConfig } from '../../engine/config'
 import { Log } from '../../engine/log'
 import { type OutboundPolicy, OutboundRefused, send } from '../../engine/net/outbound'

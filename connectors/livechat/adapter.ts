@@ -1,5 +1,7 @@
 import type { SqlClient } from '@effect/sql'
 import { Effect, Layer } from 'effect'
+import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
+import { widgetOf } from '../../actors/channels/livechatSettings'
 import type { Bus } from '../../engine/bus/Bus'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
@@ -7,11 +9,9 @@ import { Log } from '../../engine/log'
 import type { ChannelRow } from '../../store/channels'
 import * as Livechat from '../../store/livechat'
 import * as Messages from '../../store/messages'
-import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../Connector'
 import { Mailer } from '../mail/Mailer'
 import { ConnectorFor } from '../router'
 import { visitorMessage, visitorTopic } from './present'
-import { widgetOf } from './settings'
 
 /**
  * The outbound side of a live chat channel: an agent's reply (or an automatic one) goes to the

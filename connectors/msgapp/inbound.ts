@@ -9,9 +9,9 @@ import {
   type WAMessageKey,
 } from 'baileys'
 import { Effect } from 'effect'
-import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/conversation'
+import { afterInbound } from '../../actors/inbox/autoReply'
+import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/inbox/ConversationActor'
 import { publishEvent } from '../../engine/events'
-import { afterInbound } from '../../http/autoReply'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'

@@ -1,6 +1,6 @@
 import { type BaileysEventMap, isJidGroup, type WAMessage } from 'baileys'
 import { Context, Effect, Layer, Runtime } from 'effect'
-import { ChannelActor } from '../../actors/channel'
+import { ChannelActor } from '../../actors/channels/ChannelActor'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
 import { Log } from '../../engine/log'

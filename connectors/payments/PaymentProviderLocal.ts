@@ -1,15 +1,15 @@
 import { SqlClient } from '@effect/sql'
 import { Effect, Layer } from 'effect'
-import { Config } from '../../engine/config'
-import { verify } from '../../engine/net/signature'
-import { randomToken } from '../../engine/tokens'
 import {
   type CallbackInput,
   PaymentError,
   PaymentProvider,
   type PaymentProviderShape,
   type PaymentStatus,
-} from './PaymentProvider'
+} from '../../actors/admin/PaymentProvider'
+import { Config } from '../../engine/config'
+import { verify } from '../../engine/net/signature'
+import { randomToken } from '../../engine/tokens'
 
 /**
  * A payment provider that needs no outside service: it keeps its checkouts in its own table

@@ -1,4 +1,3 @@
-import { Context } from 'effect'
 import { signJson, verifyJson } from '../../engine/tokens'
 
 /**
@@ -36,6 +35,3 @@ export const verify = (key: Buffer, token: string | null | undefined, nowMs = Da
   }
   return g.exp * 1000 > nowMs ? (g as Grant) : null
 }
-
-/** The deployment's token-signing key, loaded once at start (store/serverKeys). */
-export class RealtimeKey extends Context.Tag('kotak/RealtimeKey')<RealtimeKey, Buffer>() {}

@@ -1,11 +1,11 @@
 import { Effect, Schema } from 'effect'
 import * as client from 'openid-client'
+import { ApiError } from '../../actors/errors'
 import { Config } from '../../engine/config'
 import * as Members from '../../store/members'
 import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
 import { clearedSessionCookies, sessionCookies } from '../auth'
-import { ApiError } from '../errors'
 import { ok, type Route, redirect, route } from '../route'
 
 /**

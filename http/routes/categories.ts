@@ -1,9 +1,9 @@
 import { Effect, Schema } from 'effect'
+import { ApiError, invalid, notFound } from '../../actors/errors'
+import { Id, IdFromString, Text } from '../../actors/fields'
+import { addMessages } from '../../actors/i18n'
 import { publishEvent } from '../../engine/events'
 import * as Categories from '../../store/categories'
-import { ApiError, invalid, notFound } from '../errors'
-import { Id, IdFromString, Text } from '../fields'
-import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 
 /**

@@ -1,18 +1,18 @@
 import { Effect, Schema } from 'effect'
-import { ConversationActor, ConversationNotFound, presentMessage } from '../../actors/conversation'
+import { invalid, notFound } from '../../actors/errors'
+import { BigIdFromString, EmailAddress, IsoDateTime, PhoneNumber } from '../../actors/fields'
+import { addMessages } from '../../actors/i18n'
+import { afterInbound } from '../../actors/inbox/autoReply'
+import { ConversationActor, ConversationNotFound, presentMessage } from '../../actors/inbox/ConversationActor'
 import { readLink } from '../../connectors/api/files'
 import * as Webhooks from '../../connectors/api/webhooks'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
 import { OutboundRefused, send } from '../../engine/net/outbound'
+import { SigningKey } from '../../engine/tokens'
 import * as ChannelApi from '../../store/channelApi'
 import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
-import { afterInbound } from '../autoReply'
-import { invalid, notFound } from '../errors'
-import { BigIdFromString, EmailAddress, IsoDateTime, PhoneNumber } from '../fields'
-import { addMessages } from '../i18n'
-import { RealtimeKey } from '../realtime/token'
 import { created, ok, type Route, route } from '../route'
 import { DownloadQuery, fileReply, wantsDownload } from './media'
 import { MAX_ATTACHMENT_BYTES, mediaType } from './messages'
@@ -220,7 +220,7 @@ export const routes: readonly Route[] = [
     query: DownloadQuery,
     handler: (req) =>
       Effect.gen(function* () {
-        const link = readLink(yield* RealtimeKey, req.params.token)
+        const link = readLink(yield* SigningKey, req.params.token)
         // Another channel's link, an expired or forged one: all the same 404.
         if (!link || link.channelId !== req.channel.id) return yield* Effect.fail(notFound())
         const file = yield* Files.byId(req.channel.workspace_id, link.fileId)

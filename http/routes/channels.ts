@@ -1,7 +1,20 @@
 import { Effect, Schema } from 'effect'
-import { ChannelActor } from '../../actors/channel'
+import type { Caller } from '../../actors/admin/caller'
+import { ChannelActor } from '../../actors/channels/ChannelActor'
+import { grantSelectedMembers } from '../../actors/channels/grants'
+import { livechatBlock } from '../../actors/channels/livechatEmbed'
+import { MsgappFields, misplaced, msgappSettings } from '../../actors/channels/msgappSettings'
+import {
+  defaultAutoReply,
+  presentApi,
+  presentChannel,
+  presentEmail,
+  quotaOf,
+} from '../../actors/channels/presenters'
+import { ApiError, invalid, notFound } from '../../actors/errors'
+import { IdFromString, Text } from '../../actors/fields'
+import { addMessages } from '../../actors/i18n'
 import * as Webhooks from '../../connectors/api/webhooks'
-import { livechatBlock } from '../../connectors/livechat/embed'
 import { Config } from '../../engine/config'
 import { invalidateCredentials, publishEvent } from '../../engine/events'
 import { checkUrl, OutboundRefused } from '../../engine/net/outbound'
@@ -10,18 +23,9 @@ import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
 import * as Livechat from '../../store/livechat'
 import { limitsOf } from '../../store/plans'
-import type { WorkspaceRow } from '../../store/workspaces'
-import type { Caller } from '../caller'
-import { grantSelectedMembers } from '../channelGrants'
 import { AutoReply, Hours } from '../channelSettings'
-import { iso } from '../envelope'
-import { ApiError, invalid, notFound } from '../errors'
-import { IdFromString, Text } from '../fields'
-import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 import { simulateInbound } from './channelApi'
-import { presentEmail } from './email'
-import { MsgappFields, misplaced, msgappSettings, presentMsgappSettings } from './msgappSettings'
 
 /**
  * Spec 1 §4.4: channel management common to every type, and the `api` type's own endpoints.
@@ -36,64 +40,6 @@ addMessages({
   'field.webhook_url': {
     en: 'Must be an https URL on a public host.',
     id: 'Harus URL https pada host publik.',
-  },
-})
-
-// ---- Presentation ----------------------------------------------------------------------------
-
-const defaultAutoReply = { greeting_on: false, greeting: '', away_on: false, away: '' }
-
-export const presentChannel = (
-  c: Channels.ChannelRow,
-  api?: ChannelApi.ChannelApiRow | null,
-  livechat?: ReturnType<typeof livechatBlock> | null,
-) => {
-  const s = c.settings as { hours?: unknown; auto_reply?: Record<string, unknown>; icon?: string | null }
-  return {
-    id: c.id,
-    type: c.type,
-    name: c.name,
-    // A channel the plan has no room for shows as suspended, whatever its connection does.
-    status: c.suspended_at !== null ? 'suspended' : c.status,
-    // Set by an icon upload (http/routes/channelIcons.ts); the version defeats stale caches.
-    icon_url: s.icon ? `/v1/channels/${c.id}/icon?v=${encodeURIComponent(s.icon)}` : null,
-    hours: s.hours ?? null,
-    auto_reply: { ...defaultAutoReply, ...(s.auto_reply ?? {}) },
-    created_at: iso(c.created_at),
-    ...(c.type === 'api' ? { api: { webhook_url: api?.webhook_url ?? null } } : {}),
-    ...(c.type === 'msgapp' ? { msgapp: presentMsgappSettings(c) } : {}),
-    ...(c.type === 'livechat' ? { livechat: livechat ?? null } : {}),
-  }
-}
-
-export const quotaOf = (workspace: WorkspaceRow) =>
-  Effect.map(Channels.countLive(workspace.id), (used) => ({ used, limit: limitsOf(workspace).channels }))
-
-const presentApi = (
-  c: Channels.ChannelRow,
-  api: ChannelApi.ChannelApiRow,
-  deliveries: readonly ChannelApi.DeliveryRow[],
-  publicUrl: string,
-) => ({
-  ...presentChannel(c, api),
-  api: {
-    webhook_url: api.webhook_url,
-    events: api.events,
-    retries: api.retries,
-    inbound_url: `${publicUrl}/v1/channel-api/messages`,
-    key: { prefix: api.key_prefix, last_used_at: iso(api.key_last_used_at) },
-    deliveries: deliveries.map((d) => ({
-      id: d.uid,
-      event: d.event,
-      status: d.status,
-      attempts: d.attempts,
-      http_status: d.http_status,
-      duration_ms: d.duration_ms,
-      error: d.error,
-      created_at: iso(d.created_at),
-      updated_at: iso(d.updated_at),
-      log: d.log,
-    })),
   },
 })
 

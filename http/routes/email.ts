@@ -1,4 +1,9 @@
 import { Effect, Schema } from 'effect'
+import { grantSelectedMembers } from '../../actors/channels/grants'
+import { presentEmail, presentSync, quotaOf } from '../../actors/channels/presenters'
+import { ApiError, type FieldMessage, invalid, notFound } from '../../actors/errors'
+import { IdFromString, Text } from '../../actors/fields'
+import { addMessages, t } from '../../actors/i18n'
 import { accessOf } from '../../connectors/email/access'
 import {
   type Folders,
@@ -17,15 +22,8 @@ import { encrypt } from '../../engine/secrets'
 import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
 import { limitsOf } from '../../store/plans'
-import type { WorkspaceRow } from '../../store/workspaces'
-import { grantSelectedMembers } from '../channelGrants'
 import { AutoReply, Hours } from '../channelSettings'
-import { iso } from '../envelope'
-import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
-import { IdFromString, Text } from '../fields'
-import { addMessages, t } from '../i18n'
 import { created, ok, type Route, route } from '../route'
-import { presentChannel } from './channels'
 
 /**
  * Spec 1 §4.4, the `email` channel type: detect the provider, test a sign-in, connect, change
@@ -232,43 +230,6 @@ const checkFolders = (
   if (Object.keys(problems).length > 0) return problems
   return { folders, sent: sent === undefined ? found.sent : sent }
 }
-
-const presentSync = (e: Email.EmailRow) => ({
-  last_sync_at: iso(e.last_sync_at),
-  last_error: e.last_error,
-  failures: e.failures,
-  paused_until: iso(e.paused_until),
-  requested_at: iso(e.sync_requested_at),
-})
-
-export const presentEmail = (c: Channels.ChannelRow, e: Email.EmailRow) => ({
-  ...presentChannel(c),
-  email: {
-    address: e.address,
-    username: e.username,
-    imap_host: e.imap_host,
-    imap_port: e.imap_port,
-    imap_security: e.imap_security,
-    smtp_host: e.smtp_host,
-    smtp_port: e.smtp_port,
-    smtp_security: e.smtp_security,
-    smtp_username: e.smtp_username,
-    smtp_password_set: e.smtp_password_sealed !== null,
-    folders: e.folders,
-    sent_folder: e.sent_folder,
-    read_sent: e.read_sent,
-    save_sent: e.save_sent,
-    history_days: e.history_days,
-    sender_name: e.sender_name,
-    sender_with_agent: e.sender_with_agent,
-    signature_html: e.signature_html,
-    ignore: e.ignore,
-    sync: presentSync(e),
-  },
-})
-
-const quotaOf = (workspace: WorkspaceRow) =>
-  Effect.map(Channels.countLive(workspace.id), (used) => ({ used, limit: limitsOf(workspace).channels }))
 
 const emailChannelOr404 = (workspaceId: number, id: number) =>
   Effect.gen(function* () {

@@ -1,12 +1,12 @@
 import { Effect, Schema } from 'effect'
+import type { Caller } from '../../actors/admin/caller'
+import { notFound } from '../../actors/errors'
+import { BigIdFromString } from '../../actors/fields'
+import * as Inbox from '../../actors/inbox/conversations'
 import { WallClock } from '../../engine/clock'
 import * as Conversations from '../../store/conversations'
 import * as Groups from '../../store/groups'
 import type { WorkspaceRow } from '../../store/workspaces'
-import type { Caller } from '../caller'
-import { notFound } from '../errors'
-import { BigIdFromString } from '../fields'
-import * as Inbox from '../inbox'
 import { ok, type Route, route } from '../route'
 
 /**

@@ -1,10 +1,10 @@
 import { Effect, Schema } from 'effect'
+import { type Caller, isOwner } from '../../actors/admin/caller'
+import { presentWorkspace, Timestamp, WorkspaceSchema } from '../../actors/admin/presenters'
+import { iso } from '../../engine/time'
 import { allPermissions } from '../../store/permissions'
 import * as Users from '../../store/users'
 import type { WorkspaceRow } from '../../store/workspaces'
-import { type Caller, isOwner } from '../caller'
-import { iso } from '../envelope'
-import { presentWorkspace, Timestamp, WorkspaceSchema } from '../presenters'
 import { ok, type Route, route } from '../route'
 
 /** Spec 1 §4.1, identity and workspace. */

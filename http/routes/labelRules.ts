@@ -1,4 +1,7 @@
 import { Effect, Schema } from 'effect'
+import { ApiError, type FieldMessage, invalid, notFound } from '../../actors/errors'
+import { Id, IdFromString, Text } from '../../actors/fields'
+import { addMessages } from '../../actors/i18n'
 import { WallClock } from '../../engine/clock'
 import * as Assignees from '../../store/assignees'
 import * as Channels from '../../store/channels'
@@ -6,9 +9,6 @@ import * as Contacts from '../../store/contacts'
 import * as LabelRules from '../../store/labelRules'
 import { isPaidActive } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
-import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
-import { Id, IdFromString, Text } from '../fields'
-import { addMessages } from '../i18n'
 import { created, ok, type Route, route } from '../route'
 
 /**

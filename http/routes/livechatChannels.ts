@@ -1,16 +1,17 @@
 import { Effect, Schema } from 'effect'
-import { livechatBlock } from '../../connectors/livechat/embed'
-import * as W from '../../connectors/livechat/settings'
+import { grantSelectedMembers } from '../../actors/channels/grants'
+import { livechatBlock } from '../../actors/channels/livechatEmbed'
+import * as W from '../../actors/channels/livechatSettings'
+import { quotaOf } from '../../actors/channels/presenters'
+import { ApiError, notFound } from '../../actors/errors'
+import { Text } from '../../actors/fields'
 import { Config } from '../../engine/config'
 import { invalidateCredentials } from '../../engine/events'
 import * as Channels from '../../store/channels'
 import * as Livechat from '../../store/livechat'
 import { limitsOf } from '../../store/plans'
-import { grantSelectedMembers } from '../channelGrants'
-import { ApiError, notFound } from '../errors'
-import { Text } from '../fields'
 import { created, ok, type Route, route } from '../route'
-import { Common, changed, channelOr404, commonSettings, detail, Id, quotaOf } from './channels'
+import { Common, changed, channelOr404, commonSettings, detail, Id } from './channels'
 
 /**
  * Spec 1 §4.4, the `livechat` type: create (all plans, one slot of the shared quota), every

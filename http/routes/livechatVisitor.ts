@@ -1,14 +1,21 @@
 import { Effect, Schema } from 'effect'
-import { ConversationActor, ConversationNotFound } from '../../actors/conversation'
+import { hostAllowed, hostOf, widgetOf } from '../../actors/channels/livechatSettings'
+import { ApiError, invalid, notFound } from '../../actors/errors'
+import { BigIdFromString, EmailAddress, PhoneNumber } from '../../actors/fields'
+import { addMessages } from '../../actors/i18n'
+import { afterInbound } from '../../actors/inbox/autoReply'
+import { ConversationActor, ConversationNotFound } from '../../actors/inbox/ConversationActor'
+import { inboxCreated } from '../../actors/inbox/conversations'
 import { announceQueue } from '../../connectors/livechat/adapter'
 import * as FormToken from '../../connectors/livechat/formToken'
 import { sniffImage } from '../../connectors/livechat/image'
 import { visibleToVisitor, visitorMessage, visitorTopic } from '../../connectors/livechat/present'
-import { hostAllowed, hostOf, widgetOf } from '../../connectors/livechat/settings'
 import { WallClock } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
+import { iso } from '../../engine/time'
+import { SigningKey } from '../../engine/tokens'
 import type { ChannelRow } from '../../store/channels'
 import * as Conversations from '../../store/conversations'
 import * as Files from '../../store/files'
@@ -17,15 +24,9 @@ import * as Messages from '../../store/messages'
 import * as Settings from '../../store/settings'
 import * as Users from '../../store/users'
 import type { WorkspaceRow } from '../../store/workspaces'
-import { afterInbound } from '../autoReply'
-import { iso } from '../envelope'
-import { ApiError, invalid, notFound } from '../errors'
-import { BigIdFromString, EmailAddress, PhoneNumber } from '../fields'
-import { addMessages } from '../i18n'
-import { inboxCreated } from '../inbox'
 import { humanSize } from '../multipart'
 import { REALTIME_PATH } from '../realtime/gateway'
-import { RealtimeKey, sign, TOKEN_TTL_SECONDS } from '../realtime/token'
+import { sign, TOKEN_TTL_SECONDS } from '../realtime/token'
 import { created, ok, type Reply, type Route, route } from '../route'
 import { channelOfKey, refuseIfFrozen } from '../visitorAuth'
 import { iconReply } from './channelIcons'
@@ -126,7 +127,7 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         const { channel, livechat, workspace } = yield* channelOfKey(params.key)
         const w = widgetOf(livechat.widget)
-        const key = yield* RealtimeKey
+        const key = yield* SigningKey
         const cfg = yield* Config
         return withCors(
           ok({
@@ -207,12 +208,7 @@ export const routes: readonly Route[] = [
         const problems: Record<string, { key: string }> = {}
         if (body.name.trim() === '') problems.name = { key: 'field.required' }
         if (w.consent !== '' && body.consent !== true) problems.consent = { key: 'field.consent' }
-        const verdict = FormToken.check(
-          yield* RealtimeKey,
-          body.form_token,
-          channel.id,
-          cfg.livechatMinFillMs,
-        )
+        const verdict = FormToken.check(yield* SigningKey, body.form_token, channel.id, cfg.livechatMinFillMs)
         if (!verdict.ok) problems.form_token = { key: 'field.form_token' }
         if (Object.keys(problems).length > 0) return yield* Effect.fail(invalid(problems))
         if (
@@ -375,7 +371,7 @@ export const routes: readonly Route[] = [
     handler: ({ visitor }) =>
       Effect.gen(function* () {
         const cfg = yield* Config
-        const key = yield* RealtimeKey
+        const key = yield* SigningKey
         const exp = Math.floor(Date.now() / 1000) + TOKEN_TTL_SECONDS
         const channel = visitorTopic(visitor.session)
         const token = sign(key, { u: 0, w: visitor.workspace_id, exp, ch: [channel], v: visitor.session })

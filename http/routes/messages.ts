@@ -1,12 +1,16 @@
 import { Effect, Schema } from 'effect'
-import { ChannelActor } from '../../actors/channel'
+import { ChannelActor } from '../../actors/channels/ChannelActor'
+import type { Signal } from '../../actors/channels/Connector'
+import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../../actors/errors'
+import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../../actors/fields'
+import { addMessages } from '../../actors/i18n'
 import {
   ConversationActor,
   type EditRefused,
   resendable,
   type UnsendRefused,
-} from '../../actors/conversation'
-import type { Signal } from '../../connectors/Connector'
+} from '../../actors/inbox/ConversationActor'
+import * as Inbox from '../../actors/inbox/conversations'
 import { sanitize, toText } from '../../connectors/html'
 import { WallClock } from '../../engine/clock'
 import type { ChannelRow } from '../../store/channels'
@@ -16,10 +20,6 @@ import * as Files from '../../store/files'
 import * as Messages from '../../store/messages'
 import * as Templates from '../../store/templates'
 import type { WorkspaceRow } from '../../store/workspaces'
-import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
-import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
-import { addMessages } from '../i18n'
-import * as Inbox from '../inbox'
 import { humanSize, type MultipartLimits, type UploadedFile } from '../multipart'
 import { created, ok, type Route, route } from '../route'
 

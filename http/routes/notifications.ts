@@ -1,7 +1,7 @@
 import { Effect, Schema } from 'effect'
+import { notFound } from '../../actors/errors'
+import { Id } from '../../actors/fields'
 import * as Notifications from '../../store/notifications'
-import { notFound } from '../errors'
-import { Id } from '../fields'
 import { ok, type Route, route } from '../route'
 
 /** Spec 1 §4.1 notifications: the 20 latest with an unread count; mark one or all read. */

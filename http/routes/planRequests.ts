@@ -1,10 +1,10 @@
 import { Effect, Schema } from 'effect'
+import { ApiError } from '../../actors/errors'
+import { Text } from '../../actors/fields'
 import { Config } from '../../engine/config'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
+import { iso } from '../../engine/time'
 import * as PlanRequests from '../../store/planRequests'
-import { iso } from '../envelope'
-import { ApiError } from '../errors'
-import { Text } from '../fields'
 import { created, ok, type Route, route } from '../route'
 import { Email } from './invitations'
 

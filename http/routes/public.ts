@@ -1,7 +1,7 @@
 import { Effect, Schema } from 'effect'
+import { LimitsSchema } from '../../actors/admin/presenters'
+import type { Locale } from '../../actors/i18n'
 import { type Plan, planLimits, planPrices, plans } from '../../store/plans'
-import type { Locale } from '../i18n'
-import { LimitsSchema } from '../presenters'
 import { ok, type Route, route } from '../route'
 
 /** Spec 1 §4.5. Figures are ours where the spec leaves them open (docs/decisions.md). */

@@ -1,8 +1,9 @@
 import { Effect, Schema } from 'effect'
 import { Config } from '../../engine/config'
-import { iso } from '../envelope'
+import { iso } from '../../engine/time'
+import { SigningKey } from '../../engine/tokens'
 import { REALTIME_PATH } from '../realtime/gateway'
-import { RealtimeKey, sign, TOKEN_TTL_SECONDS } from '../realtime/token'
+import { sign, TOKEN_TTL_SECONDS } from '../realtime/token'
 import { ok, type Route, route } from '../route'
 
 /** Spec 1 §4.1 `POST /realtime/token` and §6: a short-lived token to open the WebSocket. */
@@ -21,7 +22,7 @@ export const routes: readonly Route[] = [
     handler: ({ caller, workspace, body }) =>
       Effect.gen(function* () {
         const cfg = yield* Config
-        const key = yield* RealtimeKey
+        const key = yield* SigningKey
         const exp = Math.floor(Date.now() / 1000) + TOKEN_TTL_SECONDS
         const token = sign(key, { u: caller.user.id, w: workspace.id, exp, ch: body.channels ?? [] })
         const base = cfg.publicUrl.replace(/^http/, 'ws')

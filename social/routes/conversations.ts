@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { invalid, notFound } from '../../http/errors'
+import { invalid, notFound } from '../../actors/errors'
 import { DateParam, IdParam, PageParam, TypeParam } from '../query'
 import { envelope, keyRoute, PAGE_SIZE, pageMeta } from '../route'
 import { conversationStatuses } from '../state'

@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { invalid } from '../../http/errors'
+import { invalid } from '../../actors/errors'
 import { DateParam, TypeParam } from '../query'
 import { envelope, keyRoute } from '../route'
 import * as Summary from '../store/summary'

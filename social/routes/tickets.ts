@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { notFound } from '../../http/errors'
+import { notFound } from '../../actors/errors'
 import { PageParam } from '../query'
 import { envelope, keyRoute, PAGE_SIZE, pageMeta } from '../route'
 import * as Tickets from '../store/tickets'

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
+import { ApiError } from '../../actors/errors'
 import { safeEqual } from '../../engine/tokens'
-import { ApiError } from '../../http/errors'
 import { raw } from '../../http/route'
 import { SocialConfig } from '../config'
 import { ingest, parsePayload, verifySignature } from '../instagram'

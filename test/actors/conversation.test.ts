@@ -1,7 +1,7 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConversationActor } from '../../actors/conversation'
+import { ConversationActor } from '../../actors/inbox/ConversationActor'
 import * as Conversations from '../../store/conversations'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'

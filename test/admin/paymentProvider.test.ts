@@ -1,7 +1,7 @@
 import * as fs from 'node:fs'
 import { Effect, Layer } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { PaymentError, PaymentProvider, type PaymentStatus } from '../../connectors/payments/PaymentProvider'
+import { PaymentError, PaymentProvider, type PaymentStatus } from '../../actors/admin/PaymentProvider'
 import { loadConfig } from '../../engine/config'
 import { makeLogger } from '../../engine/log'
 import { type RunningApp, start } from '../../http/app'

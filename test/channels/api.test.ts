@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConversationActor } from '../../actors/conversation'
+import { ConversationActor } from '../../actors/inbox/ConversationActor'
 import * as Workspaces from '../../store/workspaces'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'

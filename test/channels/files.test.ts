@@ -2,8 +2,7 @@ import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LINK_TTL_SECONDS } from '../../connectors/api/files'
-import { signJson } from '../../engine/tokens'
-import { RealtimeKey } from '../../http/realtime/token'
+import { SigningKey, signJson } from '../../engine/tokens'
 import * as I from '../inbox/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -80,7 +79,7 @@ describe('attachments of agent replies', () => {
       expect(
         (await s.fetch(`/v1/channel-api/files/${forged}`, { headers: F.bearer(ch.credentials.key) })).status,
       ).toBe(404)
-      const key = await s.run(RealtimeKey)
+      const key = await s.run(SigningKey)
       const fileId = JSON.parse(Buffer.from(token.split('.')[0]!, 'base64url').toString()).f
       const expired = signJson(key, {
         t: 'channel-file',

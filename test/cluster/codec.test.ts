@@ -1,7 +1,7 @@
 import { Cause, Data, Effect, Exit } from 'effect'
 import { describe, expect, it } from 'vitest'
-import * as Conversation from '../../actors/conversation'
-import * as Workspace from '../../actors/workspace'
+import * as Workspace from '../../actors/admin/WorkspaceActor'
+import * as Conversation from '../../actors/inbox/ConversationActor'
 import { ActorDefect, ActorLoadFailed, ActorStopped } from '../../engine/actor/Actor'
 import * as Codec from '../../engine/cluster/codec'
 

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { applyLabelRules } from '../../actors/conversation'
+import { applyLabelRules } from '../../actors/inbox/ConversationActor'
 import * as Contacts from '../../store/contacts'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'

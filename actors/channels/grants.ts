@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
-import { invalidateCredentials, publishEvent } from '../engine/events'
-import * as Channels from '../store/channels'
+import { invalidateCredentials, publishEvent } from '../../engine/events'
+import * as Channels from '../../store/channels'
 
 /**
  * The one place every channel-creation route (`/channels`, `/channels/email`,

@@ -1,7 +1,7 @@
 import { Schema } from 'effect'
-import { inGrace, limitsOf } from '../store/plans'
-import type { WorkspaceRow } from '../store/workspaces'
-import { iso } from './envelope'
+import { iso } from '../../engine/time'
+import { inGrace, limitsOf } from '../../store/plans'
+import type { WorkspaceRow } from '../../store/workspaces'
 
 /** Response shapes shared by several routes, as schemas (for the OpenAPI document and tests). */
 export const Timestamp = Schema.String.annotations({ description: 'ISO 8601 UTC, `YYYY-MM-DDTHH:MM:SSZ`' })

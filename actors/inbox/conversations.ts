@@ -1,30 +1,30 @@
 import { Effect } from 'effect'
-import { ChannelActor } from '../actors/channel'
+import { WallClock } from '../../engine/clock'
+import { publishEvent } from '../../engine/events'
+import { iso } from '../../engine/time'
+import * as Assignees from '../../store/assignees'
+import * as Channels from '../../store/channels'
+import * as Contacts from '../../store/contacts'
+import * as Conversations from '../../store/conversations'
+import * as Files from '../../store/files'
+import * as Groups from '../../store/groups'
+import * as Messages from '../../store/messages'
+import { isPaidActive } from '../../store/plans'
+import { defaultPolicy, type SlaPolicy, slaOf } from '../../store/sla'
+import type { WorkspaceRow } from '../../store/workspaces'
+import type { Caller } from '../admin/caller'
+import { type CounterState, WorkspaceActor } from '../admin/WorkspaceActor'
+import { ChannelActor } from '../channels/ChannelActor'
+import type { Delivery, OutboundMessage } from '../channels/Connector'
+import { ApiError, notFound } from '../errors'
+import { addMessages } from '../i18n'
 import {
   type AlreadyPickedUp,
   ConversationActor,
   type ConversationNotFound,
   type MessageLike,
   presentMessage,
-} from '../actors/conversation'
-import { type CounterState, WorkspaceActor } from '../actors/workspace'
-import type { Delivery, OutboundMessage } from '../connectors/Connector'
-import { WallClock } from '../engine/clock'
-import { publishEvent } from '../engine/events'
-import { iso } from '../engine/time'
-import * as Assignees from '../store/assignees'
-import * as Channels from '../store/channels'
-import * as Contacts from '../store/contacts'
-import * as Conversations from '../store/conversations'
-import * as Files from '../store/files'
-import * as Groups from '../store/groups'
-import * as Messages from '../store/messages'
-import { isPaidActive } from '../store/plans'
-import { defaultPolicy, type SlaPolicy, slaOf } from '../store/sla'
-import type { WorkspaceRow } from '../store/workspaces'
-import type { Caller } from './caller'
-import { ApiError, notFound } from './errors'
-import { addMessages } from './i18n'
+} from './ConversationActor'
 
 /**
  * What the inbox's route modules (interactions, messages, media, groups) share: the caller as a

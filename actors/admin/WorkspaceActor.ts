@@ -1,9 +1,9 @@
 import { Data, Effect } from 'effect'
-import * as Actor from '../engine/actor/Actor'
-import { type PeriodKind, periodOf } from '../engine/time'
-import { limitsOf } from '../store/plans'
-import * as Usage from '../store/usage'
-import * as Workspaces from '../store/workspaces'
+import * as Actor from '../../engine/actor/Actor'
+import { type PeriodKind, periodOf } from '../../engine/time'
+import { limitsOf } from '../../store/plans'
+import * as Usage from '../../store/usage'
+import * as Workspaces from '../../store/workspaces'
 
 /**
  * WorkspaceActor: workspace-wide counters and invariants. Holds the quota counters with their

@@ -1,9 +1,9 @@
-import type { Scope } from '../store/apiKeys'
-import type { MemberRow, RoleRow } from '../store/members'
-import { allPermissions, effectivePermissions, type Permission } from '../store/permissions'
-import type { SessionRow } from '../store/sessions'
-import type { UserRow } from '../store/users'
-import type { WorkspaceRow } from '../store/workspaces'
+import type { Scope } from '../../store/apiKeys'
+import type { MemberRow, RoleRow } from '../../store/members'
+import { allPermissions, effectivePermissions, type Permission } from '../../store/permissions'
+import type { SessionRow } from '../../store/sessions'
+import type { UserRow } from '../../store/users'
+import type { WorkspaceRow } from '../../store/workspaces'
 
 /** Who is calling: an API key (acting as its creator) or a signed-in user. */
 export type Caller =

@@ -1,14 +1,14 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
-import { ConversationActor } from '../actors/conversation'
-import { WallClock } from '../engine/clock'
-import { Log } from '../engine/log'
-import type { ChannelRow } from '../store/channels'
-import * as Channels from '../store/channels'
-import * as Conversations from '../store/conversations'
-import * as Settings from '../store/settings'
-import * as Workspaces from '../store/workspaces'
-import { deliver, takeSlot } from './inbox'
+import { WallClock } from '../../engine/clock'
+import { Log } from '../../engine/log'
+import type { ChannelRow } from '../../store/channels'
+import * as Channels from '../../store/channels'
+import * as Conversations from '../../store/conversations'
+import * as Settings from '../../store/settings'
+import * as Workspaces from '../../store/workspaces'
+import { ConversationActor } from './ConversationActor'
+import { deliver, takeSlot } from './conversations'
 
 /**
  * A channel's automatic replies (spec 1 §4.4 `auto_reply`), run after every inbound message

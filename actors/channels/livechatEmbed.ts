@@ -1,4 +1,4 @@
-import { type Widget, widgetOf } from './settings'
+import { type Widget, widgetOf } from './livechatSettings'
 
 /**
  * What a live chat channel shows its managers (spec 1 §4.4): the public key, the snippet to paste

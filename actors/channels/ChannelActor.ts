@@ -1,9 +1,9 @@
 import { Data, Effect } from 'effect'
-import { Connector, type OutboundMessage, type Signal } from '../connectors/Connector'
-import * as Actor from '../engine/actor/Actor'
-import { publishEvent } from '../engine/events'
-import { RateLimiter } from '../engine/ratelimit/RateLimiter'
-import * as Channels from '../store/channels'
+import * as Actor from '../../engine/actor/Actor'
+import { publishEvent } from '../../engine/events'
+import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
+import * as Channels from '../../store/channels'
+import { Connector, type OutboundMessage, type Signal } from './Connector'
 
 /**
  * ChannelActor: owns one channel connection. Here: its status, the outbound throttle of 30

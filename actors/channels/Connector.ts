@@ -1,5 +1,5 @@
 import { Context, type Effect } from 'effect'
-import type { ChannelRow } from '../store/channels'
+import type { ChannelRow } from '../../store/channels'
 
 /**
  * The outbound side of a channel connection: what the inbox asks of a messaging-app number, a

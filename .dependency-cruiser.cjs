@@ -1,0 +1,48 @@
+/**
+ * The layer rule of docs/architecture.md, checked by `npm run deps` (and so by .ci/run):
+ * engine ← store ← actors ← connectors ← http, social beside http, no circles. Type-only imports
+ * count: a type is a dependency too. There is no allow-list; a new arrow back fails CI.
+ */
+const layers = ['engine', 'store', 'actors', 'connectors', 'http']
+const above = (i) => layers.slice(i + 1)
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    ...layers.slice(0, -1).map((layer, i) => ({
+      name: `${layer}-imports-upward`,
+      comment: `${layer}/ may import only ${layers.slice(0, i).join(', ') || 'libraries'} (docs/architecture.md)`,
+      severity: 'error',
+      from: { path: `^${layer}/` },
+      to: { path: `^(${[...above(i), 'social'].join('|')})/` },
+    })),
+    {
+      name: 'http-imports-social',
+      comment: 'the social reporting service is separate: the main service never imports it',
+      severity: 'error',
+      from: { path: '^http/' },
+      to: { path: '^social/' },
+    },
+    {
+      name: 'social-imports-domain',
+      comment:
+        'the social service shares the kernel (engine, store, http transport, the error catalogue), not the domain',
+      severity: 'error',
+      from: { path: '^social/' },
+      to: { path: '^(connectors|actors/(?!errors\\.ts|i18n\\.ts))' },
+    },
+    {
+      name: 'no-circular',
+      comment: 'two modules that import each other are one module, or a port is missing',
+      severity: 'error',
+      from: { path: '^(engine|store|actors|connectors|http|social)/' },
+      to: { circular: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)node_modules/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+}

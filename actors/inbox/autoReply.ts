@@ -8,7 +8,7 @@ import * as Conversations from '../../store/conversations'
 import * as Settings from '../../store/settings'
 import * as Workspaces from '../../store/workspaces'
 import { ConversationActor } from './ConversationActor'
-import { deliver, takeSlot } from './conversations'
+import { deliver, takeSlot } from './outbound'
 
 /**
  * A channel's automatic replies (spec 1 §4.4 `auto_reply`), run after every inbound message

@@ -5,6 +5,7 @@ import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '.
 import { addMessages } from '../../actors/i18n'
 import { AlreadyPickedUp, ConversationActor } from '../../actors/inbox/ConversationActor'
 import * as Inbox from '../../actors/inbox/conversations'
+import * as Outbound from '../../actors/inbox/outbound'
 import { toText } from '../../connectors/html'
 import { WallClock } from '../../engine/clock'
 import { startOfLocalDay } from '../../engine/time'
@@ -278,15 +279,15 @@ export const routes: readonly Route[] = [
             const detail = yield* Inbox.presentOrHidden(ctx, again.conversation_id, yield* now)
             return ok(detail, {
               reused: true,
-              message: Inbox.presentSent(again),
-              replies: Inbox.repliesMeta(yield* Inbox.repliesUsage(workspace)),
+              message: Outbound.presentSent(again),
+              replies: Outbound.repliesMeta(yield* Outbound.repliesUsage(workspace)),
             })
           }
         }
         const at = yield* now
         // The throttle and the quota come first: a refused start leaves nothing behind.
-        yield* Inbox.takeSlot(channel)
-        const replies = yield* Inbox.consumeReply(workspace)
+        yield* Outbound.takeSlot(channel)
+        const replies = yield* Outbound.consumeReply(workspace)
         const started = isEmail
           ? {
               row: yield* Conversations.create(workspace.id, channel.id, {
@@ -298,10 +299,10 @@ export const routes: readonly Route[] = [
             }
           : yield* Conversations.openChatWith(workspace.id, channel.id, contact.id, at)
         if (!started.reused) {
-          yield* Inbox.inboxCreated(started.row)
+          yield* Outbound.inboxCreated(started.row)
         }
         const email = isEmail ? yield* emailPayload(workspace, body, [], started.row.subject) : null
-        const { message } = yield* Inbox.send(
+        const { message } = yield* Outbound.send(
           { ...ctx, conversation: started.row, channel },
           {
             type: 'text',
@@ -316,8 +317,8 @@ export const routes: readonly Route[] = [
         const detail = yield* Inbox.presentOrHidden(ctx, started.row.id, yield* now)
         return created(detail, {
           reused: started.reused,
-          message: Inbox.presentSent(message),
-          replies: Inbox.repliesMeta(replies),
+          message: Outbound.presentSent(message),
+          replies: Outbound.repliesMeta(replies),
         })
       }),
   }),
@@ -391,9 +392,9 @@ export const routes: readonly Route[] = [
         )
         // Assigning a waiting live chat takes it out of the queue, as a pickup does: the visitor hears.
         if (c.assignee_id === null && assignee !== null && c.channel_id !== null) {
-          const channel = yield* Inbox.channelOf(c)
+          const channel = yield* Outbound.channelOf(c)
           if (channel?.type === 'livechat')
-            yield* Inbox.agentJoined(channel.id, c.id, yield* Assignees.userName(assignee))
+            yield* Outbound.agentJoined(channel.id, c.id, yield* Assignees.userName(assignee))
         }
         return ok(yield* Inbox.presentOrHidden(ctx, c.id, yield* now))
       }),
@@ -410,7 +411,7 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
         const rows = yield* Messages.notes(c.id, NOTES_LIMIT)
-        const items = rows.map(Inbox.presentSent)
+        const items = rows.map(Outbound.presentSent)
         const source: Record<string, number> = { note: 0, ticket_feedback: 0, ticket_conclusion: 0 }
         for (const n of items) source[n.source ?? 'note'] = (source[n.source ?? 'note'] ?? 0) + 1
         return ok(items, { limit: NOTES_LIMIT, total: c.notes_count, source })
@@ -567,7 +568,7 @@ export const routes: readonly Route[] = [
           }),
         ).pipe(Effect.catchTag('ConversationNotFound', Inbox.conversationGone))
         // A live chat visitor sees the agent typing (their widget's `typing` event).
-        const channel = yield* Inbox.channelOf(c)
+        const channel = yield* Outbound.channelOf(c)
         if (channel?.type === 'livechat') {
           yield* Effect.flatMap(ChannelActor, (a) =>
             a.ask(channel.id, {
@@ -601,11 +602,11 @@ export const routes: readonly Route[] = [
           }
           return yield* Effect.fail(notFound())
         }
-        const channel = yield* Inbox.channelOf(c)
+        const channel = yield* Outbound.channelOf(c)
         if (channel?.type !== 'livechat') {
           return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'interactions.not_livechat' }))
         }
-        yield* Inbox.pickUp({ ...ctx, conversation: c, channel })
+        yield* Outbound.pickUp({ ...ctx, conversation: c, channel })
         return ok(yield* Inbox.presentOrHidden(ctx, c.id, yield* now))
       }),
   }),
@@ -620,7 +621,7 @@ export const routes: readonly Route[] = [
     handler: ({ caller, workspace, params }) =>
       Effect.gen(function* () {
         const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-        const channel = yield* Inbox.channelOf(c)
+        const channel = yield* Outbound.channelOf(c)
         if (channel?.type !== 'msgapp') {
           return yield* Effect.fail(
             new ApiError({ code: 'conflict', message: 'interactions.history_msgapp' }),

@@ -11,6 +11,7 @@ import {
   type UnsendRefused,
 } from '../../actors/inbox/ConversationActor'
 import * as Inbox from '../../actors/inbox/conversations'
+import * as Outbound from '../../actors/inbox/outbound'
 import { sanitize, toText } from '../../connectors/html'
 import { WallClock } from '../../engine/clock'
 import type { ChannelRow } from '../../store/channels'
@@ -370,7 +371,7 @@ const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedFile[]) 
       replyToId,
       payload,
       clientId: body.client_id,
-    } satisfies Inbox.Draft
+    } satisfies Outbound.Draft
   })
 
 const MessageParams = Schema.Struct({ id: BigIdFromString, message: BigIdFromString })
@@ -443,7 +444,7 @@ export const routes: readonly Route[] = [
             invalid({ [query.after !== undefined ? 'after' : 'before']: { key: 'field.unknown' } }),
           )
         }
-        return ok(page.rows.map(Inbox.presentSent), { limit, has_more: page.more })
+        return ok(page.rows.map(Outbound.presentSent), { limit, has_more: page.more })
       }),
   }),
   route({
@@ -461,14 +462,14 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         const ctx = { caller, workspace }
         const conversation = yield* Inbox.visibleOr404(ctx, params.id)
-        const channel = yield* Inbox.channelOf(conversation)
+        const channel = yield* Outbound.channelOf(conversation)
         const draft = yield* draftOf(
           { workspace, conversation, channel, userId: caller.user.id, agentName: caller.user.name },
           body,
           files,
         )
-        const { message, replies } = yield* Inbox.send({ ...ctx, conversation, channel }, draft)
-        return created(Inbox.presentSent(message), { replies: Inbox.repliesMeta(replies) })
+        const { message, replies } = yield* Outbound.send({ ...ctx, conversation, channel }, draft)
+        return created(Outbound.presentSent(message), { replies: Outbound.repliesMeta(replies) })
       }),
   }),
   route({
@@ -500,7 +501,7 @@ export const routes: readonly Route[] = [
         if (view.external_id !== null && view.type !== 'note') {
           yield* relay(c, { kind: 'edit', externalId: view.external_id, body: view.body })
         }
-        return ok(Inbox.presentSent(view))
+        return ok(Outbound.presentSent(view))
       }),
   }),
   route({
@@ -524,7 +525,7 @@ export const routes: readonly Route[] = [
           }),
         )
         if (was.external_id !== null) yield* relay(c, { kind: 'unsend', externalId: was.external_id })
-        return ok(Inbox.presentSent(view))
+        return ok(Outbound.presentSent(view))
       }),
   }),
   route({
@@ -544,8 +545,8 @@ export const routes: readonly Route[] = [
         if (!resendable(msg, yield* Effect.flatMap(WallClock, (c) => c.millis))) {
           return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'messages.not_failed' }))
         }
-        const channel = yield* Inbox.channelOf(conversation)
-        yield* Inbox.takeSlot(channel)
+        const channel = yield* Outbound.channelOf(conversation)
+        yield* Outbound.takeSlot(channel)
         const pending = yield* Effect.flatMap(ConversationActor, (a) =>
           a.ask(conversation.id, { _tag: 'Resend', messageId: msg.id }),
         ).pipe(
@@ -557,10 +558,10 @@ export const routes: readonly Route[] = [
         // Another retry got there first.
         if (!pending)
           return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'messages.not_failed' }))
-        const sent = yield* Inbox.deliver({ ...ctx, conversation, channel }, pending)
+        const sent = yield* Outbound.deliver({ ...ctx, conversation, channel }, pending)
         // A retry sends the same reply again: it uses none of today's, but says where they stand.
-        return ok(Inbox.presentSent(sent), {
-          replies: Inbox.repliesMeta(yield* Inbox.repliesUsage(workspace)),
+        return ok(Outbound.presentSent(sent), {
+          replies: Outbound.repliesMeta(yield* Outbound.repliesUsage(workspace)),
         })
       }),
   }),
@@ -576,7 +577,7 @@ export const routes: readonly Route[] = [
     handler: ({ caller, workspace, params, body }) =>
       Effect.gen(function* () {
         const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-        const sender = yield* Inbox.senderFor(caller)
+        const sender = yield* Outbound.senderFor(caller)
         const { view, was } = yield* Effect.flatMap(ConversationActor, (a) =>
           a.ask(c.id, {
             _tag: 'React',
@@ -594,7 +595,7 @@ export const routes: readonly Route[] = [
         if (was.external_id !== null) {
           yield* relay(c, { kind: 'react', externalId: was.external_id, emoji: body.emoji.trim() })
         }
-        return ok(Inbox.presentSent(view))
+        return ok(Outbound.presentSent(view))
       }),
   }),
 ]

@@ -1,4 +1,21 @@
-import { Schema } from 'effect'
+import { Effect, Schema } from 'effect'
+import { ApiError, invalid } from './errors'
+import { addMessages } from './i18n'
+
+addMessages({
+  'field.file_too_large': {
+    en: 'must be at most {size}',
+    id: 'maksimal {size}',
+  },
+  'field.too_many_files': {
+    en: 'at most {n} files per request',
+    id: 'maksimal {n} berkas per permintaan',
+  },
+  'field.file_required': {
+    en: 'a file is required',
+    id: 'berkas wajib dilampirkan',
+  },
+})
 
 /**
  * Reusable request fields. Text is checked on its trimmed length but kept as sent (handlers trim),
@@ -54,3 +71,31 @@ export const IsoDateTime = Schema.String.pipe(
     message: () => 'field.pattern',
   }),
 )
+
+export interface UploadedFile {
+  /** Form field, without a trailing `[]`. */
+  readonly field: string
+  readonly filename: string
+  readonly mime: string
+  readonly bytes: Uint8Array
+}
+
+/** `16 MB`, `512 KB`: sizes as people say them (powers of 1024). */
+export const humanSize = (bytes: number): string =>
+  bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MB`
+    : bytes >= 1024 && bytes % 1024 === 0
+      ? `${bytes / 1024} KB`
+      : `${bytes} bytes`
+
+/** The one file a route expects in `field`, or a 422 naming the field. */
+export const requireFile = (files: readonly UploadedFile[], field: string) => {
+  const f = files.find((x) => x.field === field)
+  return f ? Effect.succeed(f) : Effect.fail(invalid({ [field]: { key: 'field.file_required' } }))
+}
+
+export const tooLargeFile = (field: string, maxBytes: number) =>
+  new ApiError({
+    code: 'validation_error',
+    fields: { [field]: { key: 'field.file_too_large', params: { size: humanSize(maxBytes) } } },
+  })

@@ -1,6 +1,7 @@
 import busboy from 'busboy'
 import { Effect } from 'effect'
-import { ApiError, type FieldMessage, invalid } from '../actors/errors'
+import { type ApiError, type FieldMessage, invalid } from '../actors/errors'
+import { humanSize, type UploadedFile } from '../actors/fields'
 import { addMessages } from '../actors/i18n'
 
 /**
@@ -19,48 +20,20 @@ export interface MultipartLimits {
   readonly maxFileBytes: number
 }
 
-export interface UploadedFile {
-  /** Form field, without a trailing `[]`. */
-  readonly field: string
-  readonly filename: string
-  readonly mime: string
-  readonly bytes: Uint8Array
-}
-
 export interface Multipart {
   readonly fields: Readonly<Record<string, string | readonly string[]>>
   readonly files: readonly UploadedFile[]
 }
 
 addMessages({
-  'field.file_too_large': {
-    en: 'must be at most {size}',
-    id: 'maksimal {size}',
-  },
-  'field.too_many_files': {
-    en: 'at most {n} files per request',
-    id: 'maksimal {n} berkas per permintaan',
-  },
   'field.multipart': {
     en: 'is not a valid multipart/form-data body',
     id: 'bukan isi multipart/form-data yang valid',
-  },
-  'field.file_required': {
-    en: 'a file is required',
-    id: 'berkas wajib dilampirkan',
   },
 })
 
 export const isMultipart = (contentType: string | undefined): boolean =>
   contentType?.toLowerCase().startsWith('multipart/form-data') ?? false
-
-/** `16 MB`, `512 KB`: sizes as people say them (powers of 1024). */
-export const humanSize = (bytes: number): string =>
-  bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
-    ? `${bytes / (1024 * 1024)} MB`
-    : bytes >= 1024 && bytes % 1024 === 0
-      ? `${bytes / 1024} KB`
-      : `${bytes} bytes`
 
 /** A file name without path separators or control characters. */
 const safeName = (name: string) =>
@@ -148,16 +121,4 @@ export const parseMultipart = (
       settle()
     })
     bb.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength))
-  })
-
-/** The one file a route expects in `field`, or a 422 naming the field. */
-export const requireFile = (files: readonly UploadedFile[], field: string) => {
-  const f = files.find((x) => x.field === field)
-  return f ? Effect.succeed(f) : Effect.fail(invalid({ [field]: { key: 'field.file_required' } }))
-}
-
-export const tooLargeFile = (field: string, maxBytes: number) =>
-  new ApiError({
-    code: 'validation_error',
-    fields: { [field]: { key: 'field.file_too_large', params: { size: humanSize(maxBytes) } } },
   })

@@ -4,6 +4,7 @@ import { BigIdFromString, EmailAddress, IsoDateTime, PhoneNumber } from '../../a
 import { addMessages } from '../../actors/i18n'
 import { afterInbound } from '../../actors/inbox/autoReply'
 import { ConversationActor, ConversationNotFound, presentMessage } from '../../actors/inbox/ConversationActor'
+import { MAX_ATTACHMENT_BYTES, mediaType } from '../../actors/inbox/messages'
 import { readLink } from '../../connectors/api/files'
 import * as Webhooks from '../../connectors/api/webhooks'
 import { Config } from '../../engine/config'
@@ -13,9 +14,8 @@ import { SigningKey } from '../../engine/tokens'
 import * as ChannelApi from '../../store/channelApi'
 import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
+import { DownloadQuery, fileReply, wantsDownload } from '../files'
 import { created, ok, type Route, route } from '../route'
-import { DownloadQuery, fileReply, wantsDownload } from './media'
-import { MAX_ATTACHMENT_BYTES, mediaType } from './messages'
 
 /**
  * Spec 1 §4.7, channel-key (C) endpoints: the customer's system posts its contacts' messages in

@@ -1,11 +1,12 @@
 import { Effect } from 'effect'
 import { invalid, notFound } from '../../actors/errors'
+import { humanSize, requireFile } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import { checkIcon, MAX_ICON_BYTES } from '../../connectors/livechat/image'
 import * as Channels from '../../store/channels'
 import * as Livechat from '../../store/livechat'
-import { humanSize, requireFile } from '../multipart'
-import { ok, type Reply, type Route, route } from '../route'
+import { iconReply } from '../files'
+import { ok, type Route, route } from '../route'
 import { accessibleIds, changed, channelOr404, Id } from './channels'
 
 /**
@@ -27,18 +28,6 @@ addMessages({
 
 /** The transport reads up to 2 MB so a too-large icon is a 422 on its field, not a bare 413. */
 const uploads = { maxBytes: 2 * 1024 * 1024, maxFiles: 1, maxFileBytes: 2 * 1024 * 1024 }
-
-/** An icon as an HTTP answer: private to its viewers, cacheable by them, never sniffed. */
-export const iconReply = (
-  icon: { readonly mime: string; readonly bytes: Uint8Array },
-  cache: string,
-): Reply => ({
-  _tag: 'Raw',
-  status: 200,
-  contentType: icon.mime,
-  body: icon.bytes,
-  headers: { 'Cache-Control': cache, 'X-Content-Type-Options': 'nosniff' },
-})
 
 export const routes: readonly Route[] = [
   route({

@@ -1,32 +1,11 @@
 import { Effect, Schema } from 'effect'
-import type { Caller } from '../../actors/admin/caller'
-import { notFound } from '../../actors/errors'
 import { BigIdFromString } from '../../actors/fields'
 import * as Inbox from '../../actors/inbox/conversations'
+import { visibleGroup } from '../../actors/inbox/groups'
 import { WallClock } from '../../engine/clock'
 import * as Conversations from '../../store/conversations'
 import * as Groups from '../../store/groups'
-import type { WorkspaceRow } from '../../store/workspaces'
 import { ok, type Route, route } from '../route'
-
-/**
- * A group the caller may see, else 404: a group on a channel the caller cannot access stays
- * hidden, like its conversations. The one rule for the group and its photo.
- */
-export const visibleGroup = (caller: Caller, workspace: WorkspaceRow, id: number) =>
-  Effect.gen(function* () {
-    const group = yield* Groups.byId(workspace.id, id)
-    if (!group) return yield* Effect.fail(notFound())
-    const viewer = Inbox.viewerFor(caller, workspace)
-    if (
-      viewer.channelIds !== null &&
-      group.channel_id !== null &&
-      !viewer.channelIds.includes(group.channel_id)
-    ) {
-      return yield* Effect.fail(notFound())
-    }
-    return group
-  })
 
 /** Spec 2 §4.1 `GET /groups/{id}`: a messaging-app group, its members matched to contacts, its visible conversations. */
 export const routes: readonly Route[] = [

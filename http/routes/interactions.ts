@@ -5,8 +5,9 @@ import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '.
 import { addMessages } from '../../actors/i18n'
 import { AlreadyPickedUp, ConversationActor } from '../../actors/inbox/ConversationActor'
 import * as Inbox from '../../actors/inbox/conversations'
+import { toText } from '../../actors/inbox/emailHtml'
+import { EmailFields, emailPayload } from '../../actors/inbox/messages'
 import * as Outbound from '../../actors/inbox/outbound'
-import { toText } from '../../connectors/html'
 import { WallClock } from '../../engine/clock'
 import { startOfLocalDay } from '../../engine/time'
 import * as Assignees from '../../store/assignees'
@@ -18,7 +19,6 @@ import * as Messages from '../../store/messages'
 import { isPaidActive } from '../../store/plans'
 import { pageFields, pageMeta, pageOf } from '../pagination'
 import { created, ok, type Route, route } from '../route'
-import { EmailFields, emailPayload } from './messages'
 
 /**
  * Spec 2 §4.1, the conversation side: list (every filter, counts per tab, Frontline teams),

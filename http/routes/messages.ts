@@ -1,27 +1,9 @@
 import { Effect, Schema } from 'effect'
-import { ChannelActor } from '../../actors/channels/ChannelActor'
-import type { Signal } from '../../actors/channels/Connector'
-import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../../actors/errors'
-import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../../actors/fields'
-import { addMessages } from '../../actors/i18n'
-import {
-  ConversationActor,
-  type EditRefused,
-  resendable,
-  type UnsendRefused,
-} from '../../actors/inbox/ConversationActor'
-import * as Inbox from '../../actors/inbox/conversations'
+import { BigIdFromString, Text } from '../../actors/fields'
+import * as Messages from '../../actors/inbox/messages'
+import { MAX_EMAIL_BYTES, MAX_EMAIL_FILES, SendBody } from '../../actors/inbox/messages'
 import * as Outbound from '../../actors/inbox/outbound'
-import { sanitize, toText } from '../../connectors/html'
-import { WallClock } from '../../engine/clock'
-import type { ChannelRow } from '../../store/channels'
-import * as Contacts from '../../store/contacts'
-import type { ConversationRow } from '../../store/conversations'
-import * as Files from '../../store/files'
-import * as Messages from '../../store/messages'
-import * as Templates from '../../store/templates'
-import type { WorkspaceRow } from '../../store/workspaces'
-import { humanSize, type MultipartLimits, type UploadedFile } from '../multipart'
+import type { MultipartLimits } from '../multipart'
 import { created, ok, type Route, route } from '../route'
 
 /**
@@ -31,13 +13,6 @@ import { created, ok, type Route, route } from '../route'
  * Writes go through the ConversationActor; delivery through the channel's ChannelActor.
  */
 
-/** Spec 2 §8. */
-export const MAX_ATTACHMENT_BYTES = 16 * 1024 * 1024
-export const MAX_EMAIL_FILES = 10
-export const MAX_EMAIL_BYTES = 20 * 1024 * 1024
-export const MAX_CC = 10
-/** Our choice: a sticker is a small image (the messaging apps' own cap is lower). */
-export const MAX_STICKER_BYTES = 1024 * 1024
 export const MAX_PAGE = 100
 
 /** Uploads on the send route: one file up to 16 MB, or e-mail files up to 20 MB in all. */
@@ -47,371 +22,8 @@ export const sendUploads: MultipartLimits = {
   maxFileBytes: MAX_EMAIL_BYTES,
 }
 
-addMessages({
-  'field.email_only': {
-    en: 'applies to e-mail conversations only',
-    id: 'hanya berlaku untuk percakapan e-mail',
-  },
-  'field.channel_type': {
-    en: 'is not supported on this channel',
-    id: 'tidak didukung di kanal ini',
-  },
-  'field.email_list': {
-    en: 'must be e-mail addresses separated by commas',
-    id: 'harus alamat e-mail yang dipisahkan koma',
-  },
-  'field.files_total': {
-    en: 'files may be at most {size} in all',
-    id: 'total berkas maksimal {size}',
-  },
-  'field.sticker_type': {
-    en: 'must be a WebP or PNG image',
-    id: 'harus gambar WebP atau PNG',
-  },
-  'field.text_or_file': {
-    en: 'text, a file or a template is required',
-    id: 'teks, berkas atau templat wajib diisi',
-  },
-  'field.one_of_cursors': {
-    en: 'give either before or after, not both',
-    id: 'isi before atau after saja, tidak keduanya',
-  },
-  'messages.not_own': {
-    en: 'You can edit only messages you sent yourself.',
-    id: 'Anda hanya dapat mengubah pesan yang Anda kirim sendiri.',
-  },
-  'messages.edit_window': {
-    en: 'A message can be edited only within 15 minutes of sending.',
-    id: 'Pesan hanya dapat diubah dalam 15 menit setelah dikirim.',
-  },
-  'messages.not_text': {
-    en: 'Only text messages and notes can be edited.',
-    id: 'Hanya pesan teks dan catatan yang dapat diubah.',
-  },
-  'messages.deleted': {
-    en: 'This message was unsent.',
-    id: 'Pesan ini sudah ditarik.',
-  },
-  'messages.unsend_window': {
-    en: 'A message can be unsent only within 2 days of sending.',
-    id: 'Pesan hanya dapat ditarik dalam 2 hari setelah dikirim.',
-  },
-  'messages.unsend_incoming': {
-    en: "Only messages sent from the inbox can be unsent, not the customer's.",
-    id: 'Hanya pesan yang dikirim dari inbox yang dapat ditarik, bukan pesan pelanggan.',
-  },
-  'messages.not_failed': {
-    en: 'Only a failed message can be sent again.',
-    id: 'Hanya pesan yang gagal yang dapat dikirim ulang.',
-  },
-})
-
-/** A JSON integer, or the same as multipart text (messages and contacts are `bigint` rows, templates not). */
-const BigIdLike = Schema.Union(BigId, BigIdFromString)
-const IdLike = Schema.Union(Id, IdFromString)
-const NumberLike = Schema.Union(Schema.Number, Schema.NumberFromString)
-const BooleanLike = Schema.Union(
-  Schema.Boolean,
-  Schema.transform(Schema.Literal('true', 'false', '1', '0', 'on', 'off'), Schema.Boolean, {
-    strict: true,
-    decode: (s) => s === 'true' || s === '1' || s === 'on',
-    encode: (b) => (b ? 'true' : 'false'),
-  }),
-)
-
-/** The e-mail fields of a send (and of starting an e-mail conversation). */
-export const EmailFields = {
-  html: Schema.optional(Schema.String.pipe(Schema.maxLength(500_000))),
-  cc: Schema.optional(Schema.Union(Schema.String.pipe(Schema.maxLength(5_000)), Schema.Array(Schema.String))),
-  reply_all: Schema.optional(BooleanLike),
-}
-
-const SendBody = Schema.Struct({
-  type: Schema.optional(Schema.Literal('text', 'note', 'sticker', 'location', 'contact')),
-  text: Schema.optional(Schema.String.pipe(Schema.maxLength(65_536))),
-  reply_to_id: Schema.optional(BigIdLike),
-  template_id: Schema.optional(IdLike),
-  client_id: Schema.optional(AgentClientId),
-  latitude: Schema.optional(NumberLike.pipe(Schema.between(-90, 90))),
-  longitude: Schema.optional(NumberLike.pipe(Schema.between(-180, 180))),
-  name: Schema.optional(Schema.String.pipe(Schema.maxLength(200))),
-  address: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
-  contact_id: Schema.optional(BigIdLike),
-  contact: Schema.optional(
-    Schema.Struct({
-      name: Text(1, 200),
-      phone: Schema.optional(Schema.String.pipe(Schema.maxLength(50))),
-      email: Schema.optional(Schema.String.pipe(Schema.maxLength(254))),
-    }),
-  ),
-  ...EmailFields,
-})
-type SendBody = typeof SendBody.Type
-
-const EMAIL = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+\.[^\s@<>(),;:"]+$/
-
-const ccList = (cc: string | readonly string[] | undefined): string[] =>
-  (typeof cc === 'string' ? cc.split(',') : (cc ?? [])).map((s) => s.trim()).filter((s) => s !== '')
-
-/** Problems with the e-mail fields of a send, before anything is stored. */
-const emailProblems = (
-  body: { readonly cc?: string | readonly string[] | undefined },
-  files: readonly UploadedFile[],
-) => {
-  const problems: Record<string, FieldMessage> = {}
-  const cc = ccList(body.cc)
-  if (cc.some((a) => !EMAIL.test(a) || a.length > 254)) problems.cc = { key: 'field.email_list' }
-  else if (cc.length > MAX_CC) problems.cc = { key: 'field.max_items', params: { n: MAX_CC } }
-  if (files.length > MAX_EMAIL_FILES)
-    problems.files = { key: 'field.too_many_files', params: { n: MAX_EMAIL_FILES } }
-  else if (files.reduce((n, f) => n + f.bytes.byteLength, 0) > MAX_EMAIL_BYTES) {
-    problems.files = { key: 'field.files_total', params: { size: humanSize(MAX_EMAIL_BYTES) } }
-  }
-  return problems
-}
-
-/** `Re: <subject>` for a reply in an e-mail thread. */
-const reSubject = (s: string | null) => (s === null ? null : /^re:/i.test(s) ? s : `Re: ${s}`)
-
-/**
- * The e-mail part of a message: sanitized HTML (bold, italic, underline, lists, links), cc, reply
- * all, attachments (stored here). The e-mail connector adds recipient, quoted mail and signature.
- */
-export const emailPayload = (
-  workspace: WorkspaceRow,
-  body: {
-    readonly html?: string | undefined
-    readonly cc?: string | readonly string[] | undefined
-    readonly reply_all?: boolean | undefined
-  },
-  files: readonly UploadedFile[],
-  subject: string | null,
-  createdBy: number | null = null,
-) =>
-  Effect.gen(function* () {
-    const problems = emailProblems(body, files)
-    if (Object.keys(problems).length > 0) return yield* Effect.fail(invalid(problems))
-    const attachments = []
-    for (const f of files) {
-      const row = yield* Files.save(
-        workspace.id,
-        { name: f.filename, mime: f.mime, bytes: f.bytes },
-        createdBy,
-      ).pipe(Effect.orDie)
-      attachments.push({ file_id: row.id, name: row.name, mime: row.mime, size: row.size })
-    }
-    return {
-      subject,
-      html: body.html?.trim() ? sanitize(body.html) : null,
-      cc: ccList(body.cc),
-      reply_all: body.reply_all === true,
-      attachments,
-    }
-  })
-
-export const mediaType = (mime: string) =>
-  mime.startsWith('image/')
-    ? 'image'
-    : mime.startsWith('video/')
-      ? 'video'
-      : mime.startsWith('audio/')
-        ? 'audio'
-        : 'document'
-
-interface SendTarget {
-  readonly workspace: WorkspaceRow
-  readonly conversation: ConversationRow
-  readonly channel: ChannelRow | null
-  readonly userId: number
-  readonly agentName: string
-}
-
-/**
- * Turns a send request into a draft: the type and its rules per channel (spec 2 §4.1: live chat
- * and API channels take text, one attachment or a note; e-mail fields only on e-mail), the
- * template, the quoted message, the files. Every problem is reported before anything is stored.
- */
-const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedFile[]) =>
-  Effect.gen(function* () {
-    const problems: Record<string, FieldMessage> = {}
-    const chType = t.channel?.type ?? null
-    const isEmail = chType === 'email'
-    const file = files.find((f) => f.field === 'file') ?? null
-    const mailFiles = files.filter((f) => f.field === 'files')
-    for (const f of files)
-      if (f.field !== 'file' && f.field !== 'files') problems[f.field] = { key: 'field.unexpected' }
-    if (files.filter((f) => f.field === 'file').length > 1)
-      problems.file = { key: 'field.max_items', params: { n: 1 } }
-    if (!isEmail) {
-      for (const k of ['html', 'cc', 'reply_all'] as const)
-        if (body[k] !== undefined) problems[k] = { key: 'field.email_only' }
-      if (mailFiles.length > 0) problems.files = { key: 'field.email_only' }
-    } else Object.assign(problems, emailProblems(body, mailFiles))
-    const text = body.text?.trim() ?? ''
-    const kind = body.type ?? 'text'
-    const msgappOnly = kind === 'sticker' || kind === 'location' || kind === 'contact'
-    if (msgappOnly && chType !== 'msgapp') problems.type = { key: 'field.channel_type' }
-    if (file && file.bytes.byteLength > MAX_ATTACHMENT_BYTES && !isEmail) {
-      problems.file = { key: 'field.file_too_large', params: { size: humanSize(MAX_ATTACHMENT_BYTES) } }
-    }
-    let payload: Record<string, unknown> = {}
-    let type: string = kind
-    let bodyText = text
-    switch (kind) {
-      case 'note':
-        if (file) problems.file = { key: 'field.unexpected' }
-        if (text === '') problems.text = { key: 'field.required' }
-        payload = { source: 'note' }
-        break
-      case 'sticker':
-        if (!file) problems.file = { key: 'field.file_required' }
-        else if (!['image/webp', 'image/png'].includes(file.mime))
-          problems.file = { key: 'field.sticker_type' }
-        else if (file.bytes.byteLength > MAX_STICKER_BYTES) {
-          problems.file = { key: 'field.file_too_large', params: { size: humanSize(MAX_STICKER_BYTES) } }
-        }
-        bodyText = ''
-        break
-      case 'location':
-        if (body.latitude === undefined) problems.latitude = { key: 'field.required' }
-        if (body.longitude === undefined) problems.longitude = { key: 'field.required' }
-        payload = {
-          location: {
-            latitude: body.latitude,
-            longitude: body.longitude,
-            name: body.name?.trim() || null,
-            address: body.address?.trim() || null,
-          },
-        }
-        bodyText = [body.name?.trim(), body.address?.trim()].filter(Boolean).join(', ')
-        break
-      case 'contact': {
-        let shared: { name: string; phone: string | null; email: string | null } | null = null
-        if (body.contact_id !== undefined) {
-          const c = yield* Contacts.byId(t.workspace.id, body.contact_id)
-          if (!c) problems.contact_id = { key: 'field.unknown' }
-          else shared = { name: c.name, phone: c.phone, email: c.email }
-        } else if (body.contact) {
-          shared = {
-            name: body.contact.name.trim(),
-            phone: body.contact.phone ?? null,
-            email: body.contact.email ?? null,
-          }
-        } else problems.contact_id = { key: 'field.required' }
-        payload = { contact: shared }
-        bodyText = shared?.name ?? ''
-        break
-      }
-      default:
-        if (file) type = mediaType(file.mime)
-    }
-    if (msgappOnly || kind === 'note') {
-      if (body.template_id !== undefined) problems.template_id = { key: 'field.unexpected' }
-    }
-    let fileRow: Files.FileRow | null = null
-    if (body.template_id !== undefined && !msgappOnly && kind !== 'note') {
-      const tpl = yield* Templates.byId(t.workspace.id, body.template_id)
-      if (!tpl) problems.template_id = { key: 'field.unknown' }
-      else {
-        const contact =
-          t.conversation.contact_id === null
-            ? null
-            : yield* Contacts.byId(t.workspace.id, t.conversation.contact_id)
-        if (bodyText === '') {
-          bodyText = Templates.render(tpl.body, {
-            contact_name: contact?.name,
-            contact_phone: contact?.phone,
-            contact_email: contact?.email,
-            agent_name: t.agentName,
-            workspace_name: t.workspace.name,
-          })
-        }
-        payload = { ...payload, template_id: tpl.id }
-        if (!file && tpl.file_id !== null) {
-          fileRow = yield* Files.byId(t.workspace.id, tpl.file_id)
-          if (fileRow) type = mediaType(fileRow.mime)
-        }
-      }
-    }
-    if ((type === 'text' || type === 'note') && bodyText === '' && !isEmail)
-      problems.text = { key: 'field.text_or_file' }
-    if (isEmail && bodyText === '' && !body.html?.trim() && !file && mailFiles.length === 0) {
-      problems.text = { key: 'field.text_or_file' }
-    }
-    let replyToId: number | null = null
-    if (body.reply_to_id !== undefined) {
-      const quoted = yield* Messages.inConversation(t.conversation.id, body.reply_to_id)
-      if (!quoted || quoted.deleted_at !== null) problems.reply_to_id = { key: 'field.unknown' }
-      else replyToId = quoted.id
-    }
-    if (Object.keys(problems).length > 0) return yield* Effect.fail(invalid(problems))
-    // Valid: now store what was uploaded.
-    if (file) {
-      fileRow = yield* Files.save(
-        t.workspace.id,
-        { name: file.filename, mime: file.mime, bytes: file.bytes },
-        t.userId,
-      ).pipe(Effect.orDie)
-    }
-    if (isEmail && kind !== 'note') {
-      const email = yield* emailPayload(
-        t.workspace,
-        body,
-        mailFiles,
-        reSubject(t.conversation.subject),
-        t.userId,
-      )
-      payload = { ...payload, email }
-      if (bodyText === '' && email.html) bodyText = toText(email.html)
-    }
-    return {
-      type,
-      body: bodyText,
-      file: fileRow,
-      replyToId,
-      payload,
-      clientId: body.client_id,
-    } satisfies Outbound.Draft
-  })
-
 const MessageParams = Schema.Struct({ id: BigIdFromString, message: BigIdFromString })
 const IdParam = Schema.Struct({ id: BigIdFromString })
-
-const editRefused = (e: EditRefused) =>
-  Effect.fail(
-    e.reason === 'not_own'
-      ? forbidden('messages.not_own')
-      : new ApiError({
-          code: 'conflict',
-          message:
-            e.reason === 'window'
-              ? 'messages.edit_window'
-              : e.reason === 'deleted'
-                ? 'messages.deleted'
-                : 'messages.not_text',
-        }),
-  )
-
-const unsendRefused = (e: UnsendRefused) =>
-  Effect.fail(
-    new ApiError({
-      code: 'conflict',
-      message:
-        e.reason === 'window'
-          ? 'messages.unsend_window'
-          : e.reason === 'deleted'
-            ? 'messages.deleted'
-            : 'messages.unsend_incoming',
-    }),
-  )
-
-/** Tells the channel about a change of a delivered message (best effort). */
-const relay = (c: ConversationRow, signal: Signal) =>
-  c.channel_id === null
-    ? Effect.void
-    : Effect.flatMap(ChannelActor, (a) =>
-        a.ask(c.channel_id!, { _tag: 'Signal', conversationId: c.id, signal }),
-      ).pipe(Effect.catchTag('ChannelNotFound', () => Effect.void))
 
 export const routes: readonly Route[] = [
   route({
@@ -429,21 +41,8 @@ export const routes: readonly Route[] = [
     }),
     handler: ({ caller, workspace, params, query }) =>
       Effect.gen(function* () {
-        const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-        if (query.before !== undefined && query.after !== undefined) {
-          return yield* Effect.fail(invalid({ before: { key: 'field.one_of_cursors' } }))
-        }
         const limit = query.limit ?? 50
-        const page = yield* Messages.page(c.id, {
-          limit,
-          ...(query.before !== undefined ? { before: query.before } : {}),
-          ...(query.after !== undefined ? { after: query.after } : {}),
-        })
-        if (!page) {
-          return yield* Effect.fail(
-            invalid({ [query.after !== undefined ? 'after' : 'before']: { key: 'field.unknown' } }),
-          )
-        }
+        const page = yield* Messages.page({ caller, workspace }, params.id, { ...query, limit })
         return ok(page.rows.map(Outbound.presentSent), { limit, has_more: page.more })
       }),
   }),
@@ -460,15 +59,7 @@ export const routes: readonly Route[] = [
     multipart: sendUploads,
     handler: ({ caller, workspace, params, body, files }) =>
       Effect.gen(function* () {
-        const ctx = { caller, workspace }
-        const conversation = yield* Inbox.visibleOr404(ctx, params.id)
-        const channel = yield* Outbound.channelOf(conversation)
-        const draft = yield* draftOf(
-          { workspace, conversation, channel, userId: caller.user.id, agentName: caller.user.name },
-          body,
-          files,
-        )
-        const { message, replies } = yield* Outbound.send({ ...ctx, conversation, channel }, draft)
+        const { message, replies } = yield* Messages.send({ caller, workspace }, params.id, body, files)
         return created(Outbound.presentSent(message), { replies: Outbound.repliesMeta(replies) })
       }),
   }),
@@ -482,27 +73,9 @@ export const routes: readonly Route[] = [
     params: MessageParams,
     body: Schema.Struct({ text: Text(1, 65_536) }),
     handler: ({ caller, workspace, params, body }) =>
-      Effect.gen(function* () {
-        const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-        const view = yield* Effect.flatMap(ConversationActor, (a) =>
-          a.ask(c.id, {
-            _tag: 'Edit',
-            messageId: params.message,
-            body: body.text.trim(),
-            by: { userId: caller.user.id, keyId: caller.via === 'key' ? caller.keyId : null },
-          }),
-        ).pipe(
-          Effect.catchTags({
-            ConversationNotFound: Inbox.conversationGone,
-            MessageNotFound: () => Effect.fail(notFound()),
-            EditRefused: editRefused,
-          }),
-        )
-        if (view.external_id !== null && view.type !== 'note') {
-          yield* relay(c, { kind: 'edit', externalId: view.external_id, body: view.body })
-        }
-        return ok(Outbound.presentSent(view))
-      }),
+      Effect.map(Messages.edit({ caller, workspace }, params.id, params.message, body.text), (m) =>
+        ok(Outbound.presentSent(m)),
+      ),
   }),
   route({
     method: 'DELETE',
@@ -513,20 +86,9 @@ export const routes: readonly Route[] = [
     summary: 'Unsend a message for everyone, within 2 days of sending',
     params: MessageParams,
     handler: ({ caller, workspace, params }) =>
-      Effect.gen(function* () {
-        const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-        const { view, was } = yield* Effect.flatMap(ConversationActor, (a) =>
-          a.ask(c.id, { _tag: 'Unsend', messageId: params.message }),
-        ).pipe(
-          Effect.catchTags({
-            ConversationNotFound: Inbox.conversationGone,
-            MessageNotFound: () => Effect.fail(notFound()),
-            UnsendRefused: unsendRefused,
-          }),
-        )
-        if (was.external_id !== null) yield* relay(c, { kind: 'unsend', externalId: was.external_id })
-        return ok(Outbound.presentSent(view))
-      }),
+      Effect.map(Messages.unsend({ caller, workspace }, params.id, params.message), (m) =>
+        ok(Outbound.presentSent(m)),
+      ),
   }),
   route({
     method: 'POST',
@@ -537,33 +99,10 @@ export const routes: readonly Route[] = [
     summary: 'Send a failed message again',
     params: MessageParams,
     handler: ({ caller, workspace, params }) =>
-      Effect.gen(function* () {
-        const ctx = { caller, workspace }
-        const conversation = yield* Inbox.visibleOr404(ctx, params.id)
-        const msg = yield* Messages.inConversation(conversation.id, params.message)
-        if (!msg) return yield* Effect.fail(notFound())
-        if (!resendable(msg, yield* Effect.flatMap(WallClock, (c) => c.millis))) {
-          return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'messages.not_failed' }))
-        }
-        const channel = yield* Outbound.channelOf(conversation)
-        yield* Outbound.takeSlot(channel)
-        const pending = yield* Effect.flatMap(ConversationActor, (a) =>
-          a.ask(conversation.id, { _tag: 'Resend', messageId: msg.id }),
-        ).pipe(
-          Effect.catchTags({
-            ConversationNotFound: Inbox.conversationGone,
-            MessageNotFound: () => Effect.fail(notFound()),
-          }),
-        )
-        // Another retry got there first.
-        if (!pending)
-          return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'messages.not_failed' }))
-        const sent = yield* Outbound.deliver({ ...ctx, conversation, channel }, pending)
+      Effect.map(Messages.retry({ caller, workspace }, params.id, params.message), ({ message, replies }) =>
         // A retry sends the same reply again: it uses none of today's, but says where they stand.
-        return ok(Outbound.presentSent(sent), {
-          replies: Outbound.repliesMeta(yield* Outbound.repliesUsage(workspace)),
-        })
-      }),
+        ok(Outbound.presentSent(message), { replies: Outbound.repliesMeta(replies) }),
+      ),
   }),
   route({
     method: 'POST',
@@ -575,27 +114,8 @@ export const routes: readonly Route[] = [
     params: MessageParams,
     body: Schema.Struct({ emoji: Schema.String.pipe(Schema.maxLength(32)) }),
     handler: ({ caller, workspace, params, body }) =>
-      Effect.gen(function* () {
-        const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-        const sender = yield* Outbound.senderFor(caller)
-        const { view, was } = yield* Effect.flatMap(ConversationActor, (a) =>
-          a.ask(c.id, {
-            _tag: 'React',
-            messageId: params.message,
-            emoji: body.emoji.trim(),
-            userId: caller.user.id,
-            name: sender.name,
-          }),
-        ).pipe(
-          Effect.catchTags({
-            ConversationNotFound: Inbox.conversationGone,
-            MessageNotFound: () => Effect.fail(notFound()),
-          }),
-        )
-        if (was.external_id !== null) {
-          yield* relay(c, { kind: 'react', externalId: was.external_id, emoji: body.emoji.trim() })
-        }
-        return ok(Outbound.presentSent(view))
-      }),
+      Effect.map(Messages.react({ caller, workspace }, params.id, params.message, body.emoji), (m) =>
+        ok(Outbound.presentSent(m)),
+      ),
   }),
 ]

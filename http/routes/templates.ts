@@ -1,17 +1,17 @@
 import { Effect, Schema } from 'effect'
 import type { Caller } from '../../actors/admin/caller'
 import { type FieldMessage, invalid, notFound } from '../../actors/errors'
-import { BigIdFromString, IdFromString, Text } from '../../actors/fields'
+import { BigIdFromString, IdFromString, requireFile, Text, type UploadedFile } from '../../actors/fields'
 import * as Inbox from '../../actors/inbox/conversations'
+import { MAX_ATTACHMENT_BYTES } from '../../actors/inbox/messages'
 import { iso } from '../../engine/time'
 import * as Contacts from '../../store/contacts'
 import * as Files from '../../store/files'
 import * as Templates from '../../store/templates'
 import type { WorkspaceRow } from '../../store/workspaces'
-import { type MultipartLimits, requireFile, type UploadedFile } from '../multipart'
+import { fileReply } from '../files'
+import type { MultipartLimits } from '../multipart'
 import { created, ok, type Route, route } from '../route'
-import { fileReply } from './media'
-import { MAX_ATTACHMENT_BYTES } from './messages'
 
 /**
  * Spec 2 §4.2 reply templates: name, shortcut, category, body and one attachment; with an

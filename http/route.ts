@@ -1,9 +1,10 @@
 import type { SqlClient } from '@effect/sql'
 import type { SqlError } from '@effect/sql/SqlError'
-import type { Effect, Schema } from 'effect'
+import { Effect, type Schema } from 'effect'
 import type { Caller, PermissionRule } from '../actors/admin/caller'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
 import type { WorkspaceActor } from '../actors/admin/WorkspaceActor'
+import type { Answer } from '../actors/answer'
 import type { ChannelActor } from '../actors/channels/ChannelActor'
 import type { Connector } from '../actors/channels/Connector'
 import type { ApiError } from '../actors/errors'
@@ -189,3 +190,7 @@ export type Route<P = unknown, Q = unknown, B = unknown> =
 /** Identity functions that keep each route's parameter types inferred from its schemas. */
 export const route = <P = undefined, Q = undefined, B = undefined>(r: Route<P, Q, B>): Route =>
   r as unknown as Route
+
+/** A domain operation's answer as the response: 201 when it made something, else 200. */
+export const answer = <E, R>(effect: Effect.Effect<Answer, E, R>): Effect.Effect<Reply, E, R> =>
+  Effect.map(effect, (a) => (a.created ? created(a.data, a.meta) : ok(a.data, a.meta)))

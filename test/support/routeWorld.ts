@@ -71,6 +71,10 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
   const api = await post('/v1/channels/api', { name: 'World API' })
   const chat = await createLivechat(s, owner, { attachments: 'files' })
   const visitor = await startVisitor(s, chat.livechat.key)
+  // The channels paths name are not the ones whose keys the world uses: a route may replace a
+  // channel's key or delete it.
+  const spareApi = await post('/v1/channels/api', { name: 'Spare API' })
+  const spareChat = await createLivechat(s, owner, { name: 'Spare chat' })
   const msgapp = await I.channel(s, w, 'msgapp')
   const team = await I.team(s, w, [])
   const role = await I.role(s, w, ['interactions.view'])
@@ -119,8 +123,8 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       invitation: String(invitation.id),
       apiKey: String(spareKey.id),
       msgappChannel: String(msgapp.id),
-      apiChannel: String(api.id),
-      livechatChannel: String(chat.id),
+      apiChannel: String(spareApi.id),
+      livechatChannel: String(spareChat.id),
       conversation: String(conversation.id),
       message: String(message.id),
       group: String(group!.id),

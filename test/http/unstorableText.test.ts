@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { allRoutes } from '../../http/app'
 import { unstorableText } from '../../http/validation'
 import * as I from '../inbox/support'
 import { body, patch } from '../livechat/support'
@@ -42,6 +43,13 @@ describe('unstorable text', () => {
       [],
     ])
     expect(unstorableText({ a: '😀 \u202eשלום مرحبا', b: [1, null, true] })).toEqual([])
+  })
+
+  it('reaches every path parameter: each route with one decodes it through a schema', () => {
+    const raw = allRoutes()
+      .filter((r) => r.path.includes('{') && !r.params)
+      .map((r) => `${r.method} ${r.path}`)
+    expect(raw).toEqual([])
   })
 
   it.each(BAD)('is refused on the channel API (channel key): %j', async (bad) => {

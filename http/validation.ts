@@ -1,17 +1,65 @@
 import { SchemaAST as AST, Either, ParseResult, type Schema } from 'effect'
 import { type ApiError, type FieldMessage, invalid } from '../actors/errors'
-import { hasMessage } from '../actors/i18n'
+import { addMessages, hasMessage } from '../actors/i18n'
+
+addMessages({
+  'field.characters': {
+    en: 'contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate)',
+    id: 'berisi karakter yang tidak diizinkan (NUL atau surrogate UTF-16 tanpa pasangan)',
+  },
+})
+
+/**
+ * Text no store can hold: NUL (PostgreSQL refuses it in `text` and `jsonb`) and a UTF-16
+ * surrogate without its pair (not a character; no UTF-8 encoding exists). With the `u` flag a
+ * surrogate pair is one code point, so the class matches only an unpaired half.
+ */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this refuses.
+const UNSTORABLE = /[\u0000\uD800-\uDFFF]/u
+
+/**
+ * Every string of the input (values and object keys, at any depth) that holds unstorable text, as
+ * field paths. A bad key is reported on its object: the key itself is not echoed back.
+ */
+export const unstorableText = (input: unknown): string[][] => {
+  const found: string[][] = []
+  const walk = (v: unknown, path: string[]) => {
+    if (typeof v === 'string') {
+      if (UNSTORABLE.test(v)) found.push(path)
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) walk(v[i], [...path, String(i)])
+    } else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        if (UNSTORABLE.test(k)) found.push(path)
+        else walk(x, [...path, k])
+      }
+    }
+  }
+  walk(input, [])
+  return found
+}
 
 /**
  * Decodes input with a schema and turns every issue into `error.fields`: field path to a message
  * key with parameters, derived from the schema itself (its JSON Schema annotations), so that one
  * schema gives validation, localized messages and the OpenAPI document.
+ *
+ * Before the schema, any string holding NUL or an unpaired surrogate is refused with
+ * `field.characters` on its path, whether or not the schema keeps that field: this is the one
+ * place every body, multipart text field, query and path parameter of both services passes
+ * (docs/decisions.md, "Hardening (input)").
  */
 export const decode = <A, I>(
   schema: Schema.Schema<A, I, never>,
   input: unknown,
   root: string,
 ): Either.Either<A, ApiError> => {
+  const unstorable = unstorableText(input)
+  if (unstorable.length > 0) {
+    const fields: Record<string, FieldMessage> = {}
+    for (const p of unstorable) put(fields, p, { key: 'field.characters' })
+    return Either.left(invalid(renameRoot(fields, root)))
+  }
   const result = ParseResult.decodeUnknownEither(schema, { errors: 'all', onExcessProperty: 'ignore' })(input)
   if (Either.isRight(result)) return Either.right(result.right)
   const fields: Record<string, FieldMessage> = {}

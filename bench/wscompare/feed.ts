@@ -13,7 +13,15 @@ const frame = () => {
   return JSON.stringify({
     cursor: `feed.${seq}`,
     event: 'message.created',
-    data: { id: seq, interaction_id: 1, seq, direction: 'in', type: 'text', body: `t=${Date.now() * 1000}`, pad },
+    data: {
+      id: seq,
+      interaction_id: 1,
+      seq,
+      direction: 'in',
+      type: 'text',
+      body: `t=${Date.now() * 1000}`,
+      pad,
+    },
     at: new Date().toISOString(),
   })
 }

@@ -855,8 +855,10 @@ const inbound = async (plan: InboundPlan) => {
     const expected = get(r, 'expected_deliveries')
     const lost = Math.max(0, expected - deliveries) + Math.max(0, accepted - persisted)
     const driverRead = get(r, 'sending_and_settling', 'cpu_s')
+    // Until the last POST was answered: a server behind schedule keeps accepting after it ends.
+    const sendWall = Math.max(duration, get(r, 'sending', 'wall_s'))
     const metrics = {
-      messages_per_s: round(accepted / duration, 0),
+      messages_per_s: round(accepted / sendWall, 0),
       offered_per_s: plan.rate,
       accepted,
       refused: get(r, 'refused'),
@@ -869,7 +871,8 @@ const inbound = async (plan: InboundPlan) => {
       reconnects: rt('reconnects'),
       reloads: rt('reloads'),
       deliveries,
-      deliveries_per_s: round(deliveries / duration, 0),
+      deliveries_per_s: round(deliveries / sendWall, 0),
+      sending_s: round(sendWall, 1),
       duplicates: rt('duplicates'),
       gaps: rt('gaps'),
       lost,

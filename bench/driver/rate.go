@@ -137,12 +137,15 @@ func runAttack(ctx context.Context, p attackPlan) attackReport {
 			p.onResult(r)
 		}
 	}
+	// Sent per second over the schedule; answered per second until the last answer came, since a
+	// server that falls behind is still answering after the schedule ends.
 	elapsed := time.Since(start).Seconds()
+	scheduled := elapsed
 	if p.Duration > 0 {
-		elapsed = p.Duration.Seconds()
+		scheduled = p.Duration.Seconds()
 	}
 	rep.DurationS = round(elapsed, 2)
-	rep.SentPerS = round(float64(rep.Sent)/elapsed, 1)
+	rep.SentPerS = round(float64(rep.Sent)/scheduled, 1)
 	rep.OKPerS = round(float64(rep.OK)/elapsed, 1)
 	if rep.Sent > 0 {
 		rep.FailedRate = round(float64(rep.Failed)/float64(rep.Sent), 4)

@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Subscriber is one socket of a real-time protocol: it connects, subscribes, reads until ctx ends,
+// resumes where it left off when the server drops it as a slow consumer, and reports what it reads
+// to a Tally. Kotak's protocol is kotakClient; a second server's client (Centrifugo through
+// centrifuge-go, issue #26) implements the same two methods so both face the same load shape.
+type Subscriber interface {
+	Run(ctx context.Context)
+	// Drop closes the connection as if the network had; Run resumes from its last position.
+	Drop()
+}
+
+// Tally is the protocol-independent account of deliveries, shared by every socket of a run.
+type Tally struct {
+	Deliveries atomic.Uint64
+	Duplicates atomic.Uint64
+	Gaps       atomic.Uint64
+	Latency    Histogram
+
+	Opened        atomic.Uint64 // sockets that connected at least once
+	Subscribed    atomic.Uint64 // sockets whose every channel was granted at least once
+	Failed        atomic.Uint64 // connection attempts that failed
+	Reconnects    atomic.Uint64
+	ClosedSlow    atomic.Uint64 // closed by the server as slow consumers (Kotak: 4008)
+	ClosedOther   atomic.Uint64 // closed by the server (or the network) for another reason
+	Reloads       atomic.Uint64 // resumes the server could not replay (client must reload via API)
+	Refused       atomic.Uint64
+	ProtocolError atomic.Uint64
+	ConnectTime   Histogram
+
+	byConv sync.Map // conversation id → *atomic.Uint64
+}
+
+// stream is one socket's view of per-conversation sequences, owned by that socket's goroutine.
+type stream struct {
+	last map[int64]int64
+}
+
+func newStream() *stream { return &stream{last: map[int64]int64{}} }
+
+// deliver counts one message event: a sequence at or below the last one seen on this socket is a
+// duplicate, one beyond the next a gap (what lies between never arrived).
+func (t *Tally) deliver(s *stream, conv, seq int64, sent time.Time) {
+	last, seen := s.last[conv]
+	switch {
+	case seen && seq <= last:
+		t.Duplicates.Add(1)
+		return
+	case seen && seq > last+1:
+		t.Gaps.Add(uint64(seq - last - 1))
+	}
+	s.last[conv] = seq
+	t.Deliveries.Add(1)
+	if !sent.IsZero() {
+		t.Latency.Record(time.Since(sent))
+	}
+	c, ok := t.byConv.Load(conv)
+	if !ok {
+		c, _ = t.byConv.LoadOrStore(conv, &atomic.Uint64{})
+	}
+	c.(*atomic.Uint64).Add(1)
+}
+
+func (t *Tally) report() map[string]any {
+	var convs []int64
+	per := map[int64]uint64{}
+	t.byConv.Range(func(k, v any) bool {
+		convs = append(convs, k.(int64))
+		per[k.(int64)] = v.(*atomic.Uint64).Load()
+		return true
+	})
+	sort.Slice(convs, func(i, j int) bool { return convs[i] < convs[j] })
+	var lo, hi uint64
+	for i, c := range convs {
+		if i == 0 || per[c] < lo {
+			lo = per[c]
+		}
+		if per[c] > hi {
+			hi = per[c]
+		}
+	}
+	return map[string]any{
+		"deliveries": t.Deliveries.Load(), "duplicates": t.Duplicates.Load(), "gaps": t.Gaps.Load(),
+		"latency": t.Latency.Summary(), "connect_time": t.ConnectTime.Summary(),
+		"sockets_opened": t.Opened.Load(), "sockets_subscribed": t.Subscribed.Load(),
+		"sockets_failed": t.Failed.Load(), "reconnects": t.Reconnects.Load(),
+		"sockets_closed_slow": t.ClosedSlow.Load(), "sockets_closed_other": t.ClosedOther.Load(),
+		"reloads": t.Reloads.Load(), "refused": t.Refused.Load(), "protocol_errors": t.ProtocolError.Load(),
+		"conversations": len(convs), "deliveries_per_conversation_min": lo, "deliveries_per_conversation_max": hi,
+	}
+}

@@ -32,6 +32,21 @@ module.exports = {
       to: { path: '^(connectors|actors/(?!errors\\.ts|i18n\\.ts))' },
     },
     {
+      name: 'route-imports-route',
+      comment:
+        'a route module is one spec section: what two sections share is domain (actors/) or transport (http/)',
+      severity: 'error',
+      from: { path: '^http/routes/([^/]+)\\.ts$' },
+      to: { path: '^http/routes/', pathNot: '^http/routes/$1\\.ts$' },
+    },
+    {
+      name: 'route-runs-sql',
+      comment: 'no SQL in a handler: reads are store/ functions, writes domain operations in actors/',
+      severity: 'error',
+      from: { path: '^http/routes/' },
+      to: { path: '@effect/sql' },
+    },
+    {
       name: 'no-circular',
       comment: 'two modules that import each other are one module, or a port is missing',
       severity: 'error',
@@ -41,7 +56,6 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '(^|/)node_modules/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
   },

@@ -5,10 +5,10 @@ import { Timestamp } from '../../actors/admin/presenters'
 import { invalid } from '../../actors/errors'
 import { IdFromString } from '../../actors/fields'
 import { addMessages, type Locale, t } from '../../actors/i18n'
+import { pageFields, pageMeta, pageOf } from '../../actors/pagination'
 import { iso, startOfLocalDay } from '../../engine/time'
 import * as Audit from '../../store/audit'
 import type { WorkspaceRow } from '../../store/workspaces'
-import { pageFields, pageMeta, pageOf } from '../pagination'
 import { ok, type Route, route } from '../route'
 
 /**

@@ -1,6 +1,6 @@
 import { Effect, Schema } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { pageFields, pageMeta, pageOf } from '../../http/pagination'
+import { pageFields, pageMeta, pageOf } from '../../actors/pagination'
 import { handle, type Incoming } from '../../http/pipeline'
 import { ok, type Route, route } from '../../http/route'
 import * as Router from '../../http/router'

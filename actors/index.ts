@@ -16,3 +16,9 @@ export const clusterLayer = Layer.mergeAll(
   ClusterActor.layer(Workspace.WorkspaceActor, Workspace.definition, { errors: [Workspace] }),
   ClusterActor.layer(Channel.ChannelActor, Channel.definition, { errors: [Channel] }),
 )
+
+/**
+ * What the actors of every area offer handlers (http/route.ts `Services`): a new area with an
+ * actor adds its tag here, beside its layer above, and nothing in http/ changes.
+ */
+export type DomainServices = Conversation.ConversationActor | Workspace.WorkspaceActor | Channel.ChannelActor

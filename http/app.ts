@@ -33,80 +33,16 @@ import { bodyLimitFor, handle, tooLarge } from './pipeline'
 import { makeGateway } from './realtime/gateway'
 import type { Route } from './route'
 import * as Router from './router'
-import * as ApiKeyRoutes from './routes/apiKeys'
-import * as AuditLogRoutes from './routes/auditLogs'
-import * as AuthRoutes from './routes/auth'
+import { routes as routeTable } from './routes'
 import * as BillingRoutes from './routes/billing'
-import * as CategoryRoutes from './routes/categories'
-import * as ChannelApiRoutes from './routes/channelApi'
-import * as ChannelIconRoutes from './routes/channelIcons'
-import * as ChannelRoutes from './routes/channels'
-import * as DashboardRoutes from './routes/dashboard'
-import * as EmailRoutes from './routes/email'
-import * as GroupRoutes from './routes/groups'
-import * as IdentityRoutes from './routes/identity'
-import * as InteractionRoutes from './routes/interactions'
-import * as InvitationRoutes from './routes/invitations'
-import * as LabelRuleRoutes from './routes/labelRules'
-import * as LivechatChannelRoutes from './routes/livechatChannels'
-import * as LivechatVisitorRoutes from './routes/livechatVisitor'
-import * as LivechatWidgetRoutes from './routes/livechatWidget'
-import * as MediaRoutes from './routes/media'
-import * as MemberRoutes from './routes/members'
-import * as MessageRoutes from './routes/messages'
-import * as MsgappRoutes from './routes/msgapp'
-import * as NotificationRoutes from './routes/notifications'
-import * as PlanRequestRoutes from './routes/planRequests'
-import * as PublicRoutes from './routes/public'
-import * as RealtimeRoutes from './routes/realtime'
-import * as RoleRoutes from './routes/roles'
-import * as SettingsRoutes from './routes/settings'
 import * as SystemRoutes from './routes/system'
-import * as TeamRoutes from './routes/teams'
-import * as TemplateRoutes from './routes/templates'
-import * as TransferRoutes from './routes/transfers'
-import * as WorkspaceRoutes from './routes/workspaces'
 import { runFast } from './runFast'
 import { isNative, listen } from './server'
 
 /** Every route of the service, in one list: the router, the OpenAPI document and tests read it. */
 export const allRoutes = (): readonly Route[] => {
   const list: Route[] = []
-  list.push(
-    ...SystemRoutes.makeRoutes(() => list),
-    ...AuthRoutes.routes,
-    ...IdentityRoutes.routes,
-    ...PublicRoutes.routes,
-    ...ApiKeyRoutes.routes,
-    ...RealtimeRoutes.routes,
-    ...NotificationRoutes.routes,
-    ...AuditLogRoutes.routes,
-    ...BillingRoutes.routes,
-    ...DashboardRoutes.routes,
-    ...InvitationRoutes.routes,
-    ...MemberRoutes.routes,
-    ...PlanRequestRoutes.routes,
-    ...RoleRoutes.routes,
-    ...SettingsRoutes.routes,
-    ...TeamRoutes.routes,
-    ...TransferRoutes.routes,
-    ...WorkspaceRoutes.routes,
-    ...InteractionRoutes.routes,
-    ...MessageRoutes.routes,
-    ...MediaRoutes.routes,
-    ...GroupRoutes.routes,
-    ...CategoryRoutes.routes,
-    ...TemplateRoutes.routes,
-    ...LabelRuleRoutes.routes,
-    ...ChannelRoutes.routes,
-    ...ChannelApiRoutes.routes,
-    ...EmailRoutes.routes,
-    ...MsgappRoutes.routes,
-    ...LivechatChannelRoutes.routes,
-    ...ChannelIconRoutes.routes,
-    ...LivechatVisitorRoutes.routes,
-    ...LivechatWidgetRoutes.routes,
-  )
+  list.push(...SystemRoutes.makeRoutes(() => list), ...routeTable)
   return list
 }
 

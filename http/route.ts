@@ -1,16 +1,14 @@
 import type { SqlClient } from '@effect/sql'
 import type { SqlError } from '@effect/sql/SqlError'
 import { Effect, type Schema } from 'effect'
+import type { DomainServices } from '../actors'
 import type { Caller, PermissionRule } from '../actors/admin/caller'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
-import type { WorkspaceActor } from '../actors/admin/WorkspaceActor'
 import type { Answer } from '../actors/answer'
-import type { ChannelActor } from '../actors/channels/ChannelActor'
 import type { Connector } from '../actors/channels/Connector'
 import type { ApiError } from '../actors/errors'
 import type { UploadedFile } from '../actors/fields'
 import type { Locale } from '../actors/i18n'
-import type { ConversationActor } from '../actors/inbox/ConversationActor'
 import type { Mailer } from '../connectors/mail/Mailer'
 import type { ActorError } from '../engine/actor/Actor'
 import type { Bus } from '../engine/bus/Bus'
@@ -36,7 +34,7 @@ import type { VisitorCredential } from './visitorAuth'
  */
 export type Access = 'K' | 'A' | 'P' | 'C' | 'V'
 
-/** Services every handler may use. Domain issues extend this union. */
+/** Services every handler may use: the kernel's, the ports', and the domain's actors (actors/index.ts). */
 export type Services =
   | SqlClient.SqlClient
   | Config
@@ -45,9 +43,7 @@ export type Services =
   | MetricsTag
   | Bus
   | SigningKey
-  | ConversationActor
-  | WorkspaceActor
-  | ChannelActor
+  | DomainServices
   | CredentialCache
   | ClusterHealth
   | WallClock

@@ -1,6 +1,6 @@
 import type { ApiError } from './errors'
 import { type Locale, t } from './i18n'
-import type { Outgoing } from './pipeline'
+import type { Outgoing } from './server'
 
 export { iso } from '../engine/time'
 

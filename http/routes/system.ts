@@ -23,6 +23,7 @@ export const makeRoutes = (all: () => readonly Route[]): readonly Route[] => {
       method: 'GET',
       path: '/healthz',
       access: 'P',
+      unlimited: true,
       tag: 'System',
       summary: 'Liveness, database reachability and (in cluster mode) Redis coordination',
       handler: () =>
@@ -41,6 +42,7 @@ export const makeRoutes = (all: () => readonly Route[]): readonly Route[] => {
       method: 'GET',
       path: '/metrics',
       access: 'P',
+      unlimited: true,
       tag: 'System',
       summary: 'Prometheus metrics (text exposition format)',
       handler: () =>

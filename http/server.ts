@@ -63,12 +63,20 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
   let closing = false
   app.any('/*', (res, req) => {
     // A body after the headers of a HEAD answer would be read as the start of the next response
-    // on a kept-alive connection (RFC 9110 §9.3.2): the headers say the length, nothing follows.
+    // on a kept-alive connection (RFC 9110 §9.3.2): the headers say the GET's length, nothing
+    // follows. `endWithoutBody` takes no arguments here: in v20.30 a reported length leaves the
+    // response unfinished (the next request closes the connection) and its close flag cannot be
+    // passed without one, so a HEAD that must end the connection says so and the client closes.
     const method = req.getMethod().toUpperCase()
     const head = method === 'HEAD'
     const end = (body: string | Uint8Array, close: boolean) => {
-      if (head) res.endWithoutBody(Buffer.byteLength(body), close)
-      else res.end(body, close)
+      if (!head) {
+        res.end(body, close)
+        return
+      }
+      res.writeHeader('Content-Length', String(Buffer.byteLength(body)))
+      if (close) res.writeHeader('Connection', 'close')
+      res.endWithoutBody()
     }
     if (closing) {
       res.cork(() => {

@@ -36,7 +36,7 @@ module.exports = {
       comment:
         'a route module is one spec section: what two sections share is domain (actors/) or transport (http/)',
       severity: 'error',
-      from: { path: '^http/routes/([^/]+)\\.ts$' },
+      from: { path: '^http/routes/([^/]+)\\.ts$', pathNot: '^http/routes/index\\.ts$' },
       to: { path: '^http/routes/', pathNot: '^http/routes/$1\\.ts$' },
     },
     {

@@ -1,6 +1,6 @@
 import type { ApiError } from '../actors/errors'
 import { type Locale, t } from '../actors/i18n'
-import type { Outgoing } from './pipeline'
+import type { Outgoing } from './server'
 
 export const dataBody = (data: unknown, meta?: Readonly<Record<string, unknown>>): string =>
   JSON.stringify(meta === undefined ? { data } : { data, meta })

@@ -155,6 +155,11 @@ interface RouteBase<P, Q, B> {
 export type Route<P = unknown, Q = unknown, B = unknown> =
   | (RouteBase<P, Q, B> & {
       readonly access: 'P'
+      /**
+       * Outside every rate limit: health and metrics, which a load balancer or a scraper polls
+       * from one address far more often than the public budget allows.
+       */
+      readonly unlimited?: true
       readonly handler: (
         req: Request<P, Q, B>,
       ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>

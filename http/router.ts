@@ -10,7 +10,8 @@ export type Match<T> =
 
 /**
  * Method + path to a value. Paths use the spec's `{name}` form. Knows the difference between an
- * unknown path (404) and a known path with another method (405 with `Allow`).
+ * unknown path (404) and a known path with another method (405 with `Allow`). `HEAD` matches the
+ * path's `GET`; any other method it was not given, known or not, is a 405.
  */
 export interface Router<T> {
   readonly add: (method: Method, path: string, value: T) => void
@@ -31,7 +32,7 @@ export const make = <T>(): Router<T> => {
       fmw.on(method, path.replace(/\{(\w+)\}/g, ':$1'), noop, { value })
     },
     match: (method, path) => {
-      const found = fmw.find(method as Method, path)
+      const found = fmw.find((method === 'HEAD' ? 'GET' : method) as Method, path)
       if (found) {
         return {
           _tag: 'Found',
@@ -39,9 +40,10 @@ export const make = <T>(): Router<T> => {
           params: found.params as Record<string, string>,
         }
       }
-      const allow = methods.filter((m) => m !== method && fmw.find(m, path) !== null)
-      if (allow.length === 0) return { _tag: 'NotFound' }
-      // HEAD is answered like GET by HTTP clients' expectations; we list what is routed.
+      const routed = methods.filter((m) => fmw.find(m, path) !== null)
+      if (routed.length === 0) return { _tag: 'NotFound' }
+      // Every GET answers HEAD too (RFC 9110 §9.3.2), so a path with a GET allows both.
+      const allow = routed.flatMap((m) => (m === 'GET' ? ['GET', 'HEAD'] : [m]))
       return { _tag: 'MethodNotAllowed', allow }
     },
   }

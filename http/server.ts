@@ -1,6 +1,5 @@
 import uws from 'uWebSockets.js'
 import { STATUS_CODES } from 'node:http'
-import type { Incoming, Outgoing } from './pipeline'
 
 /**
  * The uWebSockets.js transport: copies each request out of uWS synchronously (its request object
@@ -10,6 +9,26 @@ import type { Incoming, Outgoing } from './pipeline'
 
 /** True when the native binary loaded; the package silently falls back to a slow emulation. */
 export const isNative = (): boolean => typeof (uws as { SSLApp?: unknown }).SSLApp === 'function'
+
+/** A request as the transport hands it over: everything copied out, nothing lazy. */
+export interface Incoming {
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly headers: ReadonlyMap<string, string>
+  readonly body: Uint8Array | null
+  readonly ip: string
+}
+
+/**
+ * An answer as the transport writes it. To a `HEAD` request the transport sends the status and
+ * headers with the body's length and never the body itself, whatever `body` holds.
+ */
+export interface Outgoing {
+  readonly status: number
+  readonly headers: ReadonlyArray<readonly [string, string]>
+  readonly body: string | Uint8Array
+}
 
 export interface Listening {
   readonly app: uws.TemplatedApp
@@ -43,12 +62,28 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
   // services that are shutting down.
   let closing = false
   app.any('/*', (res, req) => {
+    // A body after the headers of a HEAD answer would be read as the start of the next response
+    // on a kept-alive connection (RFC 9110 §9.3.2): the headers say the GET's length, nothing
+    // follows. `endWithoutBody` takes no arguments here: in v20.30 a reported length leaves the
+    // response unfinished (the next request closes the connection) and its close flag cannot be
+    // passed without one, so a HEAD that must end the connection says so and the client closes.
+    const method = req.getMethod().toUpperCase()
+    const head = method === 'HEAD'
+    const end = (body: string | Uint8Array, close: boolean) => {
+      if (!head) {
+        res.end(body, close)
+        return
+      }
+      res.writeHeader('Content-Length', String(Buffer.byteLength(body)))
+      if (close) res.writeHeader('Connection', 'close')
+      res.endWithoutBody()
+    }
     if (closing) {
       res.cork(() => {
         res.writeStatus('503 Service Unavailable')
         res.writeHeader('Content-Type', 'application/json')
         res.writeHeader('Retry-After', '1')
-        res.end('{"error":{"code":"unavailable","message":"Shutting down; try again."}}', true)
+        end('{"error":{"code":"unavailable","message":"Shutting down; try again."}}', true)
       })
       return
     }
@@ -61,7 +96,7 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       headers.set(k, v)
     })
     const base = {
-      method: req.getMethod().toUpperCase(),
+      method,
       path: req.getUrl(),
       query: req.getQuery() ?? '',
       headers,
@@ -72,7 +107,7 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       res.cork(() => {
         res.writeStatus(statusLine(out.status))
         for (const [k, v] of out.headers) res.writeHeader(k, v)
-        res.end(out.body, close)
+        end(out.body, close)
       })
     }
     const dispatch = (body: Uint8Array | null) => {

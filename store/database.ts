@@ -1,5 +1,6 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
+import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
@@ -104,3 +105,6 @@ const embedded = (opts: DatabaseOptions) =>
 
 export const layer = (opts: DatabaseOptions) =>
   opts.url ? PgClient.layer({ url: Redacted.make(opts.url), maxConnections: 20, types }) : embedded(opts)
+
+/** One round trip to the database: what `/healthz` reports as `database`. */
+export const ping = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`)

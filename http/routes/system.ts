@@ -1,8 +1,8 @@
-import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { ClusterHealth } from '../../engine/cluster/Cluster'
 import { Config } from '../../engine/config'
 import { MetricsTag } from '../../engine/metrics'
+import * as Database from '../../store/database'
 import { document, toYaml } from '../openapi'
 import * as Reply from '../route'
 import { ok, type Route, raw, route } from '../route'
@@ -23,11 +23,12 @@ export const makeRoutes = (all: () => readonly Route[]): readonly Route[] => {
       method: 'GET',
       path: '/healthz',
       access: 'P',
+      unlimited: true,
       tag: 'System',
       summary: 'Liveness, database reachability and (in cluster mode) Redis coordination',
       handler: () =>
         Effect.gen(function* () {
-          const database = yield* Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`).pipe(
+          const database = yield* Database.ping.pipe(
             Effect.as('ok' as const),
             Effect.catchAll(() => Effect.succeed('down' as const)),
           )
@@ -41,6 +42,7 @@ export const makeRoutes = (all: () => readonly Route[]): readonly Route[] => {
       method: 'GET',
       path: '/metrics',
       access: 'P',
+      unlimited: true,
       tag: 'System',
       summary: 'Prometheus metrics (text exposition format)',
       handler: () =>

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as F from '../support/fixtures'
+import { lacks } from '../support/systemPackages'
 import { body, connectMailbox, type MailWorld, mailbox, rfc822, startMailWorld, until } from './support'
 
 /** Spec 1 §4.4 `auto_reply` on an e-mail channel: fresh mail is greeted; automatic mail never is. */
@@ -26,7 +27,7 @@ const outbound = async (channelId: number) => {
   return all
 }
 
-describe('automatic replies by e-mail', () => {
+describe.skipIf(lacks('dovecot-imapd'))('automatic replies by e-mail', () => {
   it('greets fresh mail with a threaded reply, and leaves automatic mail unanswered', async () => {
     const box = mailbox(w, 'auto')
     const ch = await connectMailbox(w, owner, box, { history_days: 0 })

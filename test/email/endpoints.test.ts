@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { probe, SignInRefused } from '../../connectors/email/mailbox'
 import * as F from '../support/fixtures'
 import { startTestServer } from '../support/server'
+import { lacks } from '../support/systemPackages'
 import { body, connectMailbox, EMAIL_ENV, type MailWorld, mailbox, servers, startMailWorld } from './support'
 
 let w: MailWorld
@@ -18,7 +19,7 @@ const post = (path: string, b: unknown, session = owner) => w.s.fetch(path, F.js
 const patch = (path: string, b: unknown) =>
   w.s.fetch(path, { ...F.json(b, owner.headers()), method: 'PATCH' })
 
-describe('e-mail channel endpoints', () => {
+describe.skipIf(lacks('dovecot-imapd'))('e-mail channel endpoints', () => {
   it('detect: known providers, app-password hints, the unsupported suite, and the generic fallback', async () => {
     const gmail = await body(await post('/v1/channels/email/detect', { address: 'someone@gmail.com' }))
     expect(gmail.data).toMatchObject({
@@ -237,7 +238,7 @@ describe('e-mail channel endpoints', () => {
   })
 })
 
-describe.runIf(process.env.REDIS_URL)('a cluster node without SECRETS_KEY', () => {
+describe.runIf(process.env.REDIS_URL && !lacks('dovecot-imapd'))('a cluster node without SECRETS_KEY', () => {
   it('refuses to store a mailbox password with 503 unavailable', async () => {
     const s = await startTestServer({ ...EMAIL_ENV, SECRETS_KEY: '' })
     try {

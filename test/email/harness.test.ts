@@ -1,5 +1,6 @@
 import nodemailer from 'nodemailer'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { lacks } from '../support/systemPackages'
 import { type Dovecot, type Smtp, startDovecot, startSmtp } from './dovecot'
 
 let dovecot: Dovecot
@@ -12,7 +13,7 @@ afterAll(async () => {
   await smtp?.stop()
 })
 
-describe('test mail servers', () => {
+describe.skipIf(lacks('dovecot-imapd'))('test mail servers', () => {
   it('Dovecot signs in, lists the special-use Sent folder and refuses a wrong password', async () => {
     const box = dovecot.addUser('harness@example.test', 'pw-1')
     const c = await dovecot.client(box)

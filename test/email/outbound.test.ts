@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { contact, form, socketFor } from '../inbox/support'
 import * as F from '../support/fixtures'
+import { lacks } from '../support/systemPackages'
 import { body, connectMailbox, type MailWorld, mailbox, rfc822, startMailWorld, until } from './support'
 
 let w: MailWorld
@@ -48,7 +49,7 @@ const withReceivedMail = async (extra: Record<string, unknown>, html?: string) =
   return { box, other, ch, convId: (created.data as { interaction_id: number }).interaction_id }
 }
 
-describe('sending mail', () => {
+describe.skipIf(lacks('dovecot-imapd'))('sending mail', () => {
   it('a reply goes out threaded with Re:, quote, signature, sender with agent, cc, reply all and files; saved to Sent', async () => {
     const { box, other, convId } = await withReceivedMail({
       sender_name: 'Acme Support',

@@ -6,10 +6,11 @@ import { makeLogger } from '../../engine/log'
 import { type RunningApp, start } from '../../http/app'
 import * as F from '../support/fixtures'
 import { freePort } from '../support/server'
+import { lacks } from '../support/systemPackages'
 import { connectMailbox, type MailWorld, mailbox, rfc822, startMailWorld, until } from './support'
 
 /** Needs PostgreSQL: the embedded test database lives in memory and dies with its server. */
-const pg = process.env.DATABASE_URL ? describe : describe.skip
+const pg = process.env.DATABASE_URL && !lacks('dovecot-imapd') ? describe : describe.skip
 
 let w: MailWorld
 let ws: F.Seeded

@@ -3,6 +3,7 @@ import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { socketFor } from '../inbox/support'
 import * as F from '../support/fixtures'
+import { lacks } from '../support/systemPackages'
 import { body, connectMailbox, type MailWorld, mailbox, rfc822, startMailWorld, until } from './support'
 
 let w: MailWorld
@@ -32,7 +33,7 @@ const conversationsOf = (channelId: number) =>
     ),
   )
 
-describe('mailbox sessions', () => {
+describe.skipIf(lacks('dovecot-imapd'))('mailbox sessions', () => {
   it('imports the history window, then new mail arrives through IDLE, threaded, as message.created', async () => {
     const box = mailbox(w)
     const other = await w.dovecot.client(box)

@@ -31,7 +31,7 @@ describe('routing and envelope', () => {
   it('answers a known path with another method with 405 and Allow', async () => {
     const res = await s.fetch('/v1/me', { method: 'DELETE' })
     expect(res.status).toBe(405)
-    expect(res.headers.get('allow')).toBe('GET, PATCH')
+    expect(res.headers.get('allow')).toBe('GET, HEAD, PATCH')
     expect((await body(res)).error.code).toBe('method_not_allowed')
   })
 

@@ -42,3 +42,25 @@ it('allows 120 calls per minute per key, then answers 429 with Retry-After', {
   // The budget is per key: another key of the same workspace is unaffected.
   expect((await s.fetch('/v1/workspace', { headers: F.bearer(other) })).status).toBe(200)
 })
+
+it('never rate limits /healthz and /metrics, which probes poll from one address', {
+  timeout: 60_000,
+}, async () => {
+  await awaitFreshMinute()
+  // More than the public budget of one address (300 a minute), as a load balancer's probes add up.
+  for (let i = 0; i < 320; i++) {
+    const res = await s.fetch(i % 4 === 3 ? '/metrics' : '/healthz')
+    expect(res.status).toBe(200)
+    expect(res.headers.get('x-ratelimit-limit')).toBeNull()
+    await res.arrayBuffer()
+  }
+  // The public budget itself still holds for the address's other public calls.
+  let last = 0
+  for (let i = 0; i < 301 && last !== 429; i++) {
+    const res = await s.fetch('/')
+    last = res.status
+    await res.arrayBuffer()
+  }
+  expect(last).toBe(429)
+  expect((await s.fetch('/healthz')).status).toBe(200)
+})

@@ -6,6 +6,7 @@ import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
+import { lacks, SYSTEM_PACKAGES } from '../support/systemPackages'
 import { connect } from '../support/ws'
 import { body, createLivechat, patch } from './support'
 
@@ -67,7 +68,7 @@ ${channel.livechat.embed_code}
   })
   await new Promise<void>((r) => host.listen(0, '127.0.0.1', r))
   hostUrl = `http://127.0.0.1:${(host.address() as AddressInfo).port}/shop`
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] })
+  browser = await chromium.launch({ executablePath: SYSTEM_PACKAGES.chromium.binary, args: ['--no-sandbox'] })
 })
 afterAll(async () => {
   await browser?.close()
@@ -75,7 +76,7 @@ afterAll(async () => {
   await s?.stop()
 })
 
-describe('the widget in a browser', () => {
+describe.skipIf(lacks('chromium'))('the widget in a browser', () => {
   it('a visitor on another site chats with an agent', async () => {
     const agent = await connect(
       (

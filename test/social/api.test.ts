@@ -592,21 +592,34 @@ describe('methods, unknown paths and validation', () => {
     '/api/v1/reports/summary',
   ]
 
-  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'])(
-    'answers %s with 405 and Allow: GET',
+  it.each(['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'])(
+    'answers %s with 405 and Allow: GET, HEAD',
     async (method) => {
       const k = await key(s, ws)
       for (const p of endpoints) {
         const res = await s.fetch(p, { method, headers: bearer(k) })
         expect(res.status).toBe(405)
-        expect(res.headers.get('allow')).toBe('GET')
-        if (method !== 'HEAD') expect((await body(res)).error.code).toBe('method_not_allowed')
-        else await res.arrayBuffer()
+        expect(res.headers.get('allow')).toBe('GET, HEAD')
+        expect((await body(res)).error.code).toBe('method_not_allowed')
       }
       // Without a key too: the method is wrong whoever asks.
       expect((await s.fetch('/api/v1/tickets', { method: 'POST' })).status).toBe(405)
     },
   )
+
+  it('answers HEAD like the GET, with its status and headers and no body', async () => {
+    const k = await key(s, ws)
+    for (const p of [...endpoints, '/api/v1/tickets?status=x']) {
+      const g = await s.fetch(p, { headers: bearer(k) })
+      const h = await s.fetch(p, { method: 'HEAD', headers: bearer(k) })
+      expect(h.status).toBe(g.status)
+      expect(h.headers.get('content-type')).toBe(g.headers.get('content-type'))
+      expect(h.headers.get('content-length')).toBe(String((await g.arrayBuffer()).byteLength))
+      expect(h.headers.get('x-ratelimit-limit')).toBe('60')
+      expect((await h.arrayBuffer()).byteLength).toBe(0)
+    }
+    expect((await s.fetch('/api/v1/tickets', { method: 'HEAD' })).status).toBe(401)
+  })
 
   it.each(['/api/v1/nope', '/api/v2/conversations', '/api/v1/conversations/1/messages', '/v1/me', '/api'])(
     'answers 404 for the unknown path %s',

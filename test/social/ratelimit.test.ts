@@ -78,6 +78,21 @@ describe('rate limit', () => {
     expect(res.headers.get('x-ratelimit-remaining')).toBe('55')
   })
 
+  it('never rate limits /healthz and /metrics, even when the probe sends a key', async () => {
+    await freshWindow()
+    const k = await key(s, ws)
+    for (let i = 0; i < 70; i++) {
+      const res = await s.fetch(i % 2 ? '/metrics' : '/healthz', {
+        headers: { authorization: `Bearer ${k}` },
+      })
+      expect(res.status).toBe(200)
+      expect(res.headers.get('x-ratelimit-limit')).toBeNull()
+      await res.arrayBuffer()
+    }
+    // The key's own budget is untouched by the probes.
+    expect((await get(s, k, '/api/v1/tickets')).headers.get('x-ratelimit-remaining')).toBe('59')
+  })
+
   it.runIf(process.env.REDIS_URL)('counts in Redis under the service’s own prefix', async () => {
     const k = await key(s, ws)
     await get(s, k, '/api/v1/tickets')

@@ -280,6 +280,6 @@ describe('notifications become conversations', () => {
   it('the webhook is not part of the key API: other methods get 405', async () => {
     const res = await s.fetch('/webhooks/instagram', { method: 'PUT' })
     expect(res.status).toBe(405)
-    expect(res.headers.get('allow')).toBe('GET, POST')
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST')
   })
 })

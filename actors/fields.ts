@@ -1,4 +1,5 @@
 import { Schema } from 'effect'
+import { addMessages } from './i18n'
 
 /**
  * Reusable request fields. Text is checked on its trimmed length but kept as sent (handlers trim),
@@ -53,4 +54,30 @@ export const IsoDateTime = Schema.String.pipe(
   Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), {
     message: () => 'field.pattern',
   }),
+)
+
+/** An e-mail address given as a person's account or contact (trimmed before use). */
+export const Email = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s.trim()), {
+    jsonSchema: { format: 'email', maxLength: 254 },
+    message: () => 'field.email',
+  }),
+)
+
+addMessages({ 'field.email': { en: 'must be an e-mail address', id: 'harus alamat e-mail' } })
+
+/** An IANA zone name this runtime knows, or '' (follow the workspace zone). */
+export const TimeZone = Schema.String.pipe(
+  Schema.filter(
+    (z) => {
+      if (z === '') return true
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: z })
+        return true
+      } catch {
+        return false
+      }
+    },
+    { message: () => 'field.timezone' },
+  ),
 )

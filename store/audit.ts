@@ -135,3 +135,30 @@ export const users = (workspaceId: number) =>
       WHERE u.id IN (SELECT DISTINCT user_id FROM audit_logs WHERE workspace_id = ${workspaceId} AND user_id IS NOT NULL)
       ORDER BY lower(u.name), u.id`,
   )
+
+/** Who wrote an entry, from where. */
+export interface Author {
+  readonly userId: number
+  readonly ip: string
+}
+
+export type EntryOf = Omit<NewEntry, 'userId' | 'ip' | 'at'>
+
+/**
+ * Runs a change and writes its entry in the same transaction, so there is never a change without
+ * its entry or the reverse. `entry` derives the entry from the change's result; null writes none
+ * (the change did nothing).
+ */
+export const withEntry = <A, E, R>(
+  by: Author,
+  change: Effect.Effect<A, E, R>,
+  entry: (a: A) => EntryOf | null,
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.tap(change, (a) => {
+        const e = entry(a)
+        return e ? record({ ...e, userId: by.userId, ip: by.ip }) : Effect.void
+      }),
+    ),
+  )

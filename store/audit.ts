@@ -4,7 +4,7 @@ import { Effect } from 'effect'
 /**
  * The audit log (spec 1 §2, §4.2): the one writer every administration change goes through, and
  * its reader. `category` and `icon` are fixed by the action, so entries of one kind always look the
- * same; the localized label is the reader's business (http/routes/auditLogs.ts).
+ * same; the localized label is the reader's business (actors/admin/audit.ts).
  */
 export const categories = ['workspace', 'settings', 'members', 'roles', 'teams', 'api', 'billing'] as const
 export type Category = (typeof categories)[number]

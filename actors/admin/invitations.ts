@@ -163,14 +163,11 @@ export const listOpen = (workspaceId: number) =>
     return rows.map((r) => present(r, now))
   })
 
-export interface NewInvitation {
-  readonly email: string
-  readonly role_id: number
-  readonly team_ids: readonly number[]
-  readonly view_all: boolean
-  readonly channel_access: 'all' | 'selected'
-  readonly channel_ids: readonly number[]
-}
+/** What an invitation grants, as asked (ids may repeat; the e-mail is trimmed here). */
+export type NewInvitation = Pick<
+  Invitations.InvitationRow,
+  'email' | 'role_id' | 'team_ids' | 'view_all' | 'channel_access' | 'channel_ids'
+>
 
 /**
  * Invites an address. Members, open invitations and the user quota (active members plus pending

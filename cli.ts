@@ -1,9 +1,10 @@
 import { parseArgs } from 'node:util'
 import { Effect, type Layer, ManagedRuntime } from 'effect'
+import * as Billing from './actors/admin/billing'
+import * as PaymentProviderLocal from './connectors/payments/PaymentProviderLocal'
 import { loadConfig } from './engine/config'
 import { makeLogger } from './engine/log'
 import { servicesLayer } from './http/app'
-import * as BillingRoutes from './http/routes/billing'
 import * as ApiKeys from './store/apiKeys'
 import * as PlanRequests from './store/planRequests'
 import { isPaidActive, type Plan, plans } from './store/plans'
@@ -195,7 +196,7 @@ const command = (
       const number = need(o, 'invoice')
       const status = o.status ?? 'paid'
       if (status !== 'paid' && status !== 'failed') throw new UsageError('--status must be paid or failed')
-      return Effect.flatMap(BillingRoutes.confirmLocal(number, status), (outcome) =>
+      return Effect.flatMap(PaymentProviderLocal.confirmInvoice(number, status), (outcome) =>
         outcome
           ? Effect.succeed({ invoice: number, result: outcome._tag.toLowerCase() })
           : fail(`no pending local payment for invoice ${number}`),
@@ -210,7 +211,7 @@ const command = (
       }))
     }
     case 'billing settle':
-      return Effect.map(BillingRoutes.settleNow(), (settled) => ({
+      return Effect.map(Billing.settleNow(), (settled) => ({
         settled: settled.map((x) => ({ workspace: x.workspaceId, change: x.change })),
       }))
     default:

@@ -99,3 +99,29 @@ export const tooLargeFile = (field: string, maxBytes: number) =>
     code: 'validation_error',
     fields: { [field]: { key: 'field.file_too_large', params: { size: humanSize(maxBytes) } } },
   })
+
+/** An e-mail address given as a person's account or contact (trimmed before use). */
+export const Email = Schema.String.pipe(
+  Schema.filter((s) => s.trim().length <= 254 && /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(s.trim()), {
+    jsonSchema: { format: 'email', maxLength: 254 },
+    message: () => 'field.email',
+  }),
+)
+
+addMessages({ 'field.email': { en: 'must be an e-mail address', id: 'harus alamat e-mail' } })
+
+/** An IANA zone name this runtime knows, or '' (follow the workspace zone). */
+export const TimeZone = Schema.String.pipe(
+  Schema.filter(
+    (z) => {
+      if (z === '') return true
+      try {
+        new Intl.DateTimeFormat('en', { timeZone: z })
+        return true
+      } catch {
+        return false
+      }
+    },
+    { message: () => 'field.timezone' },
+  ),
+)

@@ -2,6 +2,7 @@ import type { SqlClient } from '@effect/sql'
 import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
+import * as Billing from '../actors/admin/billing'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
 import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
@@ -35,7 +36,6 @@ import { makeGateway } from './realtime/gateway'
 import type { Route } from './route'
 import * as Router from './router'
 import { routes as routeTable } from './routes'
-import * as BillingRoutes from './routes/billing'
 import * as SystemRoutes from './routes/system'
 import { runFast } from './runFast'
 import { isNative, listen } from './server'
@@ -171,7 +171,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     // API-channel webhooks: every node sends what is due from the shared outbox.
     const webhooks = runtime.runFork(Webhooks.worker(cfg))
     // Plans whose paid period and grace ended: Pro to Free, Custom to frozen (every node; locked).
-    const billing = runtime.runFork(BillingRoutes.settleLoop())
+    const billing = runtime.runFork(Billing.settleLoop())
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
     return {
       port: server.port,

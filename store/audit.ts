@@ -4,7 +4,7 @@ import { Effect } from 'effect'
 /**
  * The audit log (spec 1 §2, §4.2): the one writer every administration change goes through, and
  * its reader. `category` and `icon` are fixed by the action, so entries of one kind always look the
- * same; the localized label is the reader's business (http/routes/auditLogs.ts).
+ * same; the localized label is the reader's business (actors/admin/audit.ts).
  */
 export const categories = ['workspace', 'settings', 'members', 'roles', 'teams', 'api', 'billing'] as const
 export type Category = (typeof categories)[number]
@@ -134,4 +134,31 @@ export const users = (workspaceId: number) =>
       SELECT u.id, u.name FROM users u
       WHERE u.id IN (SELECT DISTINCT user_id FROM audit_logs WHERE workspace_id = ${workspaceId} AND user_id IS NOT NULL)
       ORDER BY lower(u.name), u.id`,
+  )
+
+/** Who wrote an entry, from where. */
+export interface Author {
+  readonly userId: number
+  readonly ip: string
+}
+
+export type EntryOf = Omit<NewEntry, 'userId' | 'ip' | 'at'>
+
+/**
+ * Runs a change and writes its entry in the same transaction, so there is never a change without
+ * its entry or the reverse. `entry` derives the entry from the change's result; null writes none
+ * (the change did nothing).
+ */
+export const withEntry = <A, E, R>(
+  by: Author,
+  change: Effect.Effect<A, E, R>,
+  entry: (a: A) => EntryOf | null,
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.tap(change, (a) => {
+        const e = entry(a)
+        return e ? record({ ...e, userId: by.userId, ip: by.ip }) : Effect.void
+      }),
+    ),
   )

@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { pgArray } from './arrays'
 
 export interface ChannelRow {
   readonly id: number
@@ -108,3 +109,18 @@ export const grantSelectedMembers = (workspaceId: number, channelId: number) =>
       WHERE workspace_id = ${workspaceId} AND channel_access = 'selected' AND NOT (${channelId}::int = ANY(channel_ids))
       RETURNING id`.pipe(Effect.map((r) => r.length)),
   )
+
+/** Of `ids`, those that are not live channels of the workspace. */
+export const unknownLive = (workspaceId: number, ids: readonly number[]) =>
+  ids.length === 0
+    ? Effect.succeed([] as number[])
+    : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ id: number }>`
+          SELECT id FROM channels WHERE workspace_id = ${workspaceId} AND archived_at IS NULL
+            AND id = ANY(${pgArray(ids)}::int[])`.pipe(
+          Effect.map((rows) => {
+            const known = new Set(rows.map((r) => r.id))
+            return ids.filter((i) => !known.has(i))
+          }),
+        ),
+      )

@@ -1,6 +1,7 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { disconnectUser, invalidateCredentials } from '../engine/events'
+import { pgArray } from './arrays'
 import * as Sessions from './sessions'
 
 export interface MemberRow {
@@ -185,3 +186,27 @@ export const endAccess = (userId: number, workspaceId: number) =>
       yield* disconnectUser(userId)
     }),
   )
+
+/** Whether the address belongs to a member (active or disabled) of the workspace. */
+export const hasEmail = (workspaceId: number, email: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+      SELECT 1 FROM members m JOIN users u ON u.id = m.user_id
+      WHERE m.workspace_id = ${workspaceId} AND lower(u.email) = lower(${email})`.pipe(
+      Effect.map((r) => r.length > 0),
+    ),
+  )
+
+/** Of the given user ids, those that are not members (active or disabled) of the workspace. */
+export const strangers = (workspaceId: number, userIds: readonly number[]) =>
+  userIds.length === 0
+    ? Effect.succeed([] as number[])
+    : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ user_id: number }>`
+          SELECT user_id FROM members WHERE workspace_id = ${workspaceId} AND user_id = ANY(${pgArray(userIds)}::int[])`.pipe(
+          Effect.map((rows) => {
+            const known = new Set(rows.map((r) => r.user_id))
+            return userIds.filter((u) => !known.has(u))
+          }),
+        ),
+      )

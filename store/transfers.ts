@@ -178,3 +178,11 @@ export const accept = (userId: number, id: number) =>
       }),
     ),
   )
+
+/** A member leaving: a request addressed to them can no longer be accepted. */
+export const cancelPendingTo = (workspaceId: number, userId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`UPDATE ownership_transfers SET status = 'cancelled', decided_at = now()
+      WHERE workspace_id = ${workspaceId} AND to_user_id = ${userId} AND status = 'pending'`,
+  )

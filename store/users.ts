@@ -75,3 +75,17 @@ export const mergePreferences = (id: number, patch: Readonly<Record<string, unkn
       Effect.tap(() => invalidateCredentials({ userId: id })),
     )
   })
+
+/** Holds the user's row lock until the surrounding transaction ends (one account's creations). */
+export const lock = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT id FROM users WHERE id = ${id} FOR UPDATE`)
+
+/**
+ * `setActiveWorkspace` inside a transaction: cached credentials are left to the caller, to drop
+ * after the commit (dropped before it, another node could cache the old row again).
+ */
+export const setActiveWorkspaceUncached = (userId: number, workspaceId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`UPDATE users SET active_workspace_id = ${workspaceId} WHERE id = ${userId}`,
+  )

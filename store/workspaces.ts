@@ -150,3 +150,10 @@ export const setContractWorkspaces = (id: number, n: number) =>
       Effect.map((r) => r[0] ?? null),
     ),
   )
+
+/**
+ * Holds the workspace's row lock until the surrounding transaction ends: decisions that count
+ * members or invitations against the plan are taken one at a time.
+ */
+export const lock = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT id FROM workspaces WHERE id = ${id} FOR UPDATE`)

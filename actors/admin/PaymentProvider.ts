@@ -2,7 +2,7 @@ import { Context, Data, type Effect } from 'effect'
 
 /**
  * A payment provider: creates hosted checkouts for invoices, tells a checkout's status, and
- * verifies the notifications it sends back. Billing (store/billing.ts, http/routes/billing.ts)
+ * verifies the notifications it sends back. Billing (store/billing.ts, actors/admin/invoices.ts)
  * only talks to this interface.
  *
  * Guarantees every adapter keeps:

@@ -1,6 +1,6 @@
 import type { Scope } from '../../store/apiKeys'
 import type { MemberRow, RoleRow } from '../../store/members'
-import { allPermissions, effectivePermissions, type Permission } from '../../store/permissions'
+import { allPermissions, effectivePermissions, isAdminRole, type Permission } from '../../store/permissions'
 import type { SessionRow } from '../../store/sessions'
 import type { UserRow } from '../../store/users'
 import type { WorkspaceRow } from '../../store/workspaces'
@@ -45,3 +45,18 @@ export const holds = (caller: Caller, rule: PermissionRule | undefined): boolean
 
 export const isOwner = (caller: Caller): boolean =>
   caller.workspace !== null && caller.workspace.owner_user_id === caller.user.id
+
+/** Keys act for the whole workspace; the Owner and admin roles hold everything. */
+export const isAdminCaller = (caller: Caller): boolean =>
+  caller.via === 'key' || isOwner(caller) || isAdminRole(caller.role)
+
+/** A caller and where the request came from: what an audit entry names. */
+export interface Origin {
+  readonly caller: Caller
+  readonly ip: string
+}
+
+/** The same, acting in the caller's active workspace. */
+export interface InWorkspace extends Origin {
+  readonly workspace: WorkspaceRow
+}

@@ -1,31 +1,13 @@
-import { Context, Data, Effect, Layer } from 'effect'
+import { Effect, Layer } from 'effect'
+import { Mailer, type MailerShape } from '../../actors/admin/Mailer'
 import { Config } from '../../engine/config'
 import * as MailerSmtp from './MailerSmtp'
 
 /**
- * The service's own outgoing mail (invitations), not a channel's mailbox. One message per `send`,
- * at most once: a failure is reported and not retried here (the caller records it; resending an
- * invitation sends again).
- *
- * Adapters: `MailerSmtp` (nodemailer, `SMTP_URL`), and `off` when no SMTP server is configured:
- * nothing is sent and `send` answers `off`. `layer` picks one from the configuration; the server's
- * services (`servicesLayer` in http/app.ts, option `mailer`) take another layer in its place.
+ * The adapters of the service's own mail port (actors/admin/Mailer.ts, re-exported here for the
+ * server's wiring): SMTP when `SMTP_URL` is set, else `off` (nothing is sent; `send` answers `off`).
  */
-export class MailError extends Data.TaggedError('MailError')<{ readonly reason: string }> {}
-
-export interface MailMessage {
-  readonly to: string
-  readonly subject: string
-  readonly text: string
-  readonly html?: string
-}
-
-export interface MailerShape {
-  /** `sent` once the SMTP server accepted it, `off` when mail is not configured. */
-  readonly send: (m: MailMessage) => Effect.Effect<'sent' | 'off', MailError>
-}
-
-export class Mailer extends Context.Tag('kotak/Mailer')<Mailer, MailerShape>() {}
+export { current, MailError, Mailer, type MailerShape, type MailMessage } from '../../actors/admin/Mailer'
 
 export const off: MailerShape = { send: () => Effect.succeed('off' as const) }
 
@@ -34,6 +16,3 @@ export const layer = Layer.effect(
   Mailer,
   Effect.map(Config, (cfg) => (cfg.smtpUrl ? MailerSmtp.make(cfg.smtpUrl, cfg.mailFrom) : off)),
 )
-
-/** The node's mailer. */
-export const current = Mailer

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import nodemailer from 'nodemailer'
-import { MailError, type MailerShape, type MailMessage } from './Mailer'
+import { MailError, type MailerShape, type MailMessage } from '../../actors/admin/Mailer'
 
 /**
  * SMTP through nodemailer: `smtp://user:pass@host:587` (STARTTLS when offered) or

@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect, Layer } from 'effect'
+import * as Invoices from '../../actors/admin/invoices'
 import {
   type CallbackInput,
   PaymentError,
@@ -10,6 +11,7 @@ import {
 import { Config } from '../../engine/config'
 import { verify } from '../../engine/net/signature'
 import { randomToken } from '../../engine/tokens'
+import * as Billing from '../../store/billing'
 
 /**
  * A payment provider that needs no outside service: it keeps its checkouts in its own table
@@ -39,6 +41,19 @@ export const confirm = (externalId: string, status: 'paid' | 'failed') =>
     ),
   )
 
+/**
+ * The operator's confirmation of an invoice paid outside the server (`kotak billing confirm`):
+ * marks its newest pending local checkout paid (or failed) and settles it like a provider
+ * callback; null when the invoice has no local checkout.
+ */
+export const confirmInvoice = (invoiceNumber: string, status: 'paid' | 'failed') =>
+  Effect.gen(function* () {
+    const attempt = yield* Billing.latestAttemptByNumber(invoiceNumber, NAME)
+    if (!attempt) return null
+    yield* confirm(attempt.external_id, status)
+    return yield* Invoices.settlePayment(NAME, attempt.external_id, status)
+  })
+
 export const checkout = (externalId: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{
@@ -53,6 +68,22 @@ export const checkout = (externalId: string) =>
       Effect.map((r) => r[0] ?? null),
     ),
   )
+
+/** The checkout's page (the local provider's stand-in for a hosted one): how the operator confirms it. */
+export const checkoutPage = (externalId: string) =>
+  Effect.gen(function* () {
+    const c = yield* checkout(externalId)
+    if (!c) return null
+    const attempt = yield* Billing.attemptByExternal(NAME, c.external_id)
+    const invoice = attempt?.number ?? c.reference
+    const esc = (s: string) => s.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`)
+    return `<!doctype html><html><head><meta charset="utf-8"><title>Kotak payment</title></head><body>
+<h1>Payment ${esc(invoice)}</h1>
+<p>${esc(c.description)}: ${c.amount.toLocaleString('en')} ${esc(c.currency)}. Status: <strong>${esc(c.status)}</strong>.</p>
+<p>This server uses the local payment provider: nothing is charged here. The operator confirms the payment with
+<code>npm run kotak -- billing confirm --invoice ${esc(invoice)}</code>, or the payment system sends a signed callback.</p>
+</body></html>`
+  })
 
 export const make = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

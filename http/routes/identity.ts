@@ -1,6 +1,7 @@
 import { Effect, Schema } from 'effect'
 import { type Caller, isOwner } from '../../actors/admin/caller'
 import { presentWorkspace, Timestamp, WorkspaceSchema } from '../../actors/admin/presenters'
+import { TimeZone } from '../../actors/fields'
 import { iso } from '../../engine/time'
 import { allPermissions } from '../../store/permissions'
 import * as Users from '../../store/users'
@@ -56,22 +57,6 @@ const presentMe = (caller: Caller, workspace: WorkspaceRow): typeof MeSchema.Typ
   preferences: Object.entries(caller.user.preferences).map(([key, value]) => ({ key, value })),
   realtime: true,
 })
-
-/** An IANA zone name this runtime knows, or '' (follow the workspace zone). */
-export const TimeZone = Schema.String.pipe(
-  Schema.filter(
-    (z) => {
-      if (z === '') return true
-      try {
-        new Intl.DateTimeFormat('en', { timeZone: z })
-        return true
-      } catch {
-        return false
-      }
-    },
-    { message: () => 'field.timezone' },
-  ),
-)
 
 export const routes: readonly Route[] = [
   route({

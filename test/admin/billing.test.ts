@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Billing from '../../actors/admin/billing'
+import * as PaymentProviderLocal from '../../connectors/payments/PaymentProviderLocal'
 import { sign } from '../../engine/net/signature'
-import * as BillingRoutes from '../../http/routes/billing'
 import * as Channels from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
@@ -155,7 +156,7 @@ describe('billing', () => {
     const w = await F.workspace(s, { plan: 'free' })
     const owner = await F.signIn(s, w.ownerEmail)
     const up = (await body(await s.fetch('/v1/billing/upgrade', F.json({}, owner.headers())))).data
-    const outcome = await s.run(BillingRoutes.confirmLocal(up.invoice.number, 'paid'))
+    const outcome = await s.run(PaymentProviderLocal.confirmInvoice(up.invoice.number, 'paid'))
     expect(outcome?._tag).toBe('Paid')
     const ws = (await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data
     expect(ws.plan).toBe('pro')
@@ -201,7 +202,7 @@ describe('billing', () => {
 
     await s.run(Workspaces.setPlan(w.workspaceId, 'pro', new Date(Date.now() - 8 * DAY)))
     const c = await events(owner, `ws:${w.workspaceId}`)
-    const settled = await s.run(BillingRoutes.settleNow())
+    const settled = await s.run(Billing.settleNow())
     expect(settled.map((x) => x.workspaceId)).toContain(w.workspaceId)
     expect((await c.next((f) => f.event === 'billing.updated')).data).toMatchObject({ key: 'free' })
     c.close()
@@ -224,7 +225,7 @@ describe('billing', () => {
     )
     expect(sent.status).toBe(402)
     // Settling again changes nothing.
-    expect((await s.run(BillingRoutes.settleNow())).map((x) => x.workspaceId)).not.toContain(w.workspaceId)
+    expect((await s.run(Billing.settleNow())).map((x) => x.workspaceId)).not.toContain(w.workspaceId)
   })
 
   it('an ended Custom contract freezes the workspace (423) except billing, transfer, notifications and reads; paying for Pro unfreezes it', async () => {
@@ -237,7 +238,7 @@ describe('billing', () => {
       true,
     )
     await s.run(Workspaces.setPlan(w.workspaceId, 'custom', new Date(Date.now() - 10 * DAY)))
-    await s.run(BillingRoutes.settleNow())
+    await s.run(Billing.settleNow())
 
     const rename = await s.fetch('/v1/workspace', patch({ name: 'Frozen' }, owner.headers()))
     expect(rename.status).toBe(423)

@@ -391,7 +391,7 @@ describe('ownership transfer: boundaries', () => {
     // Frozen (an ended Custom contract): requesting still works.
     const c = await F.workspace(s, { plan: 'custom', proUntil: new Date(Date.now() - 30 * 86_400_000) })
     const cOwner = await F.signIn(s, c.ownerEmail)
-    const { settleNow } = await import('../../http/routes/billing')
+    const { settleNow } = await import('../../actors/admin/billing')
     await s.run(settleNow())
     expect((await s.fetch('/v1/workspace', patch({ name: 'x' }, cOwner.headers()))).status).toBe(423)
     const cAgent = await F.member(s, c, 'Agent')

@@ -1,0 +1,56 @@
+import { Effect } from 'effect'
+import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
+import * as PlanRequests from '../../store/planRequests'
+import { ApiError } from '../errors'
+import type { Locale } from '../i18n'
+
+/**
+ * Spec 1 §4.5 the Custom plan request: stored, and held back against abuse: 3 a minute and 10 a
+ * day per client address, 3 a day per e-mail address.
+ */
+export const LIMITS = { perMinute: 3, perDayIp: 10, perDayEmail: 3 } as const
+const DAY_MS = 86_400_000
+
+const tooMany = (seconds: number) =>
+  new ApiError({
+    code: 'rate_limited',
+    params: { seconds },
+    headers: { 'Retry-After': String(seconds) },
+  })
+
+export interface PlanRequest {
+  readonly name: string
+  readonly email: string
+  readonly message: string
+  readonly company?: string | undefined
+  readonly phone?: string | undefined
+  readonly channels?: number | null | undefined
+  readonly agents?: number | null | undefined
+}
+
+/** Stores a request from `ip` (429 with `Retry-After` past a limit). */
+export const submit = (body: PlanRequest, ip: string, locale: Locale) =>
+  Effect.gen(function* () {
+    const limiter = yield* RateLimiter
+    const minute = yield* limiter.hit(`plan-requests:${ip}`, LIMITS.perMinute)
+    if (!minute.allowed)
+      return yield* Effect.fail(tooMany(Math.max(1, Math.ceil((minute.resetAtMs - Date.now()) / 1000))))
+    const email = body.email.trim()
+    const now = Date.now()
+    const r = yield* PlanRequests.recent(ip, email, new Date(now - DAY_MS))
+    const blocked =
+      r.by_ip >= LIMITS.perDayIp ? r.oldest_ip : r.by_email >= LIMITS.perDayEmail ? r.oldest_email : null
+    if (blocked)
+      return yield* Effect.fail(tooMany(Math.max(1, Math.ceil((blocked.getTime() + DAY_MS - now) / 1000))))
+    return yield* PlanRequests.create({
+      name: body.name.trim(),
+      email,
+      company: body.company?.trim() ?? '',
+      phone: body.phone?.trim() ?? '',
+      message: body.message.trim(),
+      channels: body.channels ?? null,
+      agents: body.agents ?? null,
+      locale,
+      ip,
+    })
+  })

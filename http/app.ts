@@ -3,6 +3,7 @@ import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
 import * as Billing from '../actors/admin/billing'
+import type { Mailer as MailerPort } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
 import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
@@ -57,7 +58,7 @@ export interface AppOptions {
    */
   readonly clusterRole?: Cluster.Role
   /** The service's own mail (invitations); default SMTP when `SMTP_URL` is set, else off. */
-  readonly mailer?: Layer.Layer<Mailer.Mailer, never, Config>
+  readonly mailer?: Layer.Layer<MailerPort, never, Config>
   /** The payment provider of billing; default the local one (README, "Billing"). */
   readonly paymentProvider?: Layer.Layer<PaymentProvider, never, SqlClient.SqlClient | Config>
 }

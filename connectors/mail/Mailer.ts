@@ -4,10 +4,9 @@ import { Config } from '../../engine/config'
 import * as MailerSmtp from './MailerSmtp'
 
 /**
- * The adapters of the service's own mail port (actors/admin/Mailer.ts, re-exported here for the
- * server's wiring): SMTP when `SMTP_URL` is set, else `off` (nothing is sent; `send` answers `off`).
+ * The adapters of the service's own mail port (actors/admin/Mailer.ts): SMTP when `SMTP_URL` is
+ * set, else `off` (nothing is sent; `send` answers `off`).
  */
-export { current, MailError, Mailer, type MailerShape, type MailMessage } from '../../actors/admin/Mailer'
 
 export const off: MailerShape = { send: () => Effect.succeed('off' as const) }
 

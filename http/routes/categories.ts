@@ -1,69 +1,9 @@
-import { Effect, Schema } from 'effect'
-import { ApiError, invalid, notFound } from '../../actors/errors'
-import { Id, IdFromString, Text } from '../../actors/fields'
-import { addMessages } from '../../actors/i18n'
-import { publishEvent } from '../../engine/events'
-import * as Categories from '../../store/categories'
-import { created, ok, type Route, route } from '../route'
+import { Schema } from 'effect'
+import * as Categories from '../../actors/inbox/categories'
+import { CategorySchema, CreateBody, IdParam, UpdateBody } from '../../actors/inbox/categories'
+import { answer, type Route, route } from '../route'
 
-/**
- * Spec 2 §4.2 conversation categories: a tree in tree order, at most 3 levels and 200
- * categories, names unique within one parent, moves without cycles, deletes that hand
- * subcategories and conversations to the parent.
- */
-
-addMessages({
-  'field.category_depth': {
-    en: 'categories can be at most 3 levels deep',
-    id: 'kategori maksimal 3 tingkat',
-  },
-  'field.category_cycle': {
-    en: 'cannot move a category into itself or its subcategories',
-    id: 'kategori tidak dapat dipindah ke dirinya sendiri atau subkategorinya',
-  },
-  'field.name_taken': {
-    en: 'is already used here',
-    id: 'sudah dipakai di sini',
-  },
-  'categories.limit': {
-    en: 'A workspace can have at most 200 conversation categories.',
-    id: 'Satu workspace maksimal memiliki 200 kategori percakapan.',
-  },
-})
-
-const Color = Schema.String.pipe(
-  Schema.filter((s) => s === '' || /^#[0-9a-fA-F]{6}$/.test(s), {
-    jsonSchema: { pattern: '^(#[0-9a-fA-F]{6})?$' },
-  }),
-)
-const Position = Schema.Number.pipe(Schema.int(), Schema.between(0, 100_000))
-const IdParam = Schema.Struct({ id: IdFromString })
-
-const CategorySchema = Schema.Struct({
-  id: Schema.Number,
-  name: Schema.String,
-  color: Schema.String,
-  position: Schema.Number,
-  parent_id: Schema.NullOr(Schema.Number),
-  depth: Schema.Number,
-  path_text: Schema.String,
-  children_count: Schema.Number,
-})
-
-const present = (n: Categories.CategoryNode): typeof CategorySchema.Type => ({
-  id: n.id,
-  name: n.name,
-  color: n.color,
-  position: n.position,
-  parent_id: n.parent_id,
-  depth: n.depth,
-  path_text: n.path_text,
-  children_count: n.children_count,
-})
-
-const nodeOf = (workspaceId: number, id: number) =>
-  Effect.map(Categories.all(workspaceId), (rows) => Categories.treeOf(rows).find((n) => n.id === id)!)
-
+/** Spec 2 §4.2 conversation categories; the tree's rules are actors/inbox/categories.ts. */
 export const routes: readonly Route[] = [
   route({
     method: 'GET',
@@ -73,14 +13,7 @@ export const routes: readonly Route[] = [
     tag: 'Conversation categories',
     summary: 'Categories in tree order: each parent, then its children',
     response: Schema.Array(CategorySchema),
-    handler: ({ workspace }) =>
-      Effect.map(Categories.all(workspace.id), (rows) =>
-        ok(Categories.treeOf(rows).map(present), {
-          total: rows.length,
-          limit: Categories.MAX_CATEGORIES,
-          max_depth: Categories.MAX_DEPTH,
-        }),
-      ),
+    handler: ({ caller, workspace }) => answer(Categories.list({ caller, workspace })),
   }),
   route({
     method: 'POST',
@@ -89,44 +22,9 @@ export const routes: readonly Route[] = [
     permission: 'contacts.manage',
     tag: 'Conversation categories',
     summary: 'Create a category (at most 3 levels and 200 categories; names unique within a parent)',
-    body: Schema.Struct({
-      name: Text(1, 100),
-      color: Schema.optional(Color),
-      parent_id: Schema.optional(Schema.NullOr(Id)),
-      position: Schema.optional(Position),
-    }),
+    body: CreateBody,
     response: CategorySchema,
-    handler: ({ workspace, body }) =>
-      Effect.gen(function* () {
-        const name = body.name.trim()
-        const parentId = body.parent_id ?? null
-        const row = yield* Categories.locked(workspace.id, (rows) =>
-          Effect.gen(function* () {
-            if (rows.length >= Categories.MAX_CATEGORIES) {
-              return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'categories.limit' }))
-            }
-            if (parentId !== null) {
-              if (!rows.some((r) => r.id === parentId))
-                return yield* Effect.fail(invalid({ parent_id: { key: 'field.unknown' } }))
-              if (Categories.depthOf(rows, parentId) + 1 >= Categories.MAX_DEPTH) {
-                return yield* Effect.fail(invalid({ parent_id: { key: 'field.category_depth' } }))
-              }
-            }
-            if (Categories.nameTaken(rows, parentId, name))
-              return yield* Effect.fail(invalid({ name: { key: 'field.name_taken' } }))
-            const position =
-              body.position ??
-              Math.max(-1, ...rows.filter((r) => r.parent_id === parentId).map((r) => r.position)) + 1
-            return yield* Categories.insert(workspace.id, {
-              name,
-              color: body.color ?? '',
-              parentId,
-              position,
-            })
-          }),
-        )
-        return created(present(yield* nodeOf(workspace.id, row.id)))
-      }),
+    handler: ({ caller, workspace, body }) => answer(Categories.create({ caller, workspace }, body)),
   }),
   route({
     method: 'PATCH',
@@ -137,46 +35,10 @@ export const routes: readonly Route[] = [
     summary:
       'Rename, recolor, reorder or move a category (`parent_id` null = top level; never into itself or below)',
     params: IdParam,
-    body: Schema.Struct({
-      name: Schema.optional(Text(1, 100)),
-      color: Schema.optional(Color),
-      position: Schema.optional(Position),
-      parent_id: Schema.optional(Schema.NullOr(Id)),
-    }),
+    body: UpdateBody,
     response: CategorySchema,
-    handler: ({ workspace, params, body }) =>
-      Effect.gen(function* () {
-        yield* Categories.locked(workspace.id, (rows) =>
-          Effect.gen(function* () {
-            const current = rows.find((r) => r.id === params.id)
-            if (!current) return yield* Effect.fail(notFound())
-            const parentId = body.parent_id !== undefined ? body.parent_id : current.parent_id
-            const name = body.name?.trim() ?? current.name
-            if (parentId !== current.parent_id && parentId !== null) {
-              if (!rows.some((r) => r.id === parentId))
-                return yield* Effect.fail(invalid({ parent_id: { key: 'field.unknown' } }))
-              if (Categories.subtreeIds(rows, current.id).includes(parentId)) {
-                return yield* Effect.fail(invalid({ parent_id: { key: 'field.category_cycle' } }))
-              }
-            }
-            // The moved category's own subtree comes along: all of it must still fit in 3 levels.
-            const depth = parentId === null ? 0 : Categories.depthOf(rows, parentId) + 1
-            if (depth + Categories.heightOf(rows, current.id) >= Categories.MAX_DEPTH) {
-              return yield* Effect.fail(invalid({ parent_id: { key: 'field.category_depth' } }))
-            }
-            if (Categories.nameTaken(rows, parentId, name, current.id)) {
-              return yield* Effect.fail(invalid({ name: { key: 'field.name_taken' } }))
-            }
-            return yield* Categories.change(current.id, {
-              name,
-              color: body.color ?? current.color,
-              parentId,
-              position: body.position ?? current.position,
-            })
-          }),
-        )
-        return ok(present(yield* nodeOf(workspace.id, params.id)))
-      }),
+    handler: ({ caller, workspace, params, body }) =>
+      answer(Categories.update({ caller, workspace }, params, body)),
   }),
   route({
     method: 'DELETE',
@@ -187,28 +49,6 @@ export const routes: readonly Route[] = [
     summary:
       'Delete a category; its subcategories and conversations move to its parent (uncategorized at top level)',
     params: IdParam,
-    handler: ({ workspace, params }) =>
-      Effect.gen(function* () {
-        const moved = yield* Categories.locked(workspace.id, (rows) =>
-          Effect.gen(function* () {
-            const target = rows.find((r) => r.id === params.id)
-            if (!target) return yield* Effect.fail(notFound())
-            return { target, ids: yield* Categories.removeInto(rows, target) }
-          }),
-        )
-        if (moved.ids.length > 0) {
-          yield* publishEvent(`ws:${workspace.id}`, 'inbox.changed', {
-            interaction_id: null,
-            channel_id: null,
-            reason: 'category_deleted',
-          })
-        }
-        return ok({
-          id: params.id,
-          deleted: true,
-          moved_to: moved.target.parent_id,
-          conversations_moved: moved.ids.length,
-        })
-      }),
+    handler: ({ caller, workspace, params }) => answer(Categories.remove({ caller, workspace }, params)),
   }),
 ]

@@ -1,87 +1,9 @@
-import { Effect, Schema } from 'effect'
-import { ApiError, type FieldMessage, invalid, notFound } from '../../actors/errors'
-import { Id, IdFromString, Text } from '../../actors/fields'
-import { addMessages } from '../../actors/i18n'
-import { WallClock } from '../../engine/clock'
-import * as Assignees from '../../store/assignees'
-import * as Channels from '../../store/channels'
-import * as Contacts from '../../store/contacts'
-import * as LabelRules from '../../store/labelRules'
-import { isPaidActive } from '../../store/plans'
-import type { WorkspaceRow } from '../../store/workspaces'
-import { created, ok, type Route, route } from '../route'
+import { Schema } from 'effect'
+import * as Rules from '../../actors/inbox/labelRules'
+import { CreateBody, IdParam, RuleSchema, UpdateBody } from '../../actors/inbox/labelRules'
+import { answer, type Route, route } from '../route'
 
-/**
- * Spec 2 §4.2 messaging-app label rules (Pro; Free gets 402): a business label applied on the
- * phone runs `contact_label`, `assign_team` or `solve` (actors/conversation `applyLabelRules`).
- */
-addMessages({
-  'field.msgapp_channel': {
-    en: 'must be a messaging-app number of this workspace',
-    id: 'harus nomor aplikasi pesan di workspace ini',
-  },
-  'field.rule_taken': {
-    en: 'this number already has a rule with this label and action',
-    id: 'nomor ini sudah memiliki aturan dengan label dan aksi ini',
-  },
-})
-
-const IdParam = Schema.Struct({ id: IdFromString })
-const Action = Schema.Literal('contact_label', 'assign_team', 'solve')
-
-const RuleSchema = Schema.Struct({
-  id: Schema.Number,
-  label_name: Schema.String,
-  channel: Schema.Struct({ id: Schema.Number, name: Schema.String }),
-  action: Action,
-  value: Schema.NullOr(Schema.Number),
-  value_label: Schema.NullOr(Schema.String),
-  active: Schema.Boolean,
-})
-
-const present = (r: LabelRules.RuleView): typeof RuleSchema.Type => ({
-  id: r.id,
-  label_name: r.label_name,
-  channel: { id: r.channel_id, name: r.ch_name },
-  action: r.action,
-  value: r.value,
-  value_label: r.value_label,
-  active: r.active,
-})
-
-/** Label rules are a Pro feature: 402 on Free (and lapsed) workspaces, for reads too. */
-const requirePro = (workspace: WorkspaceRow) =>
-  Effect.flatMap(
-    Effect.flatMap(WallClock, (c) => c.now),
-    (now) =>
-      isPaidActive(workspace, now) ? Effect.void : Effect.fail(new ApiError({ code: 'plan_required' })),
-  )
-
-/** Checks a rule against the workspace's numbers, labels and teams; every problem at once. */
-const checked = (workspace: WorkspaceRow, input: LabelRules.RuleInput, except: number | null) =>
-  Effect.gen(function* () {
-    const problems: Record<string, FieldMessage> = {}
-    const channel = yield* Channels.byId(input.channelId)
-    if (!channel || channel.workspace_id !== workspace.id || channel.type !== 'msgapp') {
-      problems.channel_id = { key: 'field.msgapp_channel' }
-    }
-    if (input.action === 'contact_label') {
-      if (input.value === null) problems.value = { key: 'field.required' }
-      else if (!(yield* Contacts.labelById(workspace.id, input.value)))
-        problems.value = { key: 'field.unknown' }
-    } else if (input.action === 'assign_team') {
-      if (input.value === null) problems.value = { key: 'field.required' }
-      else {
-        const team = yield* Assignees.teamById(workspace.id, input.value)
-        if (team?.type !== 'frontline') problems.value = { key: 'field.frontline_team' }
-      }
-    } else if (input.value !== null) problems.value = { key: 'field.unexpected' }
-    if (Object.keys(problems).length === 0 && (yield* LabelRules.taken(input, except))) {
-      problems.label_name = { key: 'field.rule_taken' }
-    }
-    return Object.keys(problems).length > 0 ? yield* Effect.fail(invalid(problems)) : input
-  })
-
+/** Spec 2 §4.2 messaging-app label rules (Pro); their rules are actors/inbox/labelRules.ts. */
 export const routes: readonly Route[] = [
   route({
     method: 'GET',
@@ -91,11 +13,7 @@ export const routes: readonly Route[] = [
     tag: 'Label rules',
     summary: 'Messaging-app label rules (Pro)',
     response: Schema.Array(RuleSchema),
-    handler: ({ workspace }) =>
-      Effect.gen(function* () {
-        yield* requirePro(workspace)
-        return ok((yield* LabelRules.list(workspace.id)).map(present))
-      }),
+    handler: ({ caller, workspace }) => answer(Rules.list({ caller, workspace })),
   }),
   route({
     method: 'POST',
@@ -105,31 +23,9 @@ export const routes: readonly Route[] = [
     tag: 'Label rules',
     summary:
       'Add a rule: `contact_label` (value = contact label id), `assign_team` (Frontline team id) or `solve`',
-    body: Schema.Struct({
-      channel_id: Id,
-      label_name: Text(1, 100),
-      action: Action,
-      value: Schema.optional(Schema.NullOr(Id)),
-      active: Schema.optional(Schema.Boolean),
-    }),
+    body: CreateBody,
     response: RuleSchema,
-    handler: ({ workspace, body }) =>
-      Effect.gen(function* () {
-        yield* requirePro(workspace)
-        const input = yield* checked(
-          workspace,
-          {
-            channelId: body.channel_id,
-            labelName: body.label_name.trim(),
-            action: body.action,
-            value: body.value ?? null,
-            active: body.active ?? true,
-          },
-          null,
-        )
-        const id = yield* LabelRules.insert(workspace.id, input)
-        return created(present((yield* LabelRules.byId(workspace.id, id))!))
-      }),
+    handler: ({ caller, workspace, body }) => answer(Rules.create({ caller, workspace }, body)),
   }),
   route({
     method: 'PATCH',
@@ -139,42 +35,10 @@ export const routes: readonly Route[] = [
     tag: 'Label rules',
     summary: 'Change a rule, including `active`',
     params: IdParam,
-    body: Schema.Struct({
-      channel_id: Schema.optional(Id),
-      label_name: Schema.optional(Text(1, 100)),
-      action: Schema.optional(Action),
-      value: Schema.optional(Schema.NullOr(Id)),
-      active: Schema.optional(Schema.Boolean),
-    }),
+    body: UpdateBody,
     response: RuleSchema,
-    handler: ({ workspace, params, body }) =>
-      Effect.gen(function* () {
-        yield* requirePro(workspace)
-        const r = yield* LabelRules.byId(workspace.id, params.id)
-        if (!r) return yield* Effect.fail(notFound())
-        const action = body.action ?? r.action
-        const input = yield* checked(
-          workspace,
-          {
-            channelId: body.channel_id ?? r.channel_id,
-            labelName: body.label_name?.trim() ?? r.label_name,
-            action,
-            // Switching to `solve` drops the value; other switches need one sent.
-            value:
-              body.value !== undefined
-                ? body.value
-                : action === 'solve'
-                  ? null
-                  : action === r.action
-                    ? r.value
-                    : null,
-            active: body.active ?? r.active,
-          },
-          r.id,
-        )
-        yield* LabelRules.change(r.id, input)
-        return ok(present((yield* LabelRules.byId(workspace.id, r.id))!))
-      }),
+    handler: ({ caller, workspace, params, body }) =>
+      answer(Rules.update({ caller, workspace }, params, body)),
   }),
   route({
     method: 'DELETE',
@@ -184,13 +48,6 @@ export const routes: readonly Route[] = [
     tag: 'Label rules',
     summary: 'Delete a rule',
     params: IdParam,
-    handler: ({ workspace, params }) =>
-      Effect.gen(function* () {
-        yield* requirePro(workspace)
-        const r = yield* LabelRules.byId(workspace.id, params.id)
-        if (!r) return yield* Effect.fail(notFound())
-        yield* LabelRules.remove(r.id)
-        return ok({ id: r.id, deleted: true })
-      }),
+    handler: ({ caller, workspace, params }) => answer(Rules.remove({ caller, workspace }, params)),
   }),
 ]

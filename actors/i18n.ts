@@ -96,6 +96,12 @@ export const addMessages = (
   entries: Readonly<Record<string, { readonly en: string; readonly id: string }>>,
 ) => {
   for (const [key, text] of Object.entries(entries)) {
+    // One key, one text: two modules giving one key different texts would show one of them the
+    // other's message, depending on which module loaded last.
+    const had = catalogues.en[key]
+    if (had !== undefined && (had !== text.en || catalogues.id[key] !== text.id)) {
+      throw new Error(`message key ${key} is defined twice with different texts`)
+    }
     ;(catalogues.en as Record<string, string>)[key] = text.en
     ;(catalogues.id as Record<string, string>)[key] = text.id
   }

@@ -60,7 +60,7 @@ addMessages({
     en: 'the channel is archived',
     id: 'kanal ini sudah diarsipkan',
   },
-  'field.channel_type': {
+  'field.start_channel_type': {
     en: 'chats are started on messaging-app numbers and e-mail channels only',
     id: 'percakapan hanya dapat dimulai di nomor aplikasi pesan dan kanal e-mail',
   },
@@ -234,7 +234,7 @@ export const start = (ctx: Ctx, body: typeof StartBody.Type) =>
     // Agents start chats on numbers and mailboxes; live chats and API conversations are
     // started by the customer's side (a visitor, the customer's system).
     if (channel.type !== 'msgapp' && channel.type !== 'email')
-      return yield* Effect.fail(invalid({ channel_id: { key: 'field.channel_type' } }))
+      return yield* Effect.fail(invalid({ channel_id: { key: 'field.start_channel_type' } }))
     const contact = yield* Contacts.byId(workspace.id, body.contact_id)
     if (!contact) return yield* Effect.fail(invalid({ contact_id: { key: 'field.unknown' } }))
     const isEmail = channel.type === 'email'

@@ -2,6 +2,7 @@ import type { SqlClient } from '@effect/sql'
 import { Effect, Layer } from 'effect'
 import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
 import { widgetOf } from '../../actors/channels/livechatSettings'
+import { visitorMessage, visitorTopic } from '../../actors/channels/visitorPresenters'
 import type { Bus } from '../../engine/bus/Bus'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
@@ -11,7 +12,6 @@ import * as Livechat from '../../store/livechat'
 import * as Messages from '../../store/messages'
 import { Mailer } from '../mail/Mailer'
 import { ConnectorFor } from '../router'
-import { visitorMessage, visitorTopic } from './present'
 
 /**
  * The outbound side of a live chat channel: an agent's reply (or an automatic one) goes to the

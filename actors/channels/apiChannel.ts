@@ -8,8 +8,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import { ApiError, invalid, notFound } from '../errors'
 import { Text } from '../fields'
 import { addMessages } from '../i18n'
-import { Common, changed, channelOr404, quotaFull, updateCommon } from './channels'
-import { grantSelectedMembers } from './grants'
+import { Common, changed, channelOr404, created, quotaFull, updateCommon } from './channels'
 import { presentApi, quotaOf } from './presenters'
 
 /**
@@ -102,8 +101,7 @@ export const create = (workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
       retries: body.retries ?? 3,
     })
     if (!made) return yield* Effect.fail(quotaFull())
-    yield* changed(made.channel)
-    yield* grantSelectedMembers(body.grant_selected_members, made.channel)
+    yield* created(made.channel, body.grant_selected_members)
     const cfg = yield* Config
     return {
       channel: {

@@ -11,6 +11,7 @@ import { ApiError, invalid, notFound } from '../errors'
 import { IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { ChannelActor } from './ChannelActor'
+import { grantSelectedMembers } from './grants'
 import { livechatBlock } from './livechatEmbed'
 import { type MsgappFields, misplaced, msgappSettings } from './msgappSettings'
 import { defaultAutoReply, presentChannel, presentEmail, quotaOf } from './presenters'
@@ -102,6 +103,10 @@ export const changed = (c: Channels.ChannelRow) =>
     Effect.flatMap(ChannelActor, (a) => a.ask(c.id, { _tag: 'Reload' })).pipe(Effect.ignore),
     publishEvent(`ws:${c.workspace_id}`, 'channel.updated', { channel_id: c.id, status: c.status }),
   ])
+
+/** A new channel of any type: `changed`, then `grant_selected_members` honoured. */
+export const created = (c: Channels.ChannelRow, grantSelected: boolean | undefined) =>
+  Effect.zipRight(changed(c), grantSelectedMembers(grantSelected, c))
 
 export const channelOr404 = (workspaceId: number, id: number) =>
   Effect.flatMap(Channels.liveInWorkspace(workspaceId, id), (c) =>

@@ -198,6 +198,16 @@ const checkFolders = (
     : Effect.succeed({ folders, sent: sent === undefined ? found.sent : sent })
 }
 
+/** The servers of an access as the mailbox row stores them. */
+const serversOf = (access: MailboxAccess) => ({
+  imapHost: access.imap.host,
+  imapPort: access.imap.port,
+  imapSecurity: access.imap.security,
+  smtpHost: access.smtp.host,
+  smtpPort: access.smtp.port,
+  smtpSecurity: access.smtp.security,
+})
+
 const emailChannelOr404 = (workspaceId: number, id: number) =>
   Effect.gen(function* () {
     const channel = yield* Channels.liveInWorkspace(workspaceId, id)
@@ -268,12 +278,7 @@ export const connect = (servers: MailServers, workspace: WorkspaceRow, body: typ
         address,
         username: access.imap.user,
         passwordSealed: yield* seal(body.password),
-        imapHost: access.imap.host,
-        imapPort: access.imap.port,
-        imapSecurity: access.imap.security,
-        smtpHost: access.smtp.host,
-        smtpPort: access.smtp.port,
-        smtpSecurity: access.smtp.security,
+        ...serversOf(access),
         smtpUsername: body.smtp_username?.trim() || null,
         smtpPasswordSealed: body.smtp_password ? yield* seal(body.smtp_password) : null,
         folders: picked.folders,
@@ -349,12 +354,7 @@ export const update = (
       address,
       username,
       passwordSealed: body.password === undefined ? email.password_sealed : yield* seal(body.password),
-      imapHost: access.imap.host,
-      imapPort: access.imap.port,
-      imapSecurity: access.imap.security,
-      smtpHost: access.smtp.host,
-      smtpPort: access.smtp.port,
-      smtpSecurity: access.smtp.security,
+      ...serversOf(access),
       smtpUsername,
       smtpPasswordSealed:
         body.smtp_password === undefined

@@ -6,8 +6,7 @@ import { limitsOf } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
 import { notFound } from '../errors'
 import { Text } from '../fields'
-import { Common, changed, channelOr404, detail, quotaFull, updateCommon } from './channels'
-import { grantSelectedMembers } from './grants'
+import { Common, changed, channelOr404, created, detail, quotaFull, updateCommon } from './channels'
 import { livechatBlock } from './livechatEmbed'
 import * as W from './livechatSettings'
 import { quotaOf } from './presenters'
@@ -81,8 +80,7 @@ export const create = (workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
       widget: widgetPatch({ title: body.title, color: body.color }),
     })
     if (!made) return yield* Effect.fail(quotaFull())
-    yield* changed(made.channel)
-    yield* grantSelectedMembers(body.grant_selected_members, made.channel)
+    yield* created(made.channel, body.grant_selected_members)
     const cfg = yield* Config
     return {
       channel: {

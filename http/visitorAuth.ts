@@ -1,8 +1,9 @@
 import { Effect } from 'effect'
+import { channelOfKey, refuseIfFrozen } from '../actors/channels/visitors'
 import { ApiError } from '../actors/errors'
 import type { ChannelRow } from '../store/channels'
 import * as Livechat from '../store/livechat'
-import * as Workspaces from '../store/workspaces'
+import type * as Workspaces from '../store/workspaces'
 
 /**
  * Visitor-token (V) access of spec 1 §4.6 and §5 rule 8, checked here and nowhere else: the path's
@@ -17,22 +18,6 @@ export interface VisitorCredential {
   readonly visitor: Livechat.VisitorRow
   readonly workspace: Workspaces.WorkspaceRow
 }
-
-/** The live chat channel of a public key, or 404. Public (P) widget routes use it too. */
-export const channelOfKey = (key: string | undefined) =>
-  Effect.gen(function* () {
-    const found = key ? yield* Livechat.byPublicKey(key) : null
-    if (!found) return yield* Effect.fail(new ApiError({ code: 'not_found' }))
-    const workspace = yield* Workspaces.byId(found.channel.workspace_id)
-    if (!workspace) return yield* Effect.fail(new ApiError({ code: 'not_found' }))
-    return { ...found, workspace }
-  })
-
-/** Widget writes (start, send, typing, seen) wait while the workspace is frozen. */
-export const refuseIfFrozen = (workspace: Workspaces.WorkspaceRow, method: string) =>
-  workspace.frozen_at !== null && method !== 'GET'
-    ? Effect.fail(new ApiError({ code: 'workspace_frozen' }))
-    : Effect.void
 
 export const authenticateVisitor = (
   key: string | undefined,

@@ -1,4 +1,5 @@
 import { Effect } from 'effect'
+import { notFound } from '../../actors/errors'
 import { Config } from '../../engine/config'
 import { iso } from '../../engine/time'
 import { SigningKey, signJson, verifyJson } from '../../engine/tokens'
@@ -48,4 +49,13 @@ export const attachmentsOf = (workspaceId: number, channelId: number, fileId: nu
         expires_at: iso(new Date(exp * 1000)),
       },
     ]
+  })
+
+/** The file a signed link names, for the channel that calls with it; another channel's, an expired or forged link: all 404. */
+export const linkedFile = (channel: { readonly id: number; readonly workspace_id: number }, token: string) =>
+  Effect.gen(function* () {
+    const link = readLink(yield* SigningKey, token)
+    const file =
+      link && link.channelId === channel.id ? yield* Files.byId(channel.workspace_id, link.fileId) : null
+    return file ?? (yield* Effect.fail(notFound()))
   })

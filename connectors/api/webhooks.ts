@@ -1,7 +1,8 @@
 import { SqlClient } from '@effect/sql'
 import { Duration, Effect, Schedule } from 'effect'
+import { webhookPolicy } from '../../actors/channels/apiChannel'
 import { ConversationActor, presentMessage } from '../../actors/inbox/ConversationActor'
-import type { AppConfig } from '../../engine/config'
+import { type AppConfig, Config } from '../../engine/config'
 import { Log } from '../../engine/log'
 import { type OutboundPolicy, OutboundRefused, send } from '../../engine/net/outbound'
 import { sign } from '../../engine/net/signature'
@@ -24,14 +25,6 @@ import { attachmentsOf } from './files'
  * refusals by the outbound guard) is retried up to the channel's `retries` with backoff
  * `base × 3^(n-1)`.
  */
-export const policyOf = (cfg: Pick<AppConfig, 'webhookAllowPrivate'>): OutboundPolicy => ({
-  allowPrivate: cfg.webhookAllowPrivate,
-  // Self-hosted networks often have no TLS inside; the explicit setting allows plain http too.
-  requireHttps: !cfg.webhookAllowPrivate,
-  timeoutMs: 10_000,
-  maxRedirects: 3,
-})
-
 export interface AttemptResult {
   readonly status: 'delivered' | 'failed'
   readonly http_status: number | null
@@ -103,8 +96,9 @@ export const envelope = (deliveryId: string, event: string, data: unknown) =>
  * `POST /channels/{id}/api/test-webhook`: a `ping` sent now (one attempt, no retries), recorded
  * in the delivery log like the others.
  */
-export const ping = (channel: Channels.ChannelRow, api: ChannelApi.ChannelApiRow, policy: OutboundPolicy) =>
+export const ping = (channel: Channels.ChannelRow, api: ChannelApi.ChannelApiRow) =>
   Effect.gen(function* () {
+    const policy = webhookPolicy(yield* Config)
     const uid = ChannelApi.newDeliveryId()
     const body = envelope(uid, 'ping', { channel_id: channel.id, name: channel.name })
     const stored = yield* ChannelApi.enqueue(channel.id, {
@@ -262,7 +256,7 @@ export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
 
 /** The loop every server node runs: queue new agent replies, send what is due. */
 export const worker = (cfg: Pick<AppConfig, 'webhookAllowPrivate' | 'webhookRetryBaseMs'>) => {
-  const policy = policyOf(cfg)
+  const policy = webhookPolicy(cfg)
   const pollMs = Math.min(1000, Math.max(20, cfg.webhookRetryBaseMs))
   const tick = Effect.gen(function* () {
     yield* queueReplies

@@ -2,37 +2,20 @@ import * as dns from 'node:dns/promises'
 import * as net from 'node:net'
 import { ImapFlow, type ListResponse } from 'imapflow'
 import nodemailer from 'nodemailer'
+import type { Endpoint, Folders, MailboxAccess, Refusal } from '../../actors/channels/MailServers'
 import { isPrivateAddress } from '../../engine/net/outbound'
-import type { Security } from '../../store/email'
 
 /**
  * Signing in to a mailbox: IMAP through imapflow, SMTP through nodemailer, with the refusals a
  * person can act on told apart (wrong password, server unreachable, server not allowed). Used by
  * `…/email/test`, the PATCH re-test, the folder list, the sessions and the outbound adapter.
  */
-export interface Endpoint {
-  readonly host: string
-  readonly port: number
-  readonly security: Security
-  readonly user: string
-  readonly pass: string
-}
-
-export interface MailboxAccess {
-  readonly address: string
-  readonly imap: Endpoint
-  readonly smtp: Endpoint
-}
+export type { Endpoint, Folders, MailboxAccess, Refusal }
 
 export interface Policy {
   /** Plain connections and private addresses allowed (EMAIL_ALLOW_INSECURE). */
   readonly allowInsecure: boolean
 }
-
-/** Why a sign-in failed, by the field a person would correct. */
-export type Refusal =
-  | { readonly field: 'imap_host' | 'smtp_host'; readonly reason: 'unreachable' | 'not_allowed' | 'tls' }
-  | { readonly field: 'password' | 'smtp_password'; readonly reason: 'auth' }
 
 export class SignInRefused extends Error {
   constructor(
@@ -139,13 +122,6 @@ export const verifySmtp = async (
   } finally {
     transport.close()
   }
-}
-
-export interface Folders {
-  /** Folders a channel may read besides the inbox. */
-  readonly folders: readonly string[]
-  /** The folder flagged `\Sent` (special use), or null. */
-  readonly sent: string | null
 }
 
 export const foldersOf = (list: readonly ListResponse[]): Folders => {

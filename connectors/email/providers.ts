@@ -1,5 +1,5 @@
 import * as dns from 'node:dns/promises'
-import type { Security } from '../../store/email'
+import type { Detected, Hint, Server } from '../../actors/channels/MailServers'
 
 /**
  * `POST /channels/email/detect`: the provider of an address and the servers to suggest. A small
@@ -7,21 +7,7 @@ import type { Security } from '../../store/email'
  * Workspace, and Microsoft 365, whose mailboxes refuse IMAP passwords: the unsupported suite);
  * anything else gets `imap.<domain>` / `smtp.<domain>`.
  */
-export interface Server {
-  readonly host: string
-  readonly port: number
-  readonly security: Security
-}
-
-export type Hint = 'app_password' | 'enterprise_unsupported' | 'imap_enable' | null
-
-export interface Detected {
-  readonly provider: string
-  readonly supported: boolean
-  readonly imap: Server
-  readonly smtp: Server
-  readonly hint: Hint
-}
+export type { Detected, Hint, Server }
 
 interface Provider {
   readonly provider: string

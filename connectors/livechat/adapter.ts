@@ -3,6 +3,7 @@ import { Effect, Layer } from 'effect'
 import { Mailer } from '../../actors/admin/Mailer'
 import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
 import { widgetOf } from '../../actors/channels/livechatSettings'
+import { visitorMessage, visitorTopic } from '../../actors/channels/visitorPresenters'
 import type { Bus } from '../../engine/bus/Bus'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
@@ -11,7 +12,6 @@ import type { ChannelRow } from '../../store/channels'
 import * as Livechat from '../../store/livechat'
 import * as Messages from '../../store/messages'
 import { ConnectorFor } from '../router'
-import { visitorMessage, visitorTopic } from './present'
 
 /**
  * The outbound side of a live chat channel: an agent's reply (or an automatic one) goes to the

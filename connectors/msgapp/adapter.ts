@@ -1,6 +1,7 @@
 import type { AnyMessageContent, WAMessage } from 'baileys'
 import { Effect, Layer } from 'effect'
 import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
+import { WARMUP_DAYS, warmupOf } from '../../actors/channels/msgapp'
 import { Config } from '../../engine/config'
 import { FileStorage } from '../../engine/storage/FileStorage'
 import type { ChannelRow } from '../../store/channels'
@@ -18,14 +19,11 @@ import * as Live from './live'
  *
  * - Pacing: two sends of one number are at least MSGAPP_PACE_MS apart (±50 % jitter), so a
  *   burst does not look like a bot; a single reply is not delayed.
- * - Warm-up: a number linked less than WARMUP_DAYS ago may send WARMUP_BASE × (days since link
- *   + 1) messages per rolling 24 hours; beyond that the message fails with the reason.
+ * - Warm-up (actors/channels/msgapp.ts `warmupOf`): beyond a new number's allowance per rolling
+ *   24 hours the message fails with the reason.
  * - Every attempt is written to the send log. A refusal that names a restriction (HTTP-like 403
  *   or 463 from the service) is reported to the supervisor, which sets `restricted` and notifies.
  */
-export const WARMUP_DAYS = 7
-export const WARMUP_BASE = 100
-
 const lastSend = new Map<number, number>()
 
 const reasonOf = (e: unknown) => {
@@ -41,17 +39,6 @@ const pace = (channelId: number, paceMs: number) =>
     const wait = (lastSend.get(channelId) ?? 0) + gap - Date.now()
     if (wait > 0) await new Promise((r) => setTimeout(r, wait))
   })
-
-/** The warm-up allowance of a number linked at `linkedAt` (null once warmed up or unlinked). */
-export const warmupOf = (linkedAt: Date | null, nowMs: number) => {
-  if (!linkedAt) return null
-  const days = Math.floor((nowMs - linkedAt.getTime()) / 86_400_000)
-  if (days >= WARMUP_DAYS) return null
-  return {
-    limit: WARMUP_BASE * (Math.max(0, days) + 1),
-    endsAt: new Date(linkedAt.getTime() + WARMUP_DAYS * 86_400_000),
-  }
-}
 
 const warmupRefusal = (channelId: number) =>
   Effect.gen(function* () {

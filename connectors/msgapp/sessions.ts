@@ -1,8 +1,8 @@
 import { type BaileysEventMap, isJidGroup, type WAMessage } from 'baileys'
 import { Context, Effect, Layer, Runtime } from 'effect'
 import { ChannelActor } from '../../actors/channels/ChannelActor'
+import { publishHistory } from '../../actors/channels/msgapp'
 import { Config } from '../../engine/config'
-import { publishEvent } from '../../engine/events'
 import { Log } from '../../engine/log'
 import * as Channels from '../../store/channels'
 import * as Msgapp from '../../store/msgapp'
@@ -85,19 +85,6 @@ export const notifyManagers = (channelId: number, kind: keyof typeof TITLES) =>
         data: { channel_id: c.id, status: kind },
       })
     }
-  })
-
-/** `channel.updated` with the history import's progress. */
-export const publishHistory = (channelId: number) =>
-  Effect.gen(function* () {
-    const c = yield* Channels.byId(channelId)
-    const n = yield* Msgapp.byChannel(channelId)
-    if (!c || !n) return
-    yield* publishEvent(`ws:${c.workspace_id}`, 'channel.updated', {
-      channel_id: c.id,
-      status: c.status,
-      history: { days: n.history_days, progress: n.history_progress, imported: n.history_imported },
-    })
   })
 
 class Session {

@@ -1,70 +1,12 @@
-import { Effect, Schema } from 'effect'
-import { grantSelectedMembers } from '../../actors/channels/grants'
-import { livechatBlock } from '../../actors/channels/livechatEmbed'
-import * as W from '../../actors/channels/livechatSettings'
-import { quotaOf } from '../../actors/channels/presenters'
-import { ApiError, notFound } from '../../actors/errors'
-import { Text } from '../../actors/fields'
-import { Config } from '../../engine/config'
-import { invalidateCredentials } from '../../engine/events'
-import * as Channels from '../../store/channels'
-import * as Livechat from '../../store/livechat'
-import { limitsOf } from '../../store/plans'
+import { Effect } from 'effect'
+import { ChannelParams } from '../../actors/channels/channels'
+import * as Livechat from '../../actors/channels/livechat'
 import { created, ok, type Route, route } from '../route'
-import { Common, changed, channelOr404, commonSettings, detail, Id } from './channels'
 
 /**
  * Spec 1 §4.4, the `livechat` type: create (all plans, one slot of the shared quota), every
- * widget setting, and replacing the public key (old embeds stop at once: the key is looked up
- * per request, never cached).
+ * widget setting, and replacing the public key (old embeds stop at once).
  */
-const Color = Schema.String.pipe(Schema.pattern(/^#[0-9a-fA-F]{6}$/))
-const Domain = Schema.String.pipe(
-  Schema.maxLength(253),
-  Schema.pattern(
-    /^(\*\.)?([a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?\.)*[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/,
-  ),
-)
-
-export const WidgetFields = {
-  title: Schema.optional(Text(1, 60)),
-  subtitle: Schema.optional(Schema.String.pipe(Schema.maxLength(120))),
-  color: Schema.optional(Color),
-  font: Schema.optional(Schema.Literal(...W.FONTS)),
-  radius: Schema.optional(Schema.Number.pipe(Schema.int(), Schema.between(0, 24))),
-  position: Schema.optional(Schema.Literal(...W.POSITIONS)),
-  launcher_icon: Schema.optional(Schema.Literal(...W.LAUNCHER_ICONS)),
-  intro: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
-  consent: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
-  start_label: Schema.optional(Text(1, 40)),
-  attachments: Schema.optional(Schema.Literal(...W.ATTACHMENTS)),
-  email_fallback: Schema.optional(Schema.Boolean),
-  allowed_domains: Schema.optional(Schema.Array(Domain).pipe(Schema.maxItems(W.MAX_ALLOWED_DOMAINS))),
-}
-
-type WidgetBody = { readonly [K in keyof typeof WidgetFields]?: Schema.Schema.Type<(typeof WidgetFields)[K]> }
-
-/** The widget keys a body sets, trimmed and normalised (domains lower-case, without duplicates). */
-const widgetPatch = (b: WidgetBody) => {
-  const patch: Record<string, unknown> = {}
-  for (const k of Object.keys(WidgetFields) as (keyof WidgetBody)[]) {
-    const v = b[k]
-    if (v === undefined) continue
-    patch[k] = typeof v === 'string' ? v.trim() : v
-  }
-  if (b.allowed_domains) patch.allowed_domains = [...new Set(b.allowed_domains.map((d) => d.toLowerCase()))]
-  if (b.color) patch.color = b.color.toLowerCase()
-  return patch
-}
-
-const livechatOr404 = (workspaceId: number, id: number) =>
-  Effect.gen(function* () {
-    const channel = yield* channelOr404(workspaceId, id)
-    const lc = channel.type === 'livechat' ? yield* Livechat.byChannel(channel.id) : null
-    if (!lc) return yield* Effect.fail(notFound())
-    return { channel, lc }
-  })
-
 export const routes: readonly Route[] = [
   route({
     method: 'POST',
@@ -73,31 +15,9 @@ export const routes: readonly Route[] = [
     permission: 'channels.manage',
     tag: 'Channels',
     summary: 'Create a live chat widget (all plans, one channel slot); answers its public key and embed code',
-    body: Schema.Struct({
-      name: Text(1, 100),
-      title: WidgetFields.title,
-      color: WidgetFields.color,
-      grant_selected_members: Schema.optional(Schema.Boolean),
-    }),
+    body: Livechat.CreateBody,
     handler: ({ workspace, body }) =>
-      Effect.gen(function* () {
-        const made = yield* Livechat.createWithinQuota(workspace.id, limitsOf(workspace).channels, {
-          name: body.name.trim(),
-          widget: widgetPatch({ title: body.title, color: body.color }),
-        })
-        if (!made)
-          return yield* Effect.fail(new ApiError({ code: 'plan_required', message: 'channels.quota' }))
-        yield* changed(made.channel)
-        yield* grantSelectedMembers(body.grant_selected_members, made.channel)
-        const cfg = yield* Config
-        return created(
-          {
-            ...(yield* detail(workspace.id, made.channel.id)),
-            livechat: livechatBlock(made.livechat, cfg.publicUrl),
-          },
-          { quota: yield* quotaOf(workspace) },
-        )
-      }),
+      Effect.map(Livechat.create(workspace, body), ({ channel, quota }) => created(channel, { quota })),
   }),
   route({
     method: 'PATCH',
@@ -107,20 +27,10 @@ export const routes: readonly Route[] = [
     tag: 'Channels',
     summary:
       'Widget look and texts, attachments (`off`, `images`, `files`), e-mail fallback and allowed domains; also name, hours and automatic replies',
-    params: Id,
-    body: Schema.Struct({ ...Common, ...WidgetFields }),
+    params: ChannelParams,
+    body: Livechat.PatchBody,
     handler: ({ workspace, params, body }) =>
-      Effect.gen(function* () {
-        const { channel } = yield* livechatOr404(workspace.id, params.id)
-        const row = yield* Channels.updateCommon(channel.id, {
-          ...(body.name !== undefined ? { name: body.name.trim() } : {}),
-          settings: commonSettings(body, channel),
-        })
-        const lc = yield* Livechat.updateWidget(channel.id, widgetPatch(body))
-        if (!row || !lc) return yield* Effect.fail(notFound())
-        yield* changed(row)
-        return ok(yield* detail(workspace.id, row.id))
-      }),
+      Effect.map(Livechat.update(workspace, params.id, body), (d) => ok(d)),
   }),
   route({
     method: 'POST',
@@ -129,15 +39,7 @@ export const routes: readonly Route[] = [
     permission: 'channels.manage',
     tag: 'Channels',
     summary: 'Replace the public key; the old embed code stops working at once',
-    params: Id,
-    handler: ({ workspace, params }) =>
-      Effect.gen(function* () {
-        const { channel } = yield* livechatOr404(workspace.id, params.id)
-        const lc = yield* Livechat.replaceKey(channel.id)
-        if (!lc) return yield* Effect.fail(notFound())
-        yield* invalidateCredentials({ workspaceId: workspace.id })
-        yield* changed(channel)
-        return ok(livechatBlock(lc, (yield* Config).publicUrl))
-      }),
+    params: ChannelParams,
+    handler: ({ workspace, params }) => Effect.map(Livechat.replaceKey(workspace, params.id), (b) => ok(b)),
   }),
 ]

@@ -1,8 +1,7 @@
 import { Effect, Schema } from 'effect'
+import * as Livechat from '../../actors/channels/livechat'
 import { WIDGET_SCRIPT_PATH } from '../../actors/channels/livechatEmbed'
-import { frameAncestors, widgetOf } from '../../actors/channels/livechatSettings'
 import { type Asset, assets, framePage } from '../../connectors/livechat/assets'
-import * as Livechat from '../../store/livechat'
 import type { Reply, Route } from '../route'
 import { route } from '../route'
 
@@ -29,6 +28,28 @@ const notFoundPage: Reply = {
   body: '<!doctype html><title>Not found</title><p>This chat is not available.</p>',
   headers: { 'Content-Security-Policy': "default-src 'none'" },
 }
+
+const framePageReply = (key: string, ancestors: string): Reply => ({
+  _tag: 'Raw',
+  status: 200,
+  contentType: 'text/html; charset=utf-8',
+  body: framePage(key),
+  headers: {
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Content-Security-Policy': [
+      "default-src 'self'",
+      "script-src 'self'",
+      "style-src 'self'",
+      "img-src 'self' blob: data:",
+      "connect-src 'self' ws: wss:",
+      "base-uri 'none'",
+      "form-action 'none'",
+      `frame-ancestors ${ancestors}`,
+    ].join('; '),
+  },
+})
 
 export const routes: readonly Route[] = [
   route({
@@ -63,31 +84,8 @@ export const routes: readonly Route[] = [
     summary: 'The chat page the loader frames; only the allowed domains may embed it',
     params: Schema.Struct({ key: Schema.String.pipe(Schema.maxLength(100)) }),
     handler: ({ params }) =>
-      Effect.gen(function* () {
-        const found = yield* Livechat.byPublicKey(params.key)
-        if (!found) return notFoundPage
-        const w = widgetOf(found.livechat.widget)
-        return {
-          _tag: 'Raw',
-          status: 200,
-          contentType: 'text/html; charset=utf-8',
-          body: framePage(params.key),
-          headers: {
-            'Cache-Control': 'no-store',
-            'X-Content-Type-Options': 'nosniff',
-            'Referrer-Policy': 'no-referrer',
-            'Content-Security-Policy': [
-              "default-src 'self'",
-              "script-src 'self'",
-              "style-src 'self'",
-              "img-src 'self' blob: data:",
-              "connect-src 'self' ws: wss:",
-              "base-uri 'none'",
-              "form-action 'none'",
-              `frame-ancestors ${frameAncestors(w.allowed_domains)}`,
-            ].join('; '),
-          },
-        } satisfies Reply as Reply
-      }),
+      Effect.map(Livechat.frameAncestorsOf(params.key), (ancestors) =>
+        ancestors === null ? notFoundPage : framePageReply(params.key, ancestors),
+      ),
   }),
 ]

@@ -1,0 +1,27 @@
+import { Effect } from 'effect'
+import type { MailServers, Refusal } from '../../actors/channels/MailServers'
+import { Config } from '../../engine/config'
+import { accessOf } from './access'
+import { probe, SignInRefused } from './mailbox'
+import { nudge } from './nudge'
+import { detect } from './providers'
+
+/** The mail servers as the e-mail channel's operations see them (actors/channels/MailServers.ts). */
+export const mailServers: MailServers = {
+  detect: (address) => Effect.promise(() => detect(address)),
+  signIn: (access, smtpOwnPassword) =>
+    Effect.flatMap(Config, (cfg) =>
+      Effect.tryPromise({
+        try: () =>
+          probe(
+            access,
+            { allowInsecure: cfg.emailAllowInsecure },
+            smtpOwnPassword ? 'smtp_password' : 'password',
+          ),
+        catch: (e): Refusal =>
+          e instanceof SignInRefused ? e.refusal : { field: 'imap_host', reason: 'unreachable' },
+      }),
+    ),
+  accessOf,
+  nudge,
+}

@@ -1,0 +1,62 @@
+import { Effect } from 'effect'
+import { widgetOf } from '../../actors/channels/livechatSettings'
+import { visitorMessage, visitorTopic } from '../../actors/channels/visitorPresenters'
+import { admitFile, conversationGone } from '../../actors/channels/visitors'
+import { invalid } from '../../actors/errors'
+import type { UploadedFile } from '../../actors/fields'
+import { afterInbound } from '../../actors/inbox/autoReply'
+import { ConversationActor, ConversationNotFound } from '../../actors/inbox/ConversationActor'
+import { mediaType } from '../../actors/inbox/messages'
+import { publishEvent } from '../../engine/events'
+import type { ChannelRow } from '../../store/channels'
+import * as Files from '../../store/files'
+import type * as Livechat from '../../store/livechat'
+import * as Messages from '../../store/messages'
+
+/**
+ * The inbound side of live chat (spec 1 §4.6): a visitor's message from the widget, with at most
+ * one file the widget's settings admit, appended through the ConversationActor. A resend with the
+ * same `client_id` answers the stored message; the visitor's other tabs get it on `visitor:`.
+ */
+export const receive = (
+  key: string,
+  v: { readonly visitor: Livechat.VisitorRow; readonly channel: ChannelRow; readonly widget: unknown },
+  body: { readonly text?: string | undefined; readonly client_id: string },
+  files: readonly UploadedFile[],
+) =>
+  Effect.gen(function* () {
+    const { visitor, channel } = v
+    const clientId = `lc:${visitor.id}:${body.client_id}`
+    const again = yield* Messages.byClientId(visitor.conversation_id, clientId)
+    if (again) return { duplicate: true, message: visitorMessage(again, key) }
+    const text = (body.text ?? '').trim()
+    const file = files.find((f) => f.field === 'file')
+    if (!file && text === '') return yield* Effect.fail(invalid({ text: { key: 'field.message_empty' } }))
+    const admitted = file ? yield* admitFile(widgetOf(v.widget), file) : null
+    const saved =
+      file && admitted
+        ? yield* Files.save(
+            visitor.workspace_id,
+            { name: file.filename || 'file', mime: admitted.mime, bytes: file.bytes },
+            null,
+          ).pipe(Effect.orDie)
+        : null
+    const stored = yield* Effect.flatMap(ConversationActor, (a) =>
+      a.ask(visitor.conversation_id, {
+        _tag: 'Append',
+        direction: 'in',
+        type: saved ? mediaType(saved.mime) : 'text',
+        body: text,
+        sender: { name: visitor.name, visitor_id: visitor.id },
+        clientId,
+        fileId: saved?.id ?? null,
+      }),
+    ).pipe(
+      Effect.catchIf((e): e is ConversationNotFound => e instanceof ConversationNotFound, conversationGone),
+    )
+    const view = (yield* Messages.view(stored.id)) ?? stored
+    const shown = visitorMessage(view as Messages.MessageView, key)
+    yield* publishEvent(visitorTopic(visitor.session), 'message', shown)
+    yield* afterInbound(channel, visitor.conversation_id, { newConversation: stored.seq === 1 })
+    return { duplicate: false, message: shown }
+  })

@@ -7,7 +7,8 @@ import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
 import * as EmailSessions from '../connectors/email/sessions'
 import * as LivechatAdapter from '../connectors/livechat/adapter'
-import * as Mailer from '../connectors/mail/Mailer'
+import type * as Mailer from '../connectors/mail/Mailer'
+import * as MailerSmtp from '../connectors/mail/MailerSmtp'
 import * as MsgappAdapter from '../connectors/msgapp/adapter'
 import * as MsgappSessions from '../connectors/msgapp/sessions'
 import type { PaymentProvider } from '../connectors/payments/PaymentProvider'
@@ -150,7 +151,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   )
   // The service's own ports: outgoing mail and the payment provider.
   const ports = Layer.mergeAll(
-    opts.mailer ?? Mailer.layer,
+    opts.mailer ?? MailerSmtp.layerConfig,
     opts.paymentProvider ?? PaymentProviderLocal.layer,
   ).pipe(Layer.provideMerge(keyed))
   // Each channel type's outbound adapter (below the actors: it needs none of them), one line each.

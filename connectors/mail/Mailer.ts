@@ -1,6 +1,4 @@
-import { Context, Data, Effect, Layer } from 'effect'
-import { Config } from '../../engine/config'
-import * as MailerSmtp from './MailerSmtp'
+import { Context, Data, Effect } from 'effect'
 
 /**
  * The service's own outgoing mail (invitations), not a channel's mailbox. One message per `send`,
@@ -8,7 +6,8 @@ import * as MailerSmtp from './MailerSmtp'
  * invitation sends again).
  *
  * Adapters: `MailerSmtp` (nodemailer, `SMTP_URL`), and `off` when no SMTP server is configured:
- * nothing is sent and `send` answers `off`. `layer` picks one from the configuration; the server's
+ * nothing is sent and `send` answers `off`. `MailerSmtp.layerConfig` picks one from the
+ * configuration (the adapter builds the layer, so this port imports no adapter); the server's
  * services (`servicesLayer` in http/app.ts, option `mailer`) take another layer in its place.
  */
 export class MailError extends Data.TaggedError('MailError')<{ readonly reason: string }> {}
@@ -28,12 +27,6 @@ export interface MailerShape {
 export class Mailer extends Context.Tag('kotak/Mailer')<Mailer, MailerShape>() {}
 
 export const off: MailerShape = { send: () => Effect.succeed('off' as const) }
-
-/** SMTP when `SMTP_URL` is set, else `off`. */
-export const layer = Layer.effect(
-  Mailer,
-  Effect.map(Config, (cfg) => (cfg.smtpUrl ? MailerSmtp.make(cfg.smtpUrl, cfg.mailFrom) : off)),
-)
 
 /** The node's mailer. */
 export const current = Mailer

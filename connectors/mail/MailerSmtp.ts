@@ -1,6 +1,7 @@
-import { Effect } from 'effect'
+import { Effect, Layer } from 'effect'
 import nodemailer from 'nodemailer'
-import { MailError, type MailerShape, type MailMessage } from './Mailer'
+import { Config } from '../../engine/config'
+import { MailError, Mailer, type MailerShape, type MailMessage, off } from './Mailer'
 
 /**
  * SMTP through nodemailer: `smtp://user:pass@host:587` (STARTTLS when offered) or
@@ -34,3 +35,9 @@ export const make = (url: string, from: string): MailerShape => {
       }).pipe(Effect.as('sent' as const)),
   }
 }
+
+/** SMTP when `SMTP_URL` is set, else `off`. */
+export const layerConfig = Layer.effect(
+  Mailer,
+  Effect.map(Config, (cfg) => (cfg.smtpUrl ? make(cfg.smtpUrl, cfg.mailFrom) : off)),
+)

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util'
 import { Effect, type Layer, ManagedRuntime } from 'effect'
 import * as Billing from './actors/admin/billing'
 import * as PaymentProviderLocal from './connectors/payments/PaymentProviderLocal'
+import { parse, need as requireOption, UsageError, usageText, type Values } from './engine/commandLine'
 import { loadConfig } from './engine/config'
 import { makeLogger } from './engine/log'
 import { servicesLayer } from './http/app'
@@ -35,8 +35,6 @@ const usage = `Usage: npx kotak <command> [options]   (or: npm run kotak -- <com
   billing settle   Moves plans whose paid period and grace ended now (the server does this
                    every minute): Pro to Free, Custom to frozen.`
 
-class UsageError extends Error {}
-
 const options = {
   name: { type: 'string' },
   'owner-email': { type: 'string' },
@@ -55,13 +53,9 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
-type Opts = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean }
+type Opts = Values<typeof options>
 
-const need = (o: Opts, key: keyof Opts): string => {
-  const v = o[key]
-  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${key} is required`)
-  return v.trim()
-}
+const need = requireOption<typeof options>
 
 const emailOf = (v: string) => {
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v))
@@ -220,17 +214,12 @@ const command = (
 }
 
 const main = async (argv: readonly string[]) => {
-  let parsed: { values: Opts; positionals: string[] }
-  try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) as typeof parsed
-  } catch (e) {
-    throw new UsageError((e as Error).message)
-  }
-  if (parsed.values.help) {
+  const { words, values } = parse(argv, options)
+  if (values.help) {
     process.stdout.write(`${usage}\n`)
     return
   }
-  const program = command(parsed.positionals, parsed.values)
+  const program = command(words, values)
   const cfg = { ...loadConfig(), logLevel: 'none' as const }
   const runtime = ManagedRuntime.make(servicesLayer(cfg, { logger: makeLogger('none') }))
   try {
@@ -243,7 +232,7 @@ const main = async (argv: readonly string[]) => {
 
 main(process.argv.slice(2)).catch((e: unknown) => {
   if (e instanceof UsageError) {
-    process.stderr.write(`kotak: ${e.message}\n\n${usage}\n`)
+    process.stderr.write(usageText('kotak', e.message, usage))
     process.exit(2)
   }
   const msg = e instanceof Error ? e.message : String(e)

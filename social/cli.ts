@@ -1,3 +1,4 @@
+import { usageText } from '../engine/commandLine'
 import { type Command, parseCommand, UsageError, usage } from './cliArgs'
 
 /**
@@ -11,7 +12,7 @@ const main = async (): Promise<number> => {
     command = parseCommand(process.argv.slice(2))
   } catch (e) {
     if (!(e instanceof UsageError)) throw e
-    process.stderr.write(`kotak-social: ${e.message}\n\n${usage}\n`)
+    process.stderr.write(usageText('kotak-social', e.message, usage))
     return 2
   }
   const { execute } = await import('./cliRun')

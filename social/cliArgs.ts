@@ -1,4 +1,5 @@
-import { parseArgs } from 'node:util'
+import * as CommandLine from '../engine/commandLine'
+import { UsageError } from '../engine/commandLine'
 import { type Plan, plans } from './plan'
 import { isDate } from './time'
 
@@ -29,7 +30,7 @@ export const usage = `Usage: npm run social -- <command> [options]
 Environment: DATABASE_URL, or the embedded database under DATA_DIR (default ./data/social) while
 the service is stopped.`
 
-export class UsageError extends Error {}
+export { UsageError }
 
 export type Command =
   | { readonly _tag: 'help' }
@@ -80,13 +81,9 @@ const options = {
   help: { type: 'boolean', short: 'h' },
 } as const
 
-type Opts = { [K in keyof typeof options]?: (typeof options)[K]['type'] extends 'string' ? string : boolean }
+type Opts = CommandLine.Values<typeof options>
 
-const need = (o: Opts, key: keyof Opts): string => {
-  const v = o[key]
-  if (typeof v !== 'string' || v.trim() === '') throw new UsageError(`--${key} is required`)
-  return v.trim()
-}
+const need = CommandLine.need<typeof options>
 
 const intOf = (flag: string, v: string, min: number, max: number): number => {
   const n = Number(v)
@@ -119,15 +116,10 @@ const nameOf = (o: Opts) => {
 }
 
 export const parseCommand = (argv: readonly string[]): Command => {
-  let parsed: { values: Opts; positionals: string[] }
-  try {
-    parsed = parseArgs({ args: [...argv], options, allowPositionals: true, strict: true }) as typeof parsed
-  } catch (e) {
-    throw new UsageError((e as Error).message)
-  }
+  const parsed = CommandLine.parse(argv, options)
   const o = parsed.values
   if (o.help) return { _tag: 'help' }
-  const words = parsed.positionals.join(' ')
+  const words = parsed.words.join(' ')
   switch (words) {
     case 'workspace create': {
       const plan = planOf(o.plan ?? 'free')

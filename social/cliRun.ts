@@ -1,5 +1,6 @@
 import * as fs from 'node:fs'
 import { Effect, ManagedRuntime } from 'effect'
+import { usageText } from '../engine/commandLine'
 import { makeLogger } from '../engine/log'
 import { servicesLayer } from './app'
 import { type Command, parseCommand, UsageError, usage } from './cliArgs'
@@ -214,7 +215,7 @@ export const execute = async (
 export const usageError = (msg: string): CliResult => ({
   code: 2,
   stdout: '',
-  stderr: `kotak-social: ${msg}\n\n${usage}\n`,
+  stderr: usageText('kotak-social', msg, usage),
 })
 
 /** Parses and runs, as `npm run social -- …` does. */

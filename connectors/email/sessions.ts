@@ -1,13 +1,14 @@
 import type { SqlClient } from '@effect/sql'
 import { Context, Effect, Layer, Runtime } from 'effect'
 import type { ImapFlow } from 'imapflow'
-import pg from 'pg'
 import { ChannelActor } from '../../actors/channels/ChannelActor'
 import type { ConversationActor } from '../../actors/inbox/ConversationActor'
 import type { Bus } from '../../engine/bus/Bus'
 import type { WallClock } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { Log } from '../../engine/log'
+import * as ClaimsPg from '../../engine/owner/ClaimsPg'
+import * as Owned from '../../engine/owner/Owned'
 import type { FileStorage } from '../../engine/storage/FileStorage'
 import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
@@ -21,10 +22,9 @@ import { onNudge } from './nudge'
  *
  * - Which channels: every poll (EMAIL_POLL_MS) and on a local nudge, the live e-mail channels are
  *   read from PostgreSQL; new ones start, removed ones stop, a changed settings `version` restarts.
- * - One node per mailbox: a session runs only while this node holds the session-level advisory
- *   lock `(LOCK_CLASS, channel id)` on a dedicated connection. If that connection breaks, every
- *   session here stops (the locks are gone with it) and the next poll competes for them again.
- *   The embedded database is one node by definition: no lock.
+ * - One node per mailbox: a session runs only while this node owns the channel (`Owned`, with
+ *   the advisory lock `(LOCK_CLASS, channel id)`). If the lock connection breaks, every session
+ *   here stops and the next poll competes again. The embedded database is one node: no lock.
  * - Reading: INBOX (kept open in IDLE: new mail arrives within seconds), the chosen folders and,
  *   with `read_sent`, the Sent folder (checked every FOLDER_POLL_MS and on a sync request). The
  *   last UID read per folder is stored with the folder's UIDVALIDITY, so a restart resumes after
@@ -84,7 +84,6 @@ class Session {
 
   constructor(
     readonly channelId: number,
-    readonly version: number,
     requestedAt: number,
     private readonly deps: Deps,
   ) {
@@ -283,56 +282,6 @@ class Session {
   }
 }
 
-/** Session-level advisory locks on one dedicated connection; without PostgreSQL, always granted. */
-class Locks {
-  private client: pg.Client | null = null
-  private broken = false
-
-  constructor(
-    private readonly url: string | undefined,
-    private readonly onLost: () => void,
-  ) {}
-
-  private async connection() {
-    if (this.client && !this.broken) return this.client
-    const old = this.client
-    this.client = null
-    await old?.end().catch(() => {})
-    const c = new pg.Client({ connectionString: this.url })
-    c.on('error', () => {
-      if (this.client === c && !this.broken) {
-        this.broken = true
-        this.onLost()
-      }
-    })
-    await c.connect()
-    this.broken = false
-    this.client = c
-    return c
-  }
-
-  async tryLock(channelId: number): Promise<boolean> {
-    if (!this.url) return true
-    const c = await this.connection()
-    const r = await c.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, $2) AS ok', [
-      LOCK_CLASS,
-      channelId,
-    ])
-    return r.rows[0]?.ok === true
-  }
-
-  async unlock(channelId: number) {
-    if (!this.url || !this.client || this.broken) return
-    await this.client.query('SELECT pg_advisory_unlock($1, $2)', [LOCK_CLASS, channelId]).catch(() => {})
-  }
-
-  async close() {
-    const c = this.client
-    this.client = null
-    await c?.end().catch(() => {})
-  }
-}
-
 const make = Effect.gen(function* () {
   const cfg = yield* Config
   const logger = yield* Log
@@ -345,93 +294,32 @@ const make = Effect.gen(function* () {
     pollMs: cfg.emailPollMs,
     log: (msg, fields) => logger.warn(msg, fields),
   }
-  const sessions = new Map<number, Session>()
-  let closing = false
-  const stopAll = async () => {
-    const all = [...sessions.values()]
-    sessions.clear()
-    await Promise.all(all.map((s) => s.stop()))
-  }
-  const locks = new Locks(cfg.databaseUrl, () => {
-    logger.warn('mailbox lock connection lost; stopping this node’s mailbox sessions', {})
-    void stopAll()
-  })
-
-  const reconcile = async () => {
-    const rows = yield_(await run(Effect.either(Email.active)))
-    if (!rows) return
-    const want = new Map(rows.map((r) => [r.channel_id, r]))
-    for (const [id, s] of sessions) {
-      const w = want.get(id)
-      if (!w || w.version !== s.version) {
-        sessions.delete(id)
-        await s.stop()
-        if (!w) await locks.unlock(id)
-      }
-    }
-    for (const r of rows) {
-      if (closing) return
-      const requested = r.sync_requested_at?.getTime() ?? 0
-      const running = sessions.get(r.channel_id)
-      if (running) {
-        if (requested > running.seenRequest) {
-          running.seenRequest = requested
-          running.kick()
+  const owned = yield* Owned.supervise({
+    name: 'mailbox',
+    pollMs: cfg.emailPollMs,
+    claims: ClaimsPg.makeConfig(cfg.databaseUrl, LOCK_CLASS),
+    list: Email.active,
+    key: (r) => r.channel_id,
+    version: (r) => r.version,
+    wake: onNudge,
+    start: (r) =>
+      Effect.sync(() => {
+        const session = new Session(r.channel_id, r.sync_requested_at?.getTime() ?? 0, deps)
+        return {
+          // `POST /channels/{id}/sync` stamps the row: a newer stamp reads the mailbox now.
+          listed: (row: typeof r) =>
+            Effect.sync(() => {
+              const requested = row.sync_requested_at?.getTime() ?? 0
+              if (requested > session.seenRequest) {
+                session.seenRequest = requested
+                session.kick()
+              }
+            }),
+          stop: () => Effect.promise(() => session.stop()),
         }
-        continue
-      }
-      const mine = await locks.tryLock(r.channel_id).catch((e: unknown) => {
-        logger.warn('mailbox lock unavailable', { error: String(e) })
-        return false
-      })
-      if (!mine || closing) continue
-      sessions.set(r.channel_id, new Session(r.channel_id, r.version, requested, deps))
-    }
-  }
-  const yield_ = <A>(e: { _tag: 'Left'; left: unknown } | { _tag: 'Right'; right: A }): A | null => {
-    if (e._tag === 'Right') return e.right
-    logger.warn('mailbox list unavailable', { error: String(e.left) })
-    return null
-  }
-
-  // One reconcile at a time; a nudge during one asks for one more afterwards.
-  let busy: Promise<void> | null = null
-  let again = false
-  const trigger = () => {
-    if (closing) return
-    if (busy) {
-      again = true
-      return
-    }
-    busy = reconcile()
-      .catch((e: unknown) => logger.warn('mailbox reconcile failed', { error: String(e) }))
-      .finally(() => {
-        busy = null
-        if (again) {
-          again = false
-          trigger()
-        }
-      })
-  }
-
-  yield* Effect.acquireRelease(
-    Effect.sync(() => {
-      const timer = setInterval(trigger, cfg.emailPollMs)
-      const off = onNudge(trigger)
-      trigger()
-      return { timer, off }
-    }),
-    ({ timer, off }) =>
-      Effect.promise(async () => {
-        closing = true
-        clearInterval(timer)
-        off()
-        await busy
-        await stopAll()
-        await locks.close()
       }),
-  )
-  return { running: () => [...sessions.keys()] } satisfies EmailSessionsShape
+  })
+  return { running: owned.running } satisfies EmailSessionsShape
 })
 
 export const layer = Layer.scoped(EmailSessions, make)

@@ -4,19 +4,20 @@ import { ChannelActor } from '../../actors/channels/ChannelActor'
 import { publishHistory } from '../../actors/channels/msgapp'
 import { Config } from '../../engine/config'
 import { Log } from '../../engine/log'
+import * as ClaimsPg from '../../engine/owner/ClaimsPg'
+import * as Owned from '../../engine/owner/Owned'
 import * as Channels from '../../store/channels'
 import * as Msgapp from '../../store/msgapp'
 import * as Notifications from '../../store/notifications'
 import * as AuthState from './authState'
 import * as Inbound from './inbound'
 import * as Live from './live'
-import { Locks } from './locks'
 import type { Needs, Run } from './run'
 import { type MsgappSocket, Transport, type TransportShape } from './Transport'
 
 /**
- * MsgappSessions: one socket per live messaging-app number, on exactly one node (a PostgreSQL
- * advisory lock per number on a dedicated connection; the embedded database is one node).
+ * MsgappSessions: one socket per live messaging-app number, on exactly one node (`Owned`, with a
+ * PostgreSQL advisory lock `(LOCK_CLASS, channel id)` per number; the embedded database is one node).
  *
  * - Which numbers: every MSGAPP_POLL_MS and on a local nudge, the live numbers are read; new ones
  *   start, removed ones stop, a bumped `version` (reconnect, logout) restarts or stops.
@@ -28,6 +29,9 @@ import { type MsgappSocket, Transport, type TransportShape } from './Transport'
  * - Status changes go through the ChannelActor (`channel.updated`); requests (pair, history) are
  *   rows carried out by the node that runs the number.
  */
+/** The advisory-lock space of numbers (mailboxes use 0x4b4f). */
+export const LOCK_CLASS = 0x4b4d
+
 const MAX_BACKOFF_MS = 5 * 60_000
 const FIRST_QR_SECONDS = 60
 const NEXT_QR_SECONDS = 20
@@ -101,7 +105,6 @@ class Session {
 
   constructor(
     readonly channelId: number,
-    readonly version: number,
     readonly startedAt: number,
     private readonly deps: Deps,
   ) {
@@ -345,71 +348,37 @@ const make = Effect.gen(function* () {
     backoffBaseMs: cfg.msgappBackoffBaseMs,
     log: (msg, fields) => logger.warn(msg, fields),
   }
-  const sessions = new Map<number, Session>()
-  let closing = false
-  const stopAll = async () => {
-    const all = [...sessions.values()]
-    sessions.clear()
-    await Promise.all(all.map((s) => s.stop(false)))
-  }
-  const locks = new Locks(cfg.databaseUrl, () => {
-    logger.warn('msgapp lock connection lost; stopping this node’s number sessions', {})
-    void stopAll()
+  const owned = yield* Owned.supervise({
+    name: 'msgapp',
+    pollMs: cfg.msgappPollMs,
+    claims: ClaimsPg.makeConfig(cfg.databaseUrl, LOCK_CLASS),
+    list: Msgapp.active,
+    key: (r) => r.channel_id,
+    version: (r) => r.version,
+    wake: Live.onNudge,
+    start: (r) =>
+      Effect.sync(() => {
+        const session = new Session(r.channel_id, Date.now(), deps)
+        // A logout asked for while this session ran (a bumped version) logs the number out on stop.
+        const logoutAsked = (row: Msgapp.NumberRow | null) =>
+          (row?.logout_requested_at?.getTime() ?? 0) >= session.startedAt
+        return {
+          listed: (row: typeof r) => Effect.tryPromise(() => session.sync(row)),
+          stop: (why: Owned.Stop<typeof r>) =>
+            Effect.promise(async () => {
+              const logout =
+                why._tag === 'Changed'
+                  ? logoutAsked(why.row)
+                  : why._tag === 'Dropped' &&
+                    logoutAsked(await run(Msgapp.byChannel(r.channel_id)).catch(() => null))
+              await session.stop(logout)
+            }),
+        }
+      }),
   })
 
-  const reconcile = async () => {
-    const rows = await run(Msgapp.active).catch((e: unknown) => {
-      logger.warn('msgapp list unavailable', { error: String(e) })
-      return null
-    })
-    if (!rows) return
-    const want = new Map(rows.map((r) => [r.channel_id, r]))
-    for (const [id, s] of sessions) {
-      const w = want.get(id)
-      if (!w || w.version !== s.version) {
-        sessions.delete(id)
-        const n = w ?? (await run(Msgapp.byChannel(id)))
-        await s.stop((n?.logout_requested_at?.getTime() ?? 0) >= s.startedAt)
-        if (!w) await locks.unlock(id)
-      }
-    }
-    for (const r of rows) {
-      if (closing) return
-      const running = sessions.get(r.channel_id)
-      if (running) {
-        await running.sync(r)
-        continue
-      }
-      const mine = await locks.tryLock(r.channel_id).catch((e: unknown) => {
-        logger.warn('msgapp lock unavailable', { error: String(e) })
-        return false
-      })
-      if (!mine || closing) continue
-      sessions.set(r.channel_id, new Session(r.channel_id, r.version, Date.now(), deps))
-    }
-  }
-
-  let busy: Promise<void> | null = null
-  let again = false
-  const trigger = () => {
-    if (closing) return
-    if (busy) {
-      again = true
-      return
-    }
-    busy = reconcile()
-      .catch((e: unknown) => logger.warn('msgapp reconcile failed', { error: String(e) }))
-      .finally(() => {
-        busy = null
-        if (again) {
-          again = false
-          trigger()
-        }
-      })
-  }
-
   const onTrouble = (channelId: number, reason: string | null) => {
-    if (!sessions.has(channelId)) return
+    if (!owned.owns(channelId)) return
     if (reason === null) {
       // A restricted number sends again: back to active, no notification.
       void run(setStatus(channelId, 'active')).catch(() => {})
@@ -422,25 +391,10 @@ const make = Effect.gen(function* () {
   }
 
   yield* Effect.acquireRelease(
-    Effect.sync(() => {
-      const timer = setInterval(trigger, cfg.msgappPollMs)
-      const off = Live.onNudge(trigger)
-      const offTrouble = Live.onTrouble(onTrouble)
-      trigger()
-      return { timer, off, offTrouble }
-    }),
-    ({ timer, off, offTrouble }) =>
-      Effect.promise(async () => {
-        closing = true
-        clearInterval(timer)
-        off()
-        offTrouble()
-        await busy
-        await stopAll()
-        await locks.close()
-      }),
+    Effect.sync(() => Live.onTrouble(onTrouble)),
+    (off) => Effect.sync(off),
   )
-  return { running: () => [...sessions.keys()] } satisfies MsgappSessionsShape
+  return { running: owned.running } satisfies MsgappSessionsShape
 })
 
 /** The transport the configuration names: Baileys, or the test transport (`MSGAPP_TRANSPORT=test`). */

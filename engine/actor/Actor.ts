@@ -22,62 +22,23 @@
  *
  * Nothing here survives a process restart; durable state belongs to `load` / `onPassivate`.
  */
-import type { Cause, Scope } from 'effect'
-import { Context, Data, type Effect, Layer } from 'effect'
+import type { Scope } from 'effect'
+import { Context, type Effect, Layer } from 'effect'
+import type { ActorError, ActorStopped, EntityId, HandlerContext } from './ActorError.js'
 import * as internal from './internal.js'
 
-// ---------------------------------------------------------------------------------------------
-// Errors
-// ---------------------------------------------------------------------------------------------
-
-/** The actor (or this entity) was stopped before the message could be answered. */
-export class ActorStopped extends Data.TaggedError('ActorStopped')<{
-  readonly actor: string
-  readonly id: string
-}> {
-  override get message(): string {
-    return `actor ${this.actor}/${this.id} is stopped`
-  }
-}
-
-/** A handler died (threw or `Effect.die`); the entity was restarted. */
-export class ActorDefect extends Data.TaggedError('ActorDefect')<{
-  readonly actor: string
-  readonly id: string
-  readonly tag: string
-  readonly cause: Cause.Cause<unknown>
-}> {
-  override get message(): string {
-    return `actor ${this.actor}/${this.id} crashed handling ${this.tag}; it was restarted`
-  }
-}
-
-/** `load` failed or died; the entity stays unloaded and the next message retries the load. */
-export class ActorLoadFailed extends Data.TaggedError('ActorLoadFailed')<{
-  readonly actor: string
-  readonly id: string
-  readonly cause: Cause.Cause<unknown>
-}> {
-  override get message(): string {
-    return `actor ${this.actor}/${this.id} failed to load its state`
-  }
-}
-
-/** Every error the kit itself adds to an `ask`. */
-export type ActorError = ActorStopped | ActorDefect | ActorLoadFailed
+export {
+  ActorDefect,
+  type ActorError,
+  ActorLoadFailed,
+  ActorStopped,
+  type EntityId,
+  type HandlerContext,
+} from './ActorError.js'
 
 // ---------------------------------------------------------------------------------------------
 // Definitions
 // ---------------------------------------------------------------------------------------------
-
-/** Entity ids are primitives so that the registry can key on them. */
-export type EntityId = string | number
-
-/** What a handler knows besides its state and message. */
-export interface HandlerContext<Id extends EntityId> {
-  readonly actor: string
-  readonly id: Id
-}
 
 /**
  * A handler: `(state, message, ctx) => Effect<readonly [reply, newState], E, R>`.

@@ -20,7 +20,13 @@ import {
   Runtime,
   type Scope,
 } from 'effect'
-import { ActorDefect, ActorLoadFailed, ActorStopped, type EntityId, type HandlerContext } from './Actor.js'
+import {
+  ActorDefect,
+  ActorLoadFailed,
+  ActorStopped,
+  type EntityId,
+  type HandlerContext,
+} from './ActorError.js'
 
 export interface TaggedMessage {
   readonly _tag: string

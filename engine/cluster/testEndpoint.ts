@@ -1,6 +1,5 @@
 import * as http from 'node:http'
 import { Cause, Effect, Exit, Runtime, type Scope } from 'effect'
-import type { ClusterNodeShape } from './Cluster.js'
 
 /**
  * A loopback-only HTTP endpoint for the cluster tests (`CLUSTER_TEST_PORT`; off unless set). It
@@ -43,9 +42,25 @@ const describeError = (e: unknown) => {
   return { _tag: null, message: String(e), class: null, fields: {} }
 }
 
+/**
+ * The part of a cluster node the endpoint reads. Stated here rather than imported from
+ * `Cluster.ts`, which starts this endpoint: that keeps the two modules out of an import circle.
+ */
+export interface Endpointed {
+  readonly status: Effect.Effect<unknown>
+  readonly actors: ReadonlyMap<
+    string,
+    {
+      readonly cluster: {
+        readonly ask: (id: string | number, msg: { _tag: string }) => Effect.Effect<unknown, unknown>
+      }
+    }
+  >
+}
+
 const UNAVAILABLE = new Set(['ActorStopped', 'ActorLoadFailed'])
 
-export const serve = (node: ClusterNodeShape, port: number): Effect.Effect<number, never, Scope.Scope> =>
+export const serve = (node: Endpointed, port: number): Effect.Effect<number, never, Scope.Scope> =>
   Effect.gen(function* () {
     const run = Runtime.runPromiseExit(yield* Effect.runtime<never>())
     const handle = async (req: http.IncomingMessage, res: http.ServerResponse) => {

@@ -1,4 +1,4 @@
-import { Effect, } from 'effect'
+import { Effect } from 'effect'
 import nodemailer from 'nodemailer'
 import { MailError, type MailerShape, type MailMessage } from '../../actors/admin/Mailer'
 

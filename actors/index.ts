@@ -2,6 +2,8 @@ import { Layer } from 'effect'
 import * as ClusterActor from '../engine/cluster/ClusterActor'
 import * as Workspace from './admin/WorkspaceActor'
 import * as Channel from './channels/ChannelActor'
+import type { MailServers } from './channels/MailServers'
+import type { NumberLink } from './channels/msgapp'
 import * as Conversation from './inbox/ConversationActor'
 
 /** Every actor type of a node, each a service; requires the store, bus and rate limiter. */
@@ -18,7 +20,13 @@ export const clusterLayer = Layer.mergeAll(
 )
 
 /**
- * What the actors of every area offer handlers (http/route.ts `Services`): a new area with an
- * actor adds its tag here, beside its layer above, and nothing in http/ changes.
+ * What the domain offers handlers (http/route.ts `Services`): every area's actors and the ports
+ * its operations need (their adapters are provided by http/app.ts). A new area with an actor adds
+ * its tag here, beside its layer above, and nothing in http/ changes.
  */
-export type DomainServices = Conversation.ConversationActor | Workspace.WorkspaceActor | Channel.ChannelActor
+export type DomainServices =
+  | Conversation.ConversationActor
+  | Workspace.WorkspaceActor
+  | Channel.ChannelActor
+  | MailServers
+  | NumberLink

@@ -5,13 +5,17 @@ import * as Actors from '../actors'
 import * as Billing from '../actors/admin/billing'
 import type { Mailer as MailerPort } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
+import { MailServers } from '../actors/channels/MailServers'
+import { NumberLink } from '../actors/channels/msgapp'
 import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
+import { mailServers } from '../connectors/email/servers'
 import * as EmailSessions from '../connectors/email/sessions'
 import * as LivechatAdapter from '../connectors/livechat/adapter'
 import * as Mailer from '../connectors/mail/Mailer'
 import * as MsgappAdapter from '../connectors/msgapp/adapter'
+import { numberLink } from '../connectors/msgapp/numbers'
 import * as MsgappSessions from '../connectors/msgapp/sessions'
 import * as PaymentProviderLocal from '../connectors/payments/PaymentProviderLocal'
 import * as ConnectorRouter from '../connectors/router'
@@ -90,6 +94,9 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const ports = Layer.mergeAll(
     opts.mailer ?? Mailer.layer,
     opts.paymentProvider ?? PaymentProviderLocal.layer,
+    // The channel operations' ports to mail servers and to this node's number sessions.
+    Layer.succeed(MailServers, mailServers),
+    Layer.succeed(NumberLink, numberLink),
   ).pipe(Layer.provideMerge(keyed))
   // Each channel type's outbound adapter (below the actors: it needs none of them), one line each.
   const adapters = Layer.mergeAll(

@@ -1,4 +1,4 @@
-import type { Effect } from 'effect'
+import { Context, type Effect } from 'effect'
 import type { Config } from '../../engine/config'
 import type { EmailRow, Security } from '../../store/email'
 
@@ -51,7 +51,7 @@ export interface Detected {
   readonly hint: Hint
 }
 
-export interface MailServers {
+export interface MailServersShape {
   readonly detect: (address: string) => Effect.Effect<Detected>
   /** `smtpOwnPassword`: the SMTP password differs from the IMAP one, so its refusal names `smtp_password`. */
   readonly signIn: (
@@ -61,3 +61,6 @@ export interface MailServers {
   readonly accessOf: (mailbox: EmailRow) => Effect.Effect<MailboxAccess, never, Config>
   readonly nudge: () => void
 }
+
+/** The mail-servers port; connectors/email/servers.ts is its adapter (http/app.ts provides it). */
+export class MailServers extends Context.Tag('kotak/MailServers')<MailServers, MailServersShape>() {}

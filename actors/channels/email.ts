@@ -11,7 +11,13 @@ import { Text } from '../fields'
 import { addMessages, type Locale, t } from '../i18n'
 import { AutoReply, Hours, quotaFull, updateCommon } from './channels'
 import { grantSelectedMembers } from './grants'
-import type { Folders, MailboxAccess, MailServers, Refusal } from './MailServers'
+import {
+  type Folders,
+  type MailboxAccess,
+  MailServers,
+  type MailServersShape,
+  type Refusal,
+} from './MailServers'
 import { presentEmail, presentSync, quotaOf } from './presenters'
 
 /**
@@ -150,13 +156,13 @@ const refusalField = (r: Refusal): Record<string, FieldMessage> => ({
 })
 
 /** Signs in to both servers; a refusal is a 422 on the field to correct. */
-const signIn = (servers: MailServers, access: MailboxAccess, smtpOwnPassword: boolean) =>
+const signIn = (servers: MailServersShape, access: MailboxAccess, smtpOwnPassword: boolean) =>
   servers.signIn(access, smtpOwnPassword).pipe(Effect.mapError((r) => invalid(refusalField(r))))
 
 type ServerFields = { readonly [K in keyof typeof Server]?: Schema.Schema.Type<(typeof Server)[K]> }
 
 /** The servers of a new mailbox: what was given, the rest from the provider table. */
-const resolveServers = (servers: MailServers, address: string, password: string, b: ServerFields) =>
+const resolveServers = (servers: MailServersShape, address: string, password: string, b: ServerFields) =>
   Effect.gen(function* () {
     const d = !b.imap_host || !b.smtp_host ? yield* servers.detect(address) : null
     const username = b.username?.trim() || address
@@ -234,19 +240,23 @@ const announce = (c: Channels.ChannelRow) =>
 // ---- Operations ------------------------------------------------------------------------------
 
 /** The provider of an address, its suggested servers and a hint in the caller's language. */
-export const detect = (servers: MailServers, address: string, locale: Locale) =>
-  Effect.map(servers.detect(address.trim()), (d) => ({
-    provider: d.provider,
-    supported: d.supported,
-    imap: d.imap,
-    smtp: d.smtp,
-    hint: d.hint,
-    hint_text: d.hint ? t(locale, `email.hint.${d.hint}`) : null,
-  }))
+export const detect = (address: string, locale: Locale) =>
+  Effect.map(
+    Effect.flatMap(MailServers, (servers) => servers.detect(address.trim())),
+    (d) => ({
+      provider: d.provider,
+      supported: d.supported,
+      imap: d.imap,
+      smtp: d.smtp,
+      hint: d.hint,
+      hint_text: d.hint ? t(locale, `email.hint.${d.hint}`) : null,
+    }),
+  )
 
 /** Signs in to both servers without sending; the servers used, the folders and the Sent folder. */
-export const test = (servers: MailServers, body: typeof TestBody.Type) =>
+export const test = (body: typeof TestBody.Type) =>
   Effect.gen(function* () {
+    const servers = yield* MailServers
     const access = yield* resolveServers(servers, body.address.trim(), body.password, body)
     const found = yield* signIn(servers, access, !!body.smtp_password)
     return {
@@ -262,8 +272,9 @@ export const test = (servers: MailServers, body: typeof TestBody.Type) =>
   })
 
 /** Connects a mailbox after a successful sign-in (quota; an address lives in one workspace only). */
-export const connect = (servers: MailServers, workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
+export const connect = (workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
   Effect.gen(function* () {
+    const servers = yield* MailServers
     const address = body.address.trim()
     // Checked again atomically on insert; first here so a taken address is not signed in to.
     if (yield* Email.addressTaken(address)) return yield* Effect.fail(addressTaken())
@@ -301,13 +312,9 @@ export const connect = (servers: MailServers, workspace: WorkspaceRow, body: typ
   })
 
 /** Changes a mailbox; a change of server, username, password or folders is signed in with first. */
-export const update = (
-  servers: MailServers,
-  workspace: WorkspaceRow,
-  id: number,
-  body: typeof PatchBody.Type,
-) =>
+export const update = (workspace: WorkspaceRow, id: number, body: typeof PatchBody.Type) =>
   Effect.gen(function* () {
+    const servers = yield* MailServers
     const { channel, email } = yield* emailChannelOr404(workspace.id, id)
     const before = yield* servers.accessOf(email)
     const address = body.address?.trim() ?? email.address
@@ -381,8 +388,9 @@ export const update = (
   })
 
 /** The mailbox's folders (signing in again), which are read, and the Sent folder. */
-export const folders = (servers: MailServers, workspace: WorkspaceRow, id: number) =>
+export const folders = (workspace: WorkspaceRow, id: number) =>
   Effect.gen(function* () {
+    const servers = yield* MailServers
     const { email } = yield* emailChannelOr404(workspace.id, id)
     const found = yield* signIn(servers, yield* servers.accessOf(email), email.smtp_password_sealed !== null)
     return {
@@ -393,8 +401,9 @@ export const folders = (servers: MailServers, workspace: WorkspaceRow, id: numbe
   })
 
 /** Asks for a sync now, skipping the pause after failed sign-ins. */
-export const sync = (servers: MailServers, workspace: WorkspaceRow, id: number) =>
+export const sync = (workspace: WorkspaceRow, id: number) =>
   Effect.gen(function* () {
+    const servers = yield* MailServers
     const { channel } = yield* emailChannelOr404(workspace.id, id)
     const email = yield* Email.requestSync(channel.id)
     if (!email) return yield* Effect.fail(notFound())

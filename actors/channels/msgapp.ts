@@ -1,4 +1,4 @@
-import { Effect, Schema } from 'effect'
+import { Context, Effect, Schema } from 'effect'
 import QRCode from 'qrcode'
 import { invalidateCredentials, publishEvent } from '../../engine/events'
 import { iso } from '../../engine/time'
@@ -41,12 +41,15 @@ addMessages({
 })
 
 /** What these operations need from the number's connector (connectors/msgapp/numbers.ts). */
-export interface NumberLink {
+export interface NumberLinkShape {
   /** This node's session supervisor looks at the numbers' requests now, not at its next poll. */
   readonly nudge: () => void
   /** `+digits` of a chat id that carries a phone number, else null. */
   readonly phoneOf: (jid: string) => string | null
 }
+
+/** The number-link port; connectors/msgapp/numbers.ts is its adapter (http/app.ts provides it). */
+export class NumberLink extends Context.Tag('kotak/NumberLink')<NumberLink, NumberLinkShape>() {}
 
 export const CreateBody = Schema.Struct({
   name: Text(1, 100),
@@ -137,7 +140,7 @@ const statusNow = (channel: Channels.ChannelRow) =>
  * Number health: the last sends (newest first), the 24-hour counts, and the warm-up allowance of
  * a new number (null once warmed up).
  */
-const healthOf = (link: NumberLink, n: Msgapp.NumberRow) =>
+const healthOf = (link: NumberLinkShape, n: Msgapp.NumberRow) =>
   Effect.map(Msgapp.sendLog(n.channel_id, LOG_SIZE), ({ rows, counts }) => {
     const warmup = warmupOf(n.linked_at, Date.now())
     return {
@@ -163,8 +166,9 @@ const healthOf = (link: NumberLink, n: Msgapp.NumberRow) =>
 // ---- Operations ------------------------------------------------------------------------------
 
 /** A new number within the channel quota, to be linked next; the quota after it. */
-export const add = (link: NumberLink, workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
+export const add = (workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
   Effect.gen(function* () {
+    const link = yield* NumberLink
     const limit = limitsOf(workspace).channels
     const made = yield* Msgapp.createWithinQuota(workspace.id, limit, body.name.trim())
     if (!made) return yield* Effect.fail(quotaFull())
@@ -194,8 +198,9 @@ export const qr = (workspace: WorkspaceRow, id: number) =>
   })
 
 /** Asks the number's session for a pairing code for `phone` and waits for it (503 after 20 s). */
-export const pair = (link: NumberLink, workspace: WorkspaceRow, id: number, phone: string) =>
+export const pair = (workspace: WorkspaceRow, id: number, phone: string) =>
   Effect.gen(function* () {
+    const link = yield* NumberLink
     const digits = phone.replace(/[\s().+-]/g, '')
     if (!/^\d{8,15}$/.test(digits))
       return yield* Effect.fail(invalid({ phone: { key: 'field.phone_number' } }))
@@ -215,15 +220,17 @@ export const pair = (link: NumberLink, workspace: WorkspaceRow, id: number, phon
   })
 
 /** Link, connection and history import, with the number's health. */
-export const status = (link: NumberLink, workspace: WorkspaceRow, id: number) =>
+export const status = (workspace: WorkspaceRow, id: number) =>
   Effect.gen(function* () {
+    const link = yield* NumberLink
     const { channel, number } = yield* numberOr404(workspace.id, id)
     return { ...presentStatus(channel, number), health: yield* healthOf(link, number) }
   })
 
 /** Logs the number out; its link and auth state go (the running session logs the socket out first). */
-export const logout = (link: NumberLink, workspace: WorkspaceRow, id: number) =>
+export const logout = (workspace: WorkspaceRow, id: number) =>
   Effect.gen(function* () {
+    const link = yield* NumberLink
     const { channel } = yield* numberOr404(workspace.id, id)
     yield* Msgapp.bump(channel.id, true)
     const row = yield* setStatus(channel.id, 'logged_out')
@@ -233,8 +240,9 @@ export const logout = (link: NumberLink, workspace: WorkspaceRow, id: number) =>
   })
 
 /** Reconnects now; after a logout, linking starts again. */
-export const reconnect = (link: NumberLink, workspace: WorkspaceRow, id: number) =>
+export const reconnect = (workspace: WorkspaceRow, id: number) =>
   Effect.gen(function* () {
+    const link = yield* NumberLink
     const { channel } = yield* numberOr404(workspace.id, id)
     yield* Msgapp.bump(channel.id, false)
     const row = yield* setStatus(channel.id, 'connecting')
@@ -243,8 +251,9 @@ export const reconnect = (link: NumberLink, workspace: WorkspaceRow, id: number)
   })
 
 /** Asks a linked number for the chat history of the last 7, 30 or 90 days. */
-export const importHistory = (link: NumberLink, workspace: WorkspaceRow, id: number, days: number) =>
+export const importHistory = (workspace: WorkspaceRow, id: number, days: number) =>
   Effect.gen(function* () {
+    const link = yield* NumberLink
     if (!HISTORY_DAYS.includes(days))
       return yield* Effect.fail(invalid({ days: { key: 'field.history_days' } }))
     const { channel } = yield* numberOr404(workspace.id, id)

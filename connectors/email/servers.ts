@@ -1,5 +1,5 @@
 import { Effect } from 'effect'
-import type { MailServers, Refusal } from '../../actors/channels/MailServers'
+import type { MailServersShape, Refusal } from '../../actors/channels/MailServers'
 import { Config } from '../../engine/config'
 import { accessOf } from './access'
 import { probe, SignInRefused } from './mailbox'
@@ -7,7 +7,7 @@ import { nudge } from './nudge'
 import { detect } from './providers'
 
 /** The mail servers as the e-mail channel's operations see them (actors/channels/MailServers.ts). */
-export const mailServers: MailServers = {
+export const mailServers: MailServersShape = {
   detect: (address) => Effect.promise(() => detect(address)),
   signIn: (access, smtpOwnPassword) =>
     Effect.flatMap(Config, (cfg) =>

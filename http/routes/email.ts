@@ -1,7 +1,6 @@
 import { Effect, Schema } from 'effect'
 import { ChannelParams } from '../../actors/channels/channels'
 import * as Email from '../../actors/channels/email'
-import { mailServers } from '../../connectors/email/servers'
 import { created, ok, type Route, route } from '../route'
 
 /**
@@ -19,7 +18,7 @@ export const routes: readonly Route[] = [
     summary:
       'Provider of an address, suggested IMAP/SMTP servers and a hint (app password, unsupported suite)',
     body: Schema.Struct({ address: Email.Address }),
-    handler: ({ body, locale }) => Effect.map(Email.detect(mailServers, body.address, locale), (d) => ok(d)),
+    handler: ({ body, locale }) => Effect.map(Email.detect(body.address, locale), (d) => ok(d)),
   }),
   route({
     method: 'POST',
@@ -29,7 +28,7 @@ export const routes: readonly Route[] = [
     tag: 'Channels',
     summary: 'IMAP and SMTP sign-in without sending; selectable folders and the Sent folder; per-field 422',
     body: Email.TestBody,
-    handler: ({ body }) => Effect.map(Email.test(mailServers, body), (r) => ok(r)),
+    handler: ({ body }) => Effect.map(Email.test(body), (r) => ok(r)),
   }),
   route({
     method: 'POST',
@@ -40,9 +39,7 @@ export const routes: readonly Route[] = [
     summary: 'Connect a mailbox (quota; an address lives in one workspace only, else 409)',
     body: Email.CreateBody,
     handler: ({ workspace, body }) =>
-      Effect.map(Email.connect(mailServers, workspace, body), ({ channel, quota }) =>
-        created(channel, { quota }),
-      ),
+      Effect.map(Email.connect(workspace, body), ({ channel, quota }) => created(channel, { quota })),
   }),
   route({
     method: 'PATCH',
@@ -54,7 +51,7 @@ export const routes: readonly Route[] = [
     params: ChannelParams,
     body: Email.PatchBody,
     handler: ({ workspace, params, body }) =>
-      Effect.map(Email.update(mailServers, workspace, params.id, body), (c) => ok(c)),
+      Effect.map(Email.update(workspace, params.id, body), (c) => ok(c)),
   }),
   route({
     method: 'GET',
@@ -64,8 +61,7 @@ export const routes: readonly Route[] = [
     tag: 'Channels',
     summary: 'Folders (signs in again) with a `selected` flag, plus the Sent folder',
     params: ChannelParams,
-    handler: ({ workspace, params }) =>
-      Effect.map(Email.folders(mailServers, workspace, params.id), (f) => ok(f)),
+    handler: ({ workspace, params }) => Effect.map(Email.folders(workspace, params.id), (f) => ok(f)),
   }),
   route({
     method: 'POST',
@@ -75,7 +71,6 @@ export const routes: readonly Route[] = [
     tag: 'Channels',
     summary: 'Check the mailbox now, skipping the pause after failed sign-ins; answers {sync, channel}',
     params: ChannelParams,
-    handler: ({ workspace, params }) =>
-      Effect.map(Email.sync(mailServers, workspace, params.id), (s) => ok(s)),
+    handler: ({ workspace, params }) => Effect.map(Email.sync(workspace, params.id), (s) => ok(s)),
   }),
 ]

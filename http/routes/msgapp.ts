@@ -1,7 +1,6 @@
 import { Effect, Schema } from 'effect'
 import { ChannelParams } from '../../actors/channels/channels'
 import * as Msgapp from '../../actors/channels/msgapp'
-import { numberLink } from '../../connectors/msgapp/numbers'
 import { created, ok, type Route, route } from '../route'
 
 /**
@@ -20,9 +19,7 @@ export const routes: readonly Route[] = [
       'Add a messaging-app number (channel quota checked); link it next with the QR code or a pairing code',
     body: Msgapp.CreateBody,
     handler: ({ workspace, body }) =>
-      Effect.map(Msgapp.add(numberLink, workspace, body), ({ channel, quota }) =>
-        created(channel, { quota }),
-      ),
+      Effect.map(Msgapp.add(workspace, body), ({ channel, quota }) => created(channel, { quota })),
   }),
   route({
     method: 'GET',
@@ -44,7 +41,7 @@ export const routes: readonly Route[] = [
     params: ChannelParams,
     body: Schema.Struct({ phone: Schema.String.pipe(Schema.maxLength(40)) }),
     handler: ({ workspace, params, body }) =>
-      Effect.map(Msgapp.pair(numberLink, workspace, params.id, body.phone), (p) => ok(p)),
+      Effect.map(Msgapp.pair(workspace, params.id, body.phone), (p) => ok(p)),
   }),
   route({
     method: 'GET',
@@ -55,8 +52,7 @@ export const routes: readonly Route[] = [
     summary:
       'Latest status of the number (link, connection, history import) and its health: send log, 24-hour counts, warm-up allowance',
     params: ChannelParams,
-    handler: ({ workspace, params }) =>
-      Effect.map(Msgapp.status(numberLink, workspace, params.id), (s) => ok(s)),
+    handler: ({ workspace, params }) => Effect.map(Msgapp.status(workspace, params.id), (s) => ok(s)),
   }),
   route({
     method: 'POST',
@@ -66,8 +62,7 @@ export const routes: readonly Route[] = [
     tag: 'Channels',
     summary: 'Log the number out of the messaging service (its link and auth state are removed)',
     params: ChannelParams,
-    handler: ({ workspace, params }) =>
-      Effect.map(Msgapp.logout(numberLink, workspace, params.id), (s) => ok(s)),
+    handler: ({ workspace, params }) => Effect.map(Msgapp.logout(workspace, params.id), (s) => ok(s)),
   }),
   route({
     method: 'POST',
@@ -77,8 +72,7 @@ export const routes: readonly Route[] = [
     tag: 'Channels',
     summary: 'Reconnect the number now (after a logout: start linking again)',
     params: ChannelParams,
-    handler: ({ workspace, params }) =>
-      Effect.map(Msgapp.reconnect(numberLink, workspace, params.id), (s) => ok(s)),
+    handler: ({ workspace, params }) => Effect.map(Msgapp.reconnect(workspace, params.id), (s) => ok(s)),
   }),
   route({
     method: 'POST',
@@ -90,7 +84,7 @@ export const routes: readonly Route[] = [
     params: ChannelParams,
     body: Schema.Struct({ days: Schema.Number }),
     handler: ({ workspace, params, body }) =>
-      Effect.map(Msgapp.importHistory(numberLink, workspace, params.id, body.days), (s) => ok(s)),
+      Effect.map(Msgapp.importHistory(workspace, params.id, body.days), (s) => ok(s)),
   }),
   route({
     method: 'GET',

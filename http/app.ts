@@ -41,6 +41,8 @@ import * as CategoryRoutes from './routes/categories'
 import * as ChannelApiRoutes from './routes/channelApi'
 import * as ChannelIconRoutes from './routes/channelIcons'
 import * as ChannelRoutes from './routes/channels'
+import * as ContactRoutes from './routes/contacts'
+import * as CustomFieldRoutes from './routes/customFields'
 import * as DashboardRoutes from './routes/dashboard'
 import * as EmailRoutes from './routes/email'
 import * as GroupRoutes from './routes/groups'
@@ -48,6 +50,7 @@ import * as IdentityRoutes from './routes/identity'
 import * as InteractionRoutes from './routes/interactions'
 import * as InvitationRoutes from './routes/invitations'
 import * as LabelRuleRoutes from './routes/labelRules'
+import * as LabelRoutes from './routes/labels'
 import * as LivechatChannelRoutes from './routes/livechatChannels'
 import * as LivechatVisitorRoutes from './routes/livechatVisitor'
 import * as LivechatWidgetRoutes from './routes/livechatWidget'
@@ -98,6 +101,9 @@ export const allRoutes = (): readonly Route[] => {
     ...CategoryRoutes.routes,
     ...TemplateRoutes.routes,
     ...LabelRuleRoutes.routes,
+    ...ContactRoutes.routes,
+    ...LabelRoutes.routes,
+    ...CustomFieldRoutes.routes,
     ...ChannelRoutes.routes,
     ...ChannelApiRoutes.routes,
     ...EmailRoutes.routes,

@@ -42,6 +42,7 @@ import * as ChannelApiRoutes from './routes/channelApi'
 import * as ChannelIconRoutes from './routes/channelIcons'
 import * as ChannelRoutes from './routes/channels'
 import * as ContactRoutes from './routes/contacts'
+import * as ContactCsvRoutes from './routes/contactsCsv'
 import * as CustomFieldRoutes from './routes/customFields'
 import * as DashboardRoutes from './routes/dashboard'
 import * as EmailRoutes from './routes/email'
@@ -101,6 +102,7 @@ export const allRoutes = (): readonly Route[] => {
     ...CategoryRoutes.routes,
     ...TemplateRoutes.routes,
     ...LabelRuleRoutes.routes,
+    ...ContactCsvRoutes.routes,
     ...ContactRoutes.routes,
     ...LabelRoutes.routes,
     ...CustomFieldRoutes.routes,

@@ -97,7 +97,8 @@ export const matchOrCreate = (
 
 // ---- The list ---------------------------------------------------------------------------------
 
-export type Sort = 'recent' | 'name' | 'created'
+/** The list's orders, and `created_asc` (oldest first) for the export. */
+export type Sort = 'recent' | 'name' | 'created' | 'created_asc'
 
 export interface ListFilter {
   readonly q?: string
@@ -140,9 +141,15 @@ const whereOf = (sql: SqlClient.SqlClient, workspaceId: number, f: ListFilter): 
 const SORT_KEY: Readonly<Record<Sort, string>> = {
   recent: `GREATEST(c.created_at, (SELECT max(COALESCE(cv.last_message_at, cv.created_at)) FROM conversations cv WHERE cv.contact_id = c.id))`,
   created: 'c.created_at',
+  created_asc: 'c.created_at',
   name: 'lower(c.name)',
 }
-const ASCENDING: Readonly<Record<Sort, boolean>> = { recent: false, created: false, name: true }
+const ASCENDING: Readonly<Record<Sort, boolean>> = {
+  recent: false,
+  created: false,
+  created_asc: true,
+  name: true,
+}
 
 /** A position in a sorted list: the sort value and id of the last row seen. */
 export interface Cursor {
@@ -170,8 +177,9 @@ export const list = (workspaceId: number, f: ListFilter, sort: Sort, page: ListP
       )
     }
     const dir = asc ? 'ASC' : 'DESC'
-    return sql<ContactView & { sort_key: string | Date }>`
-      ${sql.literal(VIEW.replace('FROM contacts c', `, ${key} AS sort_key FROM contacts c`))}
+    // The sort value as text keeps a timestamp's microseconds, so a cursor resumes exactly.
+    return sql<ContactView & { sort_key: string }>`
+      ${sql.literal(VIEW.replace('FROM contacts c', `, (${key})::text AS sort_key FROM contacts c`))}
       WHERE ${sql.and(where)}
       ORDER BY ${sql.literal(`${key} ${dir}, c.id ${dir}`)}
       LIMIT ${page.limit} OFFSET ${page.after ? 0 : page.offset}`

@@ -172,8 +172,8 @@ export const filterOf = (
 })
 
 /** Cursors are opaque to clients: the last row's sort value and id. */
-const encodeCursor = (sort: Contacts.Sort, v: string | Date, id: number) =>
-  Buffer.from(JSON.stringify([sort, v instanceof Date ? v.toISOString() : v, id])).toString('base64url')
+const encodeCursor = (sort: Contacts.Sort, v: string, id: number) =>
+  Buffer.from(JSON.stringify([sort, v, id])).toString('base64url')
 const decodeCursor = (sort: Contacts.Sort, raw: string): Contacts.Cursor | null => {
   try {
     const x: unknown = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'))

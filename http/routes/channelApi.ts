@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { ConversationActor, ConversationNotFound, presentMessage } from '../../actors/conversation'
+import { ConversationActor, presentMessage } from '../../actors/conversation'
 import { readLink } from '../../connectors/api/files'
 import * as Webhooks from '../../connectors/api/webhooks'
 import { Config } from '../../engine/config'
@@ -104,6 +104,14 @@ const fetchAttachment = (workspaceId: number, a: typeof Attachment.Type, index: 
  * on `conv:`), `inbox.changed` on `ws:`. A `message.id` already stored answers the stored message.
  */
 export const simulateInbound = (channel: ChannelRow, body: InboundBody) =>
+  // The conversation went away between finding it and appending (its contact was deleted): once
+  // more from the start, which opens a new conversation (and contact) for the customer's message.
+  inboundOnce(channel, body).pipe(
+    Effect.catchTag('ConversationNotFound', () => inboundOnce(channel, body)),
+    Effect.catchTag('ConversationNotFound', () => Effect.fail(notFound())),
+  )
+
+const inboundOnce = (channel: ChannelRow, body: InboundBody) =>
   Effect.gen(function* () {
     if ((body.message.text ?? '').trim() === '' && (body.message.attachments ?? []).length === 0)
       return yield* Effect.fail(invalid({ 'message.text': { key: 'field.required' } }))
@@ -127,21 +135,14 @@ export const simulateInbound = (channel: ChannelRow, body: InboundBody) =>
       m: { readonly type: string; readonly body: string; readonly fileId?: number },
       cid: string,
     ) =>
-      actor
-        .ask(thread.conversation_id, {
-          _tag: 'Append',
-          direction: 'in',
-          ...m,
-          sender: { name: contact.name ?? null, external_id: contact.id ?? null },
-          clientId: cid,
-          sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
-        })
-        .pipe(
-          Effect.catchIf(
-            (e): e is ConversationNotFound => e instanceof ConversationNotFound,
-            () => Effect.fail(notFound()),
-          ),
-        )
+      actor.ask(thread.conversation_id, {
+        _tag: 'Append',
+        direction: 'in',
+        ...m,
+        sender: { name: contact.name ?? null, external_id: contact.id ?? null },
+        clientId: cid,
+        sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
+      })
     // The text travels with the first file, as a caption; each further file is a message of its own.
     const [first, ...rest] = files
     const message = yield* append(

@@ -36,11 +36,12 @@ const BUILT: ReadonlyArray<readonly [string, string]> = [
   ['1', '4.7'],
   ['2', '4.1'],
   ['2', '4.2'],
+  ['2', '4.4'],
 ]
 
 /**
  * The spec's permission column as a set: `-` or empty is none, `same` repeats the row above,
- * `a or b` and `a (or b)` are alternatives.
+ * `a or b`, `a (or b)` and `a / b` are alternatives.
  */
 const permissions = new Map<(typeof rows)[number], string | undefined>()
 rows.reduce<string | undefined>((prev, r) => {
@@ -48,7 +49,7 @@ rows.reduce<string | undefined>((prev, r) => {
   const own = raw === 'same' ? prev : raw === '' || raw === '-' ? undefined : raw
   const set = own
     ?.replace(/[()]/g, '')
-    .split(/\s+or\s+/)
+    .split(/\s+or\s+|\s+\/\s+/)
     .map((x) => x.trim())
     .sort()
     .join(' | ')

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Contacts from '../../store/contacts'
 import * as I from '../inbox/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -132,6 +133,17 @@ describe('contacts', () => {
     expect((await oo.get('/v1/contacts?owner=me')).data.map((c: any) => c.name)).toEqual(['Anton'])
     expect((await oo.get('/v1/contacts?owner=none')).meta.total).toBe(4)
     expect((await oo.get(`/v1/contacts?channel_id=${ch.id}`)).data.map((c: any) => c.name)).toEqual(['Bayu'])
+    // A business label the phone put on Bayu's chat (as the messaging-app connector records it).
+    await I.sql(
+      s,
+      (db) =>
+        db`INSERT INTO msgapp_labels (channel_id, label_id, name, color) VALUES (${ch.id}, '7', 'Lunas', 3)`,
+    )
+    await s.run(Contacts.markMsgappLabel(made[2].id, ch.id, '7', true))
+    expect((await oo.get('/v1/contacts?msgapp_label_id=7')).data.map((c: any) => c.name)).toEqual(['Bayu'])
+    expect((await oo.get(`/v1/contacts/${made[2].id}`)).data.msgapp_labels).toEqual([
+      { channel_id: ch.id, label_id: '7', name: 'Lunas', color: 3 },
+    ])
     // Pages, then the same walk by cursor.
     const p2 = await oo.get('/v1/contacts?sort=name&per_page=2&page=2')
     expect(p2.data.map((c: any) => c.name)).toEqual(['Citra', 'Dewi'])

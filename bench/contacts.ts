@@ -9,10 +9,11 @@
  * changed), and the export of everything; rows/s for each and the process's peak RSS (sampled
  * every 20 ms, and the kernel's `maxRSS`). Writes bench/results/contacts.json and .md.
  */
+
+import { execSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
-import { execSync } from 'node:child_process'
 import { Effect } from 'effect'
 import { loadConfig } from '../engine/config.js'
 import { makeLogger } from '../engine/log.js'
@@ -117,7 +118,11 @@ const main = async () => {
       database: db ? 'postgres' : 'embedded',
       rows: ROWS,
       file_mb: mb(file.byteLength),
-      import_first: { seconds: Math.round(first.seconds * 100) / 100, rows_per_second: first.rows_per_second, result: first.result },
+      import_first: {
+        seconds: Math.round(first.seconds * 100) / 100,
+        rows_per_second: first.rows_per_second,
+        result: first.result,
+      },
       import_again: {
         seconds: Math.round(second.seconds * 100) / 100,
         rows_per_second: second.rows_per_second,
@@ -128,7 +133,12 @@ const main = async () => {
         rows_per_second: Math.round(ROWS / exportSeconds),
         mb: mb(bytes),
       },
-      rss_mb: { before: mb(rssBefore), peak_first_import: mb(peakFirst), peak: mb(peak), max_rss_kernel: mb(process.resourceUsage().maxRSS * 1024) },
+      rss_mb: {
+        before: mb(rssBefore),
+        peak_first_import: mb(peakFirst),
+        peak: mb(peak),
+        max_rss_kernel: mb(process.resourceUsage().maxRSS * 1024),
+      },
       target: `${ROWS} rows imported in under ${TARGET_SECONDS} s`,
       met: first.seconds < TARGET_SECONDS,
     }

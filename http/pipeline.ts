@@ -33,6 +33,8 @@ export interface Outgoing {
   readonly status: number
   readonly headers: ReadonlyArray<readonly [string, string]>
   readonly body: string | Uint8Array
+  /** The rest of a streamed body (a Raw reply's `stream`), written after `body`. */
+  readonly stream?: AsyncIterable<Uint8Array>
 }
 
 /**
@@ -238,7 +240,12 @@ const toOutgoing = (reply: Reply, meta: Meta): Outgoing => {
   for (const c of reply.cookies ?? []) headers.push(['Set-Cookie', c])
   if (reply._tag === 'Raw') {
     headers.push(['Content-Type', reply.contentType])
-    return { status: reply.status, headers, body: reply.body }
+    return {
+      status: reply.status,
+      headers,
+      body: reply.body,
+      ...(reply.stream ? { stream: reply.stream } : {}),
+    }
   }
   headers.push(['Content-Type', JSON_TYPE])
   return { status: reply.status, headers, body: dataBody(reply.data, reply.meta) }

@@ -102,6 +102,11 @@ export type Reply =
       readonly status: number
       readonly contentType: string
       readonly body: string | Uint8Array
+      /**
+       * More of the body, written after `body` as it comes (chunked, with backpressure): large
+       * downloads such as the contacts export. A failure midway cuts the connection.
+       */
+      readonly stream?: AsyncIterable<Uint8Array>
       readonly headers?: Readonly<Record<string, string>>
       readonly cookies?: readonly string[]
     }

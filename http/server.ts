@@ -53,8 +53,11 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       return
     }
     let aborted = false
+    // A streamed answer waiting for the socket to drain wakes up when the client goes away.
+    let wake: (() => void) | null = null
     res.onAborted(() => {
       aborted = true
+      wake?.()
     })
     const headers = new Map<string, string>()
     req.forEach((k, v) => {
@@ -69,11 +72,44 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     }
     const respond = (out: Outgoing, close = false) => {
       if (aborted) return
+      if (out.stream) {
+        void respondStream(out, out.stream)
+        return
+      }
       res.cork(() => {
         res.writeStatus(statusLine(out.status))
         for (const [k, v] of out.headers) res.writeHeader(k, v)
         res.end(out.body, close)
       })
+    }
+    // Chunked: each chunk written corked; when uWS reports backpressure, wait for `onWritable`.
+    const respondStream = async (out: Outgoing, stream: AsyncIterable<Uint8Array>) => {
+      res.cork(() => {
+        res.writeStatus(statusLine(out.status))
+        for (const [k, v] of out.headers) res.writeHeader(k, v)
+        if (out.body.length > 0) res.write(out.body)
+      })
+      try {
+        for await (const chunk of stream) {
+          if (aborted) return
+          let drained = true
+          res.cork(() => {
+            drained = res.write(chunk)
+          })
+          if (!drained && !aborted)
+            await new Promise<void>((resolve) => {
+              wake = resolve
+              res.onWritable(() => {
+                resolve()
+                return true
+              })
+            })
+        }
+        if (!aborted) res.cork(() => res.end())
+      } catch {
+        // The status is sent already: the client sees the connection cut, not a complete file.
+        if (!aborted) res.close()
+      }
     }
     const dispatch = (body: Uint8Array | null) => {
       opts.handle({ ...base, body }, (out) =>

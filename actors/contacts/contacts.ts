@@ -21,16 +21,8 @@ export interface Ctx {
   readonly userId: number
 }
 
-export interface ContactInput {
-  readonly name?: string
-  readonly phone?: string | null
-  readonly email?: string | null
-  readonly company?: string | null
-  readonly job_title?: string | null
-  readonly address?: string | null
-  readonly city?: string | null
-  readonly language?: string | null
-  readonly owner_id?: number | null
+/** The fields of spec 2 §2 as sent (normalised here), with the labels and custom values. */
+export interface ContactInput extends Contacts.ContactFields {
   readonly label_ids?: readonly number[]
   readonly custom?: Readonly<Record<string, unknown>>
 }
@@ -159,16 +151,19 @@ export const update = (ctx: Ctx, id: number, input: ContactInput) =>
     return yield* find(ctx.workspaceId, id)
   })
 
-export const addLabel = (ctx: Ctx, id: number, labelId: number) =>
+/** Adds or removes one label; adding an unknown label is 422, removing one the contact lacks 404. */
+const changeLabel = (ctx: Ctx, id: number, labelId: number, on: boolean) =>
   Effect.gen(function* () {
     yield* find(ctx.workspaceId, id)
     const label = yield* Contacts.labelById(ctx.workspaceId, labelId)
-    if (!label) return yield* Effect.fail(invalid({ label_id: { key: 'field.unknown' } }))
-    yield* Contacts.addLabel(id, labelId)
+    if (!label) return yield* Effect.fail(on ? invalid({ label_id: { key: 'field.unknown' } }) : missing())
+    if (on) yield* Contacts.addLabel(id, labelId)
+    else if (!(yield* Contacts.removeLabel(id, labelId))) return yield* Effect.fail(missing())
+    const kind = on ? 'label_added' : 'label_removed'
     yield* Contacts.recordEvent(
       ctx.workspaceId,
       id,
-      'label_added',
+      kind,
       { label_id: labelId, name: label.name },
       ctx.userId,
     )
@@ -176,21 +171,8 @@ export const addLabel = (ctx: Ctx, id: number, labelId: number) =>
     return yield* find(ctx.workspaceId, id)
   })
 
-export const removeLabel = (ctx: Ctx, id: number, labelId: number) =>
-  Effect.gen(function* () {
-    yield* find(ctx.workspaceId, id)
-    const label = yield* Contacts.labelById(ctx.workspaceId, labelId)
-    if (!label || !(yield* Contacts.removeLabel(id, labelId))) return yield* Effect.fail(missing())
-    yield* Contacts.recordEvent(
-      ctx.workspaceId,
-      id,
-      'label_removed',
-      { label_id: labelId, name: label.name },
-      ctx.userId,
-    )
-    yield* contactsChanged(ctx.workspaceId, id, 'labels')
-    return yield* find(ctx.workspaceId, id)
-  })
+export const addLabel = (ctx: Ctx, id: number, labelId: number) => changeLabel(ctx, id, labelId, true)
+export const removeLabel = (ctx: Ctx, id: number, labelId: number) => changeLabel(ctx, id, labelId, false)
 
 /** The broadcast opt-out flag (honoured by broadcasts when they exist). */
 export const setOptOut = (ctx: Ctx, id: number, optOut: boolean) =>

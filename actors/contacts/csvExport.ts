@@ -14,21 +14,7 @@ import { shownValues, toText } from './customValues'
  */
 export const PAGE = 2000
 const BOM = new Uint8Array([0xef, 0xbb, 0xbf])
-const BASE = [
-  'id',
-  'name',
-  'phone',
-  'email',
-  'company',
-  'job_title',
-  'address',
-  'city',
-  'language',
-  'labels',
-  'broadcast_opt_out',
-  'owner_id',
-  'created_at',
-] as const
+const BASE = ['id', ...Contacts.TEXT_FIELDS, 'labels', 'broadcast_opt_out', 'owner_id', 'created_at'] as const
 
 const encoder = new TextEncoder()
 

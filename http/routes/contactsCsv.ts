@@ -1,9 +1,9 @@
-import { Chunk, Effect, Schema, Stream } from 'effect'
+import { Effect, Schema, Stream } from 'effect'
 import { exportCsv } from '../../actors/contacts/csvExport'
 import { importCsv } from '../../actors/contacts/csvImport'
 import { addMessages, t } from '../i18n'
 import { type MultipartLimits, requireFile } from '../multipart'
-import { ok, type Route, raw, route } from '../route'
+import { ok, type Reply, type Route, route, type Services } from '../route'
 import { answer, ctxOf, FilterFields, filterOf } from './contacts'
 
 /**
@@ -73,10 +73,18 @@ export const routes: readonly Route[] = [
     handler: ({ caller, workspace, query }) =>
       Effect.gen(function* () {
         const stream = yield* exportCsv(workspace.id, filterOf(caller, query))
-        const chunks = Chunk.toReadonlyArray(yield* Stream.runCollect(stream))
-        const reply = raw(200, 'text/csv; charset=utf-8', Buffer.concat(chunks))
+        // Written page by page as the client reads (http/server.ts streams a Raw reply's `stream`).
+        const runtime = yield* Effect.runtime<Services>()
         const day = new Date().toISOString().slice(0, 10)
-        return { ...reply, headers: { 'Content-Disposition': `attachment; filename="contacts-${day}.csv"` } }
+        const reply: Reply = {
+          _tag: 'Raw',
+          status: 200,
+          contentType: 'text/csv; charset=utf-8',
+          body: '',
+          stream: Stream.toAsyncIterableRuntime(stream, runtime),
+          headers: { 'Content-Disposition': `attachment; filename="contacts-${day}.csv"` },
+        }
+        return reply
       }),
   }),
   route({

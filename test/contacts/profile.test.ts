@@ -68,6 +68,9 @@ describe('profile', () => {
     expect(r.data.activity[11]).toMatchObject({ messages_in: 3, conversations: 2 })
     expect((await o.get(`/v1/contacts/${c.id}/tickets`)).data).toEqual([])
     expect((await o.get(`/v1/contacts/${c.id}/leads`)).data).toEqual([])
+    // Keys read every K endpoint of the contact.
+    for (const path of ['/timeline', '/tickets', '/leads', '/notes'])
+      expect((await api(s, keyWho).get(`/v1/contacts/${c.id}${path}`)).status).toBe(200)
     const other = await F.workspace(s, { plan: 'pro' })
     const oo = api(s, (await F.signIn(s, other.ownerEmail)).headers())
     for (const path of ['', '/timeline', '/tickets', '/leads', '/notes'])

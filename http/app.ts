@@ -28,7 +28,7 @@ import * as Database from '../store/database'
 import { layerMigrated, migrate } from '../store/migrate'
 import * as ServerKeys from '../store/serverKeys'
 import * as Credentials from './credentials'
-import { bodyLimitFor, handle, tooLarge } from './pipeline'
+import { bodyLimitFor, handle, streamsBodyFor, tooLarge } from './pipeline'
 import { makeGateway } from './realtime/gateway'
 import { RealtimeKey } from './realtime/token'
 import type { Route } from './route'
@@ -235,6 +235,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       port: cfg.port,
       maxBodyBytes: cfg.maxBodyBytes,
       bodyLimit,
+      streamsBody: streamsBodyFor(router),
       handle: (req, done) => run(handle(router, req), done),
       tooLarge: (req) => tooLarge(req, bodyLimit(req.method, req.path)),
       configure: gateway.configure,

@@ -26,6 +26,8 @@ export interface Incoming {
   readonly query: string
   readonly headers: ReadonlyMap<string, string>
   readonly body: Uint8Array | null
+  /** The body as it arrives, for routes that stream it (`streamBody`); `body` is then null. */
+  readonly bodyStream?: AsyncIterable<Uint8Array>
   readonly ip: string
 }
 
@@ -105,8 +107,19 @@ export const bodyLimitFor =
   (router: Router<Route>, jsonLimit: number) =>
   (method: string, path: string): number => {
     const match = router.match(method, path)
-    const upload = match._tag === 'Found' ? match.value.multipart?.maxBytes : undefined
+    const upload =
+      match._tag === 'Found'
+        ? (match.value.multipart?.maxBytes ?? match.value.streamBody?.maxBytes)
+        : undefined
     return upload === undefined ? jsonLimit : Math.max(upload, jsonLimit)
+  }
+
+/** Whether the transport should hand a request's body over as a stream (routes with `streamBody`). */
+export const streamsBodyFor =
+  (router: Router<Route>) =>
+  (method: string, path: string): boolean => {
+    const match = router.match(method, path)
+    return match._tag === 'Found' && match.value.streamBody !== undefined
   }
 
 const rateLimit = (key: string, limit: number, meta: Meta) =>
@@ -201,7 +214,9 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
         )
       : params
     const query = route.query ? yield* fromEither(decode(route.query, parseQuery(req.query), 'query')) : {}
-    const { body, files } = yield* decodeBody(route, req.body, header('content-type'))
+    const { body, files } = route.streamBody
+      ? { body: undefined, files: noFiles }
+      : yield* decodeBody(route, req.body, header('content-type'))
     const request: Request<unknown, unknown, unknown> = {
       method,
       path: req.path,
@@ -210,6 +225,7 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
       rawQuery: req.query,
       body,
       files,
+      ...(req.bodyStream ? { bodyStream: req.bodyStream } : {}),
       locale: meta.locale,
       requestId: meta.requestId,
       ip: req.ip,

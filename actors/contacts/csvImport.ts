@@ -1,5 +1,4 @@
-import { isUtf8 } from 'node:buffer'
-import { Readable } from 'node:stream'
+import { pipeline, Readable } from 'node:stream'
 import { SqlClient } from '@effect/sql'
 import { parse } from 'csv-parse'
 import { Effect } from 'effect'
@@ -16,9 +15,10 @@ import { COLORS } from './labels'
 import { normalizeEmail, normalizePhone, regionOf } from './phone'
 
 /**
- * The CSV import (spec 2 §4.4 `POST /contacts/import`). The file is parsed as a stream of
- * records (csv-parse) in batches of `BATCH` rows, each batch written with a handful of set-based
- * statements; no list of all rows is ever built. UTF-8 with or without BOM; `,` or `;` as the
+ * The CSV import (spec 2 §4.4 `POST /contacts/import`). The file arrives as a stream of chunks
+ * (the route streams the upload) and is parsed as a stream of records (csv-parse) in batches of
+ * `BATCH` rows, each batch written with a handful of set-based statements; neither the file nor
+ * a list of its rows is ever held. UTF-8 with or without BOM; `,` or `;` as the
  * header line uses. Rows match a live contact by phone (E.164), then by e-mail (lower-cased);
  * matched rows update given cells only, so importing the same file again changes nothing and
  * creates nothing. A file that cannot be read as CSV (quotes, encoding, a record over 64 KB)
@@ -83,13 +83,6 @@ export interface ImportResult {
   readonly ignored_columns: readonly string[]
 }
 
-/** Line (1-based) of the byte at `offset`. */
-const lineAt = (bytes: Uint8Array, offset: number) => {
-  let line = 1
-  for (let i = 0; i < offset; i++) if (bytes[i] === 0x0a) line++
-  return line
-}
-
 /** The offset of the first byte that is not valid UTF-8 (the file is known to hold one). */
 const firstInvalidUtf8 = (b: Uint8Array) => {
   let i = 0
@@ -123,11 +116,13 @@ const rejectionOf = (e: unknown): CsvRejected => {
   const err = e as { code?: string; lines?: number }
   const line = typeof err.lines === 'number' ? Math.max(1, err.lines) : 1
   const reason =
-    err.code === 'CSV_MAX_RECORD_SIZE'
-      ? 'too_long'
-      : err.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH'
-        ? 'columns'
-        : 'quotes'
+    err.code === 'KOTAK_ENCODING'
+      ? 'encoding'
+      : err.code === 'CSV_MAX_RECORD_SIZE'
+        ? 'too_long'
+        : err.code === 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH'
+          ? 'columns'
+          : 'quotes'
   return new CsvRejected({ reason, line })
 }
 
@@ -138,19 +133,74 @@ interface Parsed {
 
 type Records = AsyncIterator<{ record: string[]; info: { bytes: number } }>
 
+/** A fault of the input below the CSV grammar (its encoding), named like csv-parse's own errors. */
+class InputError extends Error {
+  constructor(
+    readonly code: 'KOTAK_ENCODING',
+    readonly lines: number,
+  ) {
+    super(code)
+  }
+}
+
+const newlines = (b: Uint8Array, from: number, to: number) => {
+  let n = 0
+  for (let i = from; i < to; i++) if (b[i] === 0x0a) n++
+  return n
+}
+
 /**
- * Line numbers from byte offsets: the line of a record's last byte, counted in the file itself
- * (csv-parse's own count drifts on CRLF inside quoted fields). Offsets only grow, so each byte is
- * counted once.
+ * The file's chunks on their way to the parser: checked to be UTF-8 (a bad byte ends the stream
+ * with the line it is on), and kept in a short window until the parser's records have passed
+ * them, so a record's line is counted from the file's own bytes (csv-parse's count drifts on CRLF
+ * inside quoted fields). Each byte is counted once; the window holds the chunks the parser has
+ * not finished, not the file.
  */
-const lineCounter = (bytes: Uint8Array) => {
+const inspect = (first: Uint8Array, rest: AsyncIterator<Uint8Array>) => {
+  const window: { start: number; bytes: Uint8Array }[] = []
   let pos = 0
   let line = 1
-  return (end: number) => {
-    const stop = Math.min(Math.max(end - 1, 0), bytes.length)
-    for (; pos < stop; pos++) if (bytes[pos] === 0x0a) line++
+  /** The line of the byte before offset `end` (a record's last byte). */
+  const lineOf = (end: number) => {
+    const stop = end - 1
+    while (window.length > 0) {
+      const w = window[0]!
+      const to = Math.min(stop, w.start + w.bytes.length)
+      if (to > pos) {
+        line += newlines(w.bytes, pos - w.start, to - w.start)
+        pos = to
+      }
+      if (pos < w.start + w.bytes.length) break
+      window.shift()
+    }
     return line
   }
+  async function* chunks() {
+    const decoder = new TextDecoder('utf-8', { fatal: true })
+    let offset = 0
+    let seen = 1
+    let next: Uint8Array | null = first
+    while (next) {
+      const chunk = next
+      try {
+        decoder.decode(chunk, { stream: true })
+      } catch {
+        throw new InputError('KOTAK_ENCODING', seen + newlines(chunk, 0, firstInvalidUtf8(chunk)))
+      }
+      window.push({ start: offset, bytes: chunk })
+      offset += chunk.length
+      seen += newlines(chunk, 0, chunk.length)
+      yield chunk
+      const r = await rest.next()
+      next = r.done ? null : r.value
+    }
+    try {
+      decoder.decode()
+    } catch {
+      throw new InputError('KOTAK_ENCODING', seen)
+    }
+  }
+  return { chunks, lineOf }
 }
 
 /** Pulls up to `n` records from the parser (the parser's own errors become a rejection). */
@@ -167,15 +217,6 @@ const nextBatch = (it: Records, lineOf: (end: number) => number, n: number) =>
     },
     catch: rejectionOf,
   })
-
-/** The file's bytes as a stream of 64 KB chunks: the parser never sees one big string. */
-const chunksOf = (bytes: Uint8Array) =>
-  Readable.from(
-    (function* () {
-      for (let i = 0; i < bytes.length; i += 65_536)
-        yield Buffer.from(bytes.buffer, bytes.byteOffset + i, Math.min(65_536, bytes.length - i))
-    })(),
-  )
 
 interface Header {
   readonly columns: ReadonlyArray<Column | { readonly field: FieldRow } | null>
@@ -398,30 +439,28 @@ const writeBatch = (
     totals.skipped += rows.length - createdRows - updatedRows
   })
 
-/** Imports a CSV file's bytes; see the module comment for the rules. */
-export const importCsv = (ctx: Ctx, bytes: Uint8Array) =>
+/** Imports a CSV file arriving as a stream of bytes; see the module comment for the rules. */
+export const importCsv = (ctx: Ctx, source: AsyncIterable<Uint8Array>) =>
   Effect.gen(function* () {
-    if (!isUtf8(bytes)) {
-      return yield* Effect.fail(
-        new CsvRejected({ reason: 'encoding', line: lineAt(bytes, firstInvalidUtf8(bytes)) }),
-      )
-    }
+    const input = source[Symbol.asyncIterator]()
+    const head = yield* Effect.tryPromise({ try: () => input.next(), catch: rejectionOf })
+    if (head.done || head.value.length === 0)
+      return yield* Effect.fail(new CsvRejected({ reason: 'empty', line: 1 }))
+    const firstChunk = head.value
     const defs = yield* CustomFields.list(ctx.workspaceId, ['contact'])
     const region = regionOf(ctx.timezone)
-    const parser = chunksOf(bytes).pipe(
-      parse({
-        bom: true,
-        delimiter: delimiterOf(bytes[0] === 0xef ? bytes.subarray(3) : bytes),
-        info: true,
-        relax_column_count: true,
-        skip_empty_lines: true,
-        max_record_size: MAX_RECORD_BYTES,
-      }),
-    )
-    // Parse errors reach the iterator (nextBatch); this keeps the stream from also throwing them.
-    parser.on('error', () => {})
+    const { chunks, lineOf } = inspect(firstChunk, input)
+    const parser = parse({
+      bom: true,
+      delimiter: delimiterOf(firstChunk[0] === 0xef ? firstChunk.subarray(3) : firstChunk),
+      info: true,
+      relax_column_count: true,
+      skip_empty_lines: true,
+      max_record_size: MAX_RECORD_BYTES,
+    })
+    // Errors of either side (encoding, grammar, the client going away) end the parser's iterator.
+    pipeline(Readable.from(chunks()), parser, () => {})
     const it = parser[Symbol.asyncIterator]() as Records
-    const lineOf = lineCounter(bytes)
     const sql = yield* SqlClient.SqlClient
     const result = yield* sql
       .withTransaction(

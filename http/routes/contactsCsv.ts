@@ -2,7 +2,7 @@ import { Effect, Schema, Stream } from 'effect'
 import { exportCsv } from '../../actors/contacts/csvExport'
 import { importCsv } from '../../actors/contacts/csvImport'
 import { addMessages, t } from '../i18n'
-import { type MultipartLimits, requireFile } from '../multipart'
+import { fileStream } from '../multipart'
 import { ok, type Reply, type Route, route, type Services } from '../route'
 import { answer, ctxOf, FilterFields, filterOf } from './contacts'
 
@@ -42,8 +42,8 @@ addMessages({
   },
 })
 
-/** Up to 50 MB of CSV (about 500,000 rows of a typical export). */
-const uploads: MultipartLimits = { maxBytes: 51 * 1024 * 1024, maxFiles: 1, maxFileBytes: 50 * 1024 * 1024 }
+/** Up to 50 MB of CSV (about 500,000 rows of a typical export); 413 beyond. */
+const MAX_UPLOAD_BYTES = 50 * 1024 * 1024
 
 const ImportResult = Schema.Struct({
   created: Schema.Number,
@@ -95,13 +95,14 @@ export const routes: readonly Route[] = [
     tag: 'Contacts',
     summary:
       'Import a CSV `file` (UTF-8, `,` or `;`): match by phone then e-mail; `created`, `updated`, `skipped`, per-row `errors`',
-    multipart: uploads,
+    // The upload is read as it arrives (paused while the import is behind), never whole.
+    streamBody: { maxBytes: MAX_UPLOAD_BYTES },
     response: ImportResult,
-    handler: ({ caller, workspace, files, locale }) =>
+    handler: ({ caller, workspace, bodyStream, header, locale }) =>
       answer(
         Effect.gen(function* () {
-          const file = yield* requireFile(files, 'file')
-          const r = yield* importCsv(ctxOf(caller, workspace), file.bytes)
+          const file = yield* fileStream(bodyStream, header('content-type'), 'file')
+          const r = yield* importCsv(ctxOf(caller, workspace), file)
           return ok({
             created: r.created,
             updated: r.updated,

@@ -1,3 +1,4 @@
+import * as http from 'node:http'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as I from '../inbox/support'
 import * as F from '../support/fixtures'
@@ -123,6 +124,39 @@ describe('import', () => {
     expect(((await res.json()) as any).error.fields.file).toContain('baris 4')
     // A: keys get 403.
     expect((await upload(keyWho, good)).status).toBe(403)
+  })
+
+  it('writes nothing when the client goes away in the middle of the upload', async () => {
+    const before = await count(owner)
+    const boundary = 'kotakboundary'
+    const rows = Array.from({ length: 20_000 }, (_, i) => `Putus ${i},0813${String(30_000_000 + i)}`).join(
+      '\n',
+    )
+    const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\nname,phone\n`
+    const url = new URL(`${s.url}/v1/contacts/import`)
+    await new Promise<void>((resolve) => {
+      const req = http.request({
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          ...owner,
+          'content-type': `multipart/form-data; boundary=${boundary}`,
+          'content-length': String(10_000_000),
+        },
+      })
+      req.on('error', () => resolve())
+      req.write(head + rows)
+      setTimeout(() => {
+        req.destroy()
+        resolve()
+      }, 300)
+    })
+    await new Promise((r) => setTimeout(r, 500))
+    expect(await count(owner)).toBe(before)
+    // The server carries on.
+    expect((await upload(owner, 'name,phone\nSetelah,081234569099\n')).data.created).toBe(1)
   })
 })
 

@@ -148,7 +148,9 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
         )
       : params
     const query = route.query ? yield* fromEither(decode(route.query, parseQuery(req.query), 'query')) : {}
-    const { body, files } = yield* decodeBody(route, req.body, header('content-type'))
+    const { body, files } = route.streamBody
+      ? { body: undefined, files: noFiles }
+      : yield* decodeBody(route, req.body, header('content-type'))
     const request: Request<unknown, unknown, unknown> = {
       method,
       path: req.path,
@@ -157,6 +159,7 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
       rawQuery: req.query,
       body,
       files,
+      ...(req.bodyStream ? { bodyStream: req.bodyStream } : {}),
       locale: meta.locale,
       requestId: meta.requestId,
       ip: req.ip,

@@ -36,7 +36,7 @@ import { layerMigrated, migrate } from '../store/migrate'
 import * as ServerKeys from '../store/serverKeys'
 import { handle } from './apiPipeline'
 import * as Credentials from './credentials'
-import { bodyLimitFor, tooLarge } from './pipeline'
+import { bodyLimitFor, streamsBodyFor, tooLarge } from './pipeline'
 import { makeGateway } from './realtime/gateway'
 import type { Route } from './route'
 import * as Router from './router'
@@ -172,6 +172,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       port: cfg.port,
       maxBodyBytes: cfg.maxBodyBytes,
       bodyLimit,
+      streamsBody: streamsBodyFor(router),
       handle: (req, done) => run(handle(router, req), done),
       tooLarge: (req) => tooLarge(req, bodyLimit(req.method, req.path)),
       configure: gateway.configure,

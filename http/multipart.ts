@@ -1,3 +1,4 @@
+import { pipeline, Readable } from 'node:stream'
 import busboy from 'busboy'
 import { Effect } from 'effect'
 import { type ApiError, type FieldMessage, invalid } from '../actors/errors'
@@ -121,4 +122,49 @@ export const parseMultipart = (
       settle()
     })
     bb.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+  })
+
+/**
+ * The bytes of the file in `field` of a multipart body that arrives as a stream (routes with
+ * `streamBody`), as a stream too: nothing of the file is held beyond what its reader has not
+ * consumed yet. Other parts are skipped; no such file is a 422 naming the field.
+ */
+export const fileStream = (
+  body: AsyncIterable<Uint8Array> | undefined,
+  contentType: string | undefined,
+  field: string,
+): Effect.Effect<Readable, ApiError> =>
+  Effect.async<Readable, ApiError>((resume) => {
+    if (!body || !isMultipart(contentType)) {
+      resume(Effect.fail(invalid({ [field]: { key: 'field.file_required' } })))
+      return
+    }
+    let found: Readable | null = null
+    let bb: busboy.Busboy
+    try {
+      bb = busboy({
+        headers: { 'content-type': contentType! },
+        limits: { files: 1, fields: 100, parts: 101 },
+      })
+    } catch {
+      resume(Effect.fail(invalid({ body: { key: 'field.multipart' } })))
+      return
+    }
+    bb.on('file', (raw, stream) => {
+      if (found || fieldName(raw) !== field) {
+        stream.resume()
+        return
+      }
+      found = stream
+      resume(Effect.succeed(stream))
+    })
+    bb.on('close', () => {
+      if (!found) resume(Effect.fail(invalid({ [field]: { key: 'field.file_required' } })))
+    })
+    pipeline(Readable.from(body), bb, (err) => {
+      if (!err) return
+      // The client went away or the body broke off: the reader of the file learns it from its stream.
+      if (found) found.destroy(err)
+      else resume(Effect.fail(invalid({ body: { key: 'field.multipart' } })))
+    })
   })

@@ -82,14 +82,29 @@ export const rateLimit = (key: string, limit: number, meta: Meta) =>
  * takes uploads, else the JSON limit.
  */
 export const bodyLimitFor =
-  <Rt extends { readonly multipart?: { readonly maxBytes: number } | undefined }>(
+  <Rt extends Streaming & { readonly multipart?: { readonly maxBytes: number } | undefined }>(
     router: Router<Rt>,
     jsonLimit: number,
   ) =>
   (method: string, path: string): number => {
     const match = router.match(method, path)
-    const upload = match._tag === 'Found' ? match.value.multipart?.maxBytes : undefined
+    const upload =
+      match._tag === 'Found'
+        ? (match.value.multipart?.maxBytes ?? match.value.streamBody?.maxBytes)
+        : undefined
     return upload === undefined ? jsonLimit : Math.max(upload, jsonLimit)
+  }
+
+interface Streaming {
+  readonly streamBody?: { readonly maxBytes: number } | undefined
+}
+
+/** Whether the transport should hand a request's body over as a stream (routes with `streamBody`). */
+export const streamsBodyFor =
+  <Rt extends Streaming>(router: Router<Rt>) =>
+  (method: string, path: string): boolean => {
+    const match = router.match(method, path)
+    return match._tag === 'Found' && match.value.streamBody !== undefined
   }
 
 const toOutgoing = (reply: Reply, meta: Meta): Outgoing => {
@@ -100,7 +115,12 @@ const toOutgoing = (reply: Reply, meta: Meta): Outgoing => {
   for (const c of reply.cookies ?? []) headers.push(['Set-Cookie', c])
   if (reply._tag === 'Raw') {
     headers.push(['Content-Type', reply.contentType])
-    return { status: reply.status, headers, body: reply.body }
+    return {
+      status: reply.status,
+      headers,
+      body: reply.body,
+      ...(reply.stream ? { stream: reply.stream } : {}),
+    }
   }
   headers.push(['Content-Type', JSON_TYPE])
   return { status: reply.status, headers, body: dataBody(reply.data, reply.meta) }

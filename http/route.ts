@@ -62,6 +62,8 @@ export interface Request<P, Q, B> {
   readonly body: B
   /** Files of a `multipart/form-data` body (routes with `multipart`); empty otherwise. */
   readonly files: readonly UploadedFile[]
+  /** The body as it arrives, for routes with `streamBody` (never read whole into memory). */
+  readonly bodyStream?: AsyncIterable<Uint8Array>
   readonly locale: Locale
   readonly requestId: string
   readonly ip: string
@@ -100,6 +102,11 @@ export type Reply =
       readonly status: number
       readonly contentType: string
       readonly body: string | Uint8Array
+      /**
+       * More of the body, written after `body` as it comes (chunked, with backpressure): large
+       * downloads such as the contacts export. A failure midway cuts the connection.
+       */
+      readonly stream?: AsyncIterable<Uint8Array>
       readonly headers?: Readonly<Record<string, string>>
       readonly cookies?: readonly string[]
     }
@@ -150,6 +157,12 @@ interface RouteBase<P, Q, B> {
    * `files`. Its `maxBytes` is the route's body limit (JSON bodies keep `MAX_BODY_BYTES`).
    */
   readonly multipart?: MultipartLimits
+  /**
+   * Takes its body as a stream (large uploads such as the contacts import): the transport hands
+   * it over as it arrives, pausing the socket while the handler is behind; the handler reads
+   * `bodyStream` itself. `maxBytes` is the route's body limit (413 beyond).
+   */
+  readonly streamBody?: { readonly maxBytes: number }
 }
 
 export type Route<P = unknown, Q = unknown, B = unknown> =

@@ -17,6 +17,8 @@ export interface Incoming {
   readonly query: string
   readonly headers: ReadonlyMap<string, string>
   readonly body: Uint8Array | null
+  /** The body as it arrives, for routes that stream it (`streamBody`); `body` is then null. */
+  readonly bodyStream?: AsyncIterable<Uint8Array>
   readonly ip: string
 }
 
@@ -28,6 +30,8 @@ export interface Outgoing {
   readonly status: number
   readonly headers: ReadonlyArray<readonly [string, string]>
   readonly body: string | Uint8Array
+  /** The rest of a streamed body (a Raw reply's `stream`), written after `body`. */
+  readonly stream?: AsyncIterable<Uint8Array>
 }
 
 export interface Listening {
@@ -42,6 +46,8 @@ export interface ServerOptions {
   readonly maxBodyBytes: number
   /** A request's own body limit (routes taking uploads); `maxBodyBytes` when absent. */
   readonly bodyLimit?: (method: string, path: string) => number
+  /** Whether a request's body is handed over as a stream as it arrives instead of read whole. */
+  readonly streamsBody?: (method: string, path: string) => boolean
   /** Answers a request: at once when it needs no I/O, else later; `null` = a fault (500). */
   readonly handle: (req: Incoming, done: (out: Outgoing | null) => void) => void
   /** Answers a request refused before the pipeline (body too large). */
@@ -88,8 +94,12 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       return
     }
     let aborted = false
+    // Whatever waits on the socket (a streamed answer draining, a streamed body's reader) wakes
+    // up when the client goes away.
+    const onAbort: Array<() => void> = []
     res.onAborted(() => {
       aborted = true
+      for (const f of onAbort) f()
     })
     const headers = new Map<string, string>()
     req.forEach((k, v) => {
@@ -102,16 +112,52 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       headers,
       ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
     }
+    // Set once the answer is on its way: a streamed body still arriving is dropped from then on.
+    let answered: (() => void) | null = null
     const respond = (out: Outgoing, close = false) => {
+      answered?.()
       if (aborted) return
+      if (out.stream) {
+        void respondStream(out, out.stream)
+        return
+      }
       res.cork(() => {
         res.writeStatus(statusLine(out.status))
         for (const [k, v] of out.headers) res.writeHeader(k, v)
         end(out.body, close)
       })
     }
-    const dispatch = (body: Uint8Array | null) => {
-      opts.handle({ ...base, body }, (out) =>
+    // Chunked: each chunk written corked; when uWS reports backpressure, wait for `onWritable`.
+    const respondStream = async (out: Outgoing, stream: AsyncIterable<Uint8Array>) => {
+      res.cork(() => {
+        res.writeStatus(statusLine(out.status))
+        for (const [k, v] of out.headers) res.writeHeader(k, v)
+        if (out.body.length > 0) res.write(out.body)
+      })
+      try {
+        for await (const chunk of stream) {
+          if (aborted) return
+          let drained = true
+          res.cork(() => {
+            drained = res.write(chunk)
+          })
+          if (!drained && !aborted)
+            await new Promise<void>((resolve) => {
+              onAbort.push(resolve)
+              res.onWritable(() => {
+                resolve()
+                return true
+              })
+            })
+        }
+        if (!aborted) res.cork(() => res.end())
+      } catch {
+        // The status is sent already: the client sees the connection cut, not a complete file.
+        if (!aborted) res.close()
+      }
+    }
+    const dispatch = (body: Uint8Array | null, bodyStream?: AsyncIterable<Uint8Array>) => {
+      opts.handle({ ...base, body, ...(bodyStream ? { bodyStream } : {}) }, (out) =>
         respond(
           out ?? {
             status: 500,
@@ -129,6 +175,20 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     const limit = opts.bodyLimit ? opts.bodyLimit(base.method, base.path) : opts.maxBodyBytes
     if (declared && Number(declared) > limit) {
       respond(opts.tooLarge({ ...base, body: null }), true)
+      return
+    }
+    if (opts.streamsBody?.(base.method, base.path)) {
+      streamBody(res, limit, {
+        aborted: () => aborted,
+        onAbort: (f) => {
+          onAbort.push(f)
+        },
+        refuse: () => respond(opts.tooLarge({ ...base, body: null }), true),
+        answered: (f) => {
+          answered = f
+        },
+        dispatch: (stream) => dispatch(null, stream),
+      })
       return
     }
     const chunks: Buffer[] = []
@@ -163,4 +223,90 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       })
     })
   })
+}
+
+/** Chunks queued before the socket is paused; it resumes once the reader is down to a quarter. */
+const HIGH_WATER = 16
+
+/**
+ * A request body as an async iterable of chunks, in arrival order. The socket is paused while
+ * `HIGH_WATER` chunks wait for the reader, so a slow handler holds about a megabyte, not the
+ * body. Ends with an error when the client goes away or the body passes `limit` (then 413).
+ */
+const streamBody = (
+  res: uws.HttpResponse,
+  limit: number,
+  hooks: {
+    readonly aborted: () => boolean
+    readonly onAbort: (f: () => void) => void
+    readonly refuse: () => void
+    readonly answered: (f: () => void) => void
+    readonly dispatch: (stream: AsyncIterable<Uint8Array>) => void
+  },
+) => {
+  const queue: Buffer[] = []
+  let size = 0
+  let ended = false
+  let failure: Error | null = null
+  let paused = false
+  let dropped = false
+  let waiter: (() => void) | null = null
+  const wakeReader = () => {
+    const w = waiter
+    waiter = null
+    w?.()
+  }
+  hooks.onAbort(() => {
+    failure ??= new Error('client went away')
+    wakeReader()
+  })
+  // The answer went out before the body was read to the end: drop the rest as it comes.
+  hooks.answered(() => {
+    dropped = true
+    queue.length = 0
+    if (paused && !hooks.aborted()) {
+      paused = false
+      res.resume()
+    }
+  })
+  res.onData((chunk, isLast) => {
+    if (dropped || failure) return
+    size += chunk.byteLength
+    if (size > limit) {
+      failure = new Error('body too large')
+      hooks.refuse()
+      wakeReader()
+      return
+    }
+    // The chunk's memory is reused by uWS after this callback: copy it.
+    queue.push(Buffer.from(chunk.slice(0)))
+    if (isLast) ended = true
+    if (!isLast && !paused && queue.length >= HIGH_WATER) {
+      paused = true
+      res.pause()
+    }
+    wakeReader()
+  })
+  const stream: AsyncIterable<Uint8Array> = {
+    [Symbol.asyncIterator]: () => ({
+      next: async (): Promise<IteratorResult<Uint8Array>> => {
+        for (;;) {
+          if (failure) throw failure
+          const chunk = queue.shift()
+          if (chunk) {
+            if (paused && queue.length <= HIGH_WATER / 4 && !hooks.aborted()) {
+              paused = false
+              res.resume()
+            }
+            return { done: false, value: chunk }
+          }
+          if (ended) return { done: true, value: undefined }
+          await new Promise<void>((resolve) => {
+            waiter = resolve
+          })
+        }
+      },
+    }),
+  }
+  hooks.dispatch(stream)
 }

@@ -569,3 +569,43 @@ export const viewById = (v: Viewer, id: number) =>
       SELECT ${sql.literal(VIEW_COLUMNS)} FROM conversations c ${sql.literal(VIEW_JOINS)}
       WHERE c.id = ${id} AND ${visibleWhere(sql, v)}`.pipe(Effect.map((r) => r[0] ?? null)),
   )
+
+// ---------------------------------------------------------------------------------------------
+// Contact merge and delete (spec 2 §4.4), each conversation through its actor
+// ---------------------------------------------------------------------------------------------
+
+/** Moves the conversation from contact `from` to `to` (null when it is not `from`'s any more). */
+export const setContact = (id: number, from: number, to: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ConversationRow>`UPDATE conversations SET contact_id = ${to} WHERE id = ${id} AND contact_id = ${from}
+      RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
+/**
+ * Deletes the conversation with its messages (and what cascades: threads, visitors, e-mail ids)
+ * and the records of the files only its messages used (not a template's, not another
+ * conversation's). Returns the storage keys of those files, to remove from storage after commit.
+ */
+export const remove = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const files = yield* sql<{ id: number; storage_key: string }>`
+          WITH used AS (
+            SELECT file_id AS fid FROM messages WHERE conversation_id = ${id} AND file_id IS NOT NULL
+            UNION
+            SELECT (a->>'file_id')::bigint FROM messages m,
+              jsonb_array_elements(CASE WHEN jsonb_typeof(m.payload->'email'->'attachments') = 'array'
+                                        THEN m.payload->'email'->'attachments' ELSE '[]'::jsonb END) a
+            WHERE m.conversation_id = ${id} AND a ? 'file_id'
+          )
+          SELECT f.id, f.storage_key FROM files f JOIN used ON used.fid = f.id
+          WHERE NOT EXISTS (SELECT 1 FROM templates t WHERE t.file_id = f.id)
+            AND NOT EXISTS (SELECT 1 FROM messages o WHERE o.file_id = f.id AND o.conversation_id <> ${id})`
+        const [gone] = yield* sql<{ id: number }>`DELETE FROM conversations WHERE id = ${id} RETURNING id`
+        if (!gone) return null
+        if (files.length > 0) yield* sql`DELETE FROM files WHERE id IN ${sql.in(files.map((f) => f.id))}`
+        return files.map((f) => f.storage_key)
+      }),
+    ),
+  )

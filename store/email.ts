@@ -270,7 +270,8 @@ export const threadIds = (conversationId: number) =>
 export const contactByEmail = (workspaceId: number, address: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ id: number }>`
-      SELECT id FROM contacts WHERE workspace_id = ${workspaceId} AND lower(email) = ${address.toLowerCase()}
+      SELECT COALESCE(merged_into, id) AS id FROM contacts WHERE workspace_id = ${workspaceId}
+        AND lower(email) = ${address.toLowerCase()} AND deleting_at IS NULL
       ORDER BY id LIMIT 1`.pipe(Effect.map((r) => r[0]?.id ?? null)),
   )
 

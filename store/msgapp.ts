@@ -289,7 +289,10 @@ export const sendLog = (channelId: number, limit: number) =>
 
 export const contactByPhone = (workspaceId: number, phone: string) =>
   sqlOf((sql) =>
-    sql<{ id: number }>`SELECT id FROM contacts WHERE workspace_id = ${workspaceId} AND phone = ${phone}
+    sql<{
+      id: number
+    }>`SELECT COALESCE(merged_into, id) AS id FROM contacts WHERE workspace_id = ${workspaceId}
+        AND phone = ${phone} AND deleting_at IS NULL
       ORDER BY id LIMIT 1`.pipe(Effect.map((r) => r[0]?.id ?? null)),
   )
 

@@ -441,6 +441,31 @@ export const definition = Actor.define({
         })
         return [null, state] as const
       }),
+    /**
+     * Moves the conversation from one contact to another (a contact merge): serialised with the
+     * appends, so a message arriving meanwhile lands before the move or after it, on the target.
+     */
+    SetContact: (state: ConversationState, m: { readonly from: number; readonly to: number }, ctx) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const row = yield* Conversations.setContact(ctx.id, m.from, m.to)
+        if (!row) return [null, state] as const
+        yield* inboxChanged(row, 'contact')
+        return [row, { ...state, row }] as const
+      }),
+    /**
+     * Deletes the conversation, its messages and the files only they used (a contact delete);
+     * later asks find no conversation. Answers the storage keys of the files, to remove after.
+     */
+    Remove: (state: ConversationState, _: unknown, ctx) =>
+      Effect.gen(function* () {
+        const row = yield* existing(state, ctx.id)
+        const keys = yield* Conversations.remove(ctx.id)
+        if (keys === null) return yield* Effect.fail(new ConversationNotFound({ id: ctx.id }))
+        yield* inboxChanged(row, 'deleted')
+        yield* recheckTopic(topicOf(row.id))
+        return [keys, { ...state, row: null }] as const
+      }),
     /** Who is typing now (read from memory). */
     WhoIsTyping: (state: ConversationState, m: { readonly nowMs?: number }) => {
       const now = m.nowMs ?? Date.now()

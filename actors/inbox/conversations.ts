@@ -3,10 +3,13 @@ import { iso } from '../../engine/time'
 import * as Assignees from '../../store/assignees'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
+import type { FieldRow } from '../../store/customFields'
+import * as CustomFields from '../../store/customFields'
 import { isPaidActive } from '../../store/plans'
 import { defaultPolicy, type SlaPolicy, slaOf } from '../../store/sla'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
+import { withValues } from '../contacts/customValues'
 import { ApiError, notFound } from '../errors'
 import { addMessages } from '../i18n'
 import type { AlreadyPickedUp, ConversationNotFound } from './ConversationActor'
@@ -132,6 +135,12 @@ export const presentDetail = (
     readonly now: Date
     readonly contactsView: boolean
     readonly labels: readonly Contacts.LabelRow[]
+    /** Interaction and contact field definitions, and the contact's values (actors/contacts). */
+    readonly fields?: {
+      readonly interaction: readonly FieldRow[]
+      readonly contact: readonly FieldRow[]
+      readonly contactValues: Readonly<Record<string, unknown>>
+    }
   },
 ) => {
   const item = presentItem(c, opts.sla, opts.now)
@@ -149,7 +158,7 @@ export const presentDetail = (
                     email: c.ct_email,
                     labels: opts.labels.map((l) => ({ id: l.id, name: l.name, color: l.color })),
                   },
-                  custom_fields: [],
+                  custom_fields: withValues(opts.fields?.contact ?? [], opts.fields?.contactValues ?? {}),
                 }
               : {}),
           },
@@ -161,8 +170,8 @@ export const presentDetail = (
       last_in_at: iso(c.last_in_at),
       last_out_at: iso(c.last_out_at),
     },
-    // Definitions arrive with the custom-fields issue; until then each stored key is a text field.
-    custom_fields: Object.entries(c.custom).map(([key, value]) => ({ key, label: key, type: 'text', value })),
+    // Every interaction field with its value (null when unset); a deleted field is not shown.
+    custom_fields: withValues(opts.fields?.interaction ?? [], c.custom),
     notes_count: c.notes_count,
     tickets: [],
     ai_summary: c.ai_summary,
@@ -176,11 +185,25 @@ export const presentOrHidden = (ctx: Ctx, id: number, now: Date) =>
     const view = yield* Conversations.viewById(viewerFor(ctx.caller, ctx.workspace), id)
     if (!view) return { id, visible: false as const }
     const labels = view.contact_id === null ? [] : yield* Contacts.labelsOf(view.contact_id)
+    const contactsView = ctx.caller.permissions.has('contacts.view')
+    const defs = yield* CustomFields.list(
+      ctx.workspace.id,
+      contactsView ? ['interaction', 'contact'] : ['interaction'],
+    )
+    const contact =
+      contactsView && view.contact_id !== null
+        ? yield* Contacts.byId(ctx.workspace.id, view.contact_id)
+        : null
     return presentDetail(view, {
       sla: slaPolicyOf(ctx.workspace, now),
       now,
-      contactsView: ctx.caller.permissions.has('contacts.view'),
+      contactsView,
       labels,
+      fields: {
+        interaction: defs.filter((d) => d.entity === 'interaction'),
+        contact: defs.filter((d) => d.entity === 'contact'),
+        contactValues: contact?.custom ?? {},
+      },
     })
   })
 

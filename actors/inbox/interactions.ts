@@ -6,10 +6,13 @@ import * as Categories from '../../store/categories'
 import * as Channels from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
+import * as CustomFields from '../../store/customFields'
 import * as Messages from '../../store/messages'
 import { isPaidActive } from '../../store/plans'
 import { createdReply, reply } from '../answer'
 import { ChannelActor } from '../channels/ChannelActor'
+import { checkValues } from '../contacts/customValues'
+import { ProblemSet } from '../contacts/errors'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
 import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
@@ -44,10 +47,6 @@ addMessages({
   },
   'field.unknown': { en: 'does not exist', id: 'tidak ada' },
   'field.date': { en: 'must be a date YYYY-MM-DD', id: 'harus tanggal YYYY-MM-DD' },
-  'field.custom_key': {
-    en: 'keys are 1 to 50 lowercase letters, digits or underscores',
-    id: 'kunci berupa 1 sampai 50 huruf kecil, angka atau garis bawah',
-  },
   'field.contact_phone': {
     en: 'the contact has no phone number for this channel',
     id: 'kontak tidak memiliki nomor telepon untuk kanal ini',
@@ -338,16 +337,13 @@ export const update = (ctx: Ctx, params: ById, body: typeof PatchBody.Type) =>
       const cats = yield* Categories.all(workspace.id)
       if (!cats.some((x) => x.id === body.category_id)) problems.category_id = { key: 'field.unknown' }
     }
-    const customSet: Record<string, unknown> = {}
-    const customClear: string[] = []
-    for (const [key, value] of Object.entries(body.custom ?? {})) {
-      if (!/^[a-z0-9_]{1,50}$/.test(key)) problems[`custom.${key}`] = { key: 'field.custom_key' }
-      else if (value === null || value === '') customClear.push(key)
-      else customSet[key] = value
-    }
-    if (Object.keys(customSet).length + Object.keys(c.custom).length > 30 + customClear.length) {
-      problems.custom = { key: 'field.max_items', params: { n: 30 } }
-    }
+    // Custom values against the workspace's interaction field definitions (actors/contacts).
+    const customProblems = new ProblemSet()
+    const { set: customSet, clear: customClear } =
+      body.custom === undefined
+        ? { set: {}, clear: [] }
+        : checkValues(yield* CustomFields.list(workspace.id, ['interaction']), body.custom, customProblems)
+    Object.assign(problems, customProblems.fields)
     if (Object.keys(problems).length > 0) return yield* Effect.fail(invalid(problems))
     const patch: Conversations.ConversationPatch = {
       ...(body.status !== undefined ? { status: body.status } : {}),

@@ -4,7 +4,7 @@ import { invalid, notFound } from '../../actors/errors'
 import { EmailAddress, IsoDateTime, PhoneNumber } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import { afterInbound } from '../../actors/inbox/autoReply'
-import { ConversationActor, ConversationNotFound, presentMessage } from '../../actors/inbox/ConversationActor'
+import { ConversationActor, presentMessage } from '../../actors/inbox/ConversationActor'
 import { MAX_ATTACHMENT_BYTES, mediaType } from '../../actors/inbox/messages'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
@@ -101,6 +101,14 @@ const fetchAttachment = (workspaceId: number, a: typeof Attachment.Type, index: 
  * with `duplicate: true`.
  */
 export const receive = (channel: ChannelRow, body: typeof InboundMessage.Type) =>
+  // The conversation went away between finding it and appending (its contact was deleted): once
+  // more from the start, which opens a new conversation (and contact) for the customer's message.
+  receiveOnce(channel, body).pipe(
+    Effect.catchTag('ConversationNotFound', () => receiveOnce(channel, body)),
+    Effect.catchTag('ConversationNotFound', () => Effect.fail(notFound())),
+  )
+
+const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) =>
   Effect.gen(function* () {
     if ((body.message.text ?? '').trim() === '' && (body.message.attachments ?? []).length === 0)
       return yield* Effect.fail(invalid({ 'message.text': { key: 'field.required' } }))
@@ -124,21 +132,14 @@ export const receive = (channel: ChannelRow, body: typeof InboundMessage.Type) =
       m: { readonly type: string; readonly body: string; readonly fileId?: number },
       cid: string,
     ) =>
-      actor
-        .ask(thread.conversation_id, {
-          _tag: 'Append',
-          direction: 'in',
-          ...m,
-          sender: { name: contact.name ?? null, external_id: contact.id ?? null },
-          clientId: cid,
-          sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
-        })
-        .pipe(
-          Effect.catchIf(
-            (e): e is ConversationNotFound => e instanceof ConversationNotFound,
-            () => Effect.fail(notFound()),
-          ),
-        )
+      actor.ask(thread.conversation_id, {
+        _tag: 'Append',
+        direction: 'in',
+        ...m,
+        sender: { name: contact.name ?? null, external_id: contact.id ?? null },
+        clientId: cid,
+        sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
+      })
     // The text travels with the first file, as a caption; each further file is a message of its own.
     const [first, ...rest] = files
     const message = yield* append(

@@ -412,19 +412,26 @@ export const presence = (
     ).pipe(Effect.catchTag('ConversationNotFound', () => Effect.void))
   })
 
-/** `labels.association` (add, on a chat): the label rules of this number run on its conversation. */
+/**
+ * `labels.association` on a chat: remembered on the chat's contact (the contact list's
+ * `msgapp_label_id` filter), and on `add` the label rules of this number run on its conversation.
+ */
 export const labelAssociation = (
   channel: ChannelRow,
   e: { association: { type: string; labelId: string; chatId?: string }; type: 'add' | 'remove' },
 ) =>
   Effect.gen(function* () {
-    if (e.type !== 'add' || e.association.type !== 'label_jid' || !e.association.chatId) return []
-    const label = yield* Msgapp.label(channel.id, e.association.labelId)
-    if (!label || label.deleted) return []
+    if (e.association.type !== 'label_jid' || !e.association.chatId) return []
     const chatId = e.association.chatId
     const chat = isJidGroup(chatId) ? { group: chatId } : { phone: phoneOf(chatId) ?? '' }
     const conversationId = yield* Msgapp.conversationOfChat(channel.id, chat)
     if (conversationId === null) return []
+    const contactId = (yield* Conversations.byId(conversationId))?.contact_id ?? null
+    if (contactId !== null)
+      yield* Contacts.markMsgappLabel(contactId, channel.id, e.association.labelId, e.type === 'add')
+    if (e.type !== 'add') return []
+    const label = yield* Msgapp.label(channel.id, e.association.labelId)
+    if (!label || label.deleted) return []
     return yield* applyLabelRules(conversationId, label.name).pipe(
       Effect.catchAll(() => Effect.succeed([] as const)),
     )

@@ -7,6 +7,9 @@ import * as CategoryRoutes from './categories'
 import * as ChannelApiRoutes from './channelApi'
 import * as ChannelIconRoutes from './channelIcons'
 import * as ChannelRoutes from './channels'
+import * as ContactRoutes from './contacts'
+import * as ContactCsvRoutes from './contactsCsv'
+import * as CustomFieldRoutes from './customFields'
 import * as DashboardRoutes from './dashboard'
 import * as EmailRoutes from './email'
 import * as GroupRoutes from './groups'
@@ -14,6 +17,7 @@ import * as IdentityRoutes from './identity'
 import * as InteractionRoutes from './interactions'
 import * as InvitationRoutes from './invitations'
 import * as LabelRuleRoutes from './labelRules'
+import * as LabelRoutes from './labels'
 import * as LivechatChannelRoutes from './livechatChannels'
 import * as LivechatVisitorRoutes from './livechatVisitor'
 import * as LivechatWidgetRoutes from './livechatWidget'
@@ -61,6 +65,10 @@ export const routes: readonly Route[] = [
   ...CategoryRoutes.routes,
   ...TemplateRoutes.routes,
   ...LabelRuleRoutes.routes,
+  ...ContactCsvRoutes.routes,
+  ...ContactRoutes.routes,
+  ...LabelRoutes.routes,
+  ...CustomFieldRoutes.routes,
   ...ChannelRoutes.routes,
   ...ChannelApiRoutes.routes,
   ...EmailRoutes.routes,

@@ -245,10 +245,18 @@ describe('detail', () => {
       `/v1/interactions/${conv.id}/messages`,
       F.json({ type: 'note', text: 'vip' }, session.headers()),
     )
-    await s.fetch(
-      `/v1/interactions/${conv.id}`,
-      I.patch({ custom: { order_no: 'A-17', empty: '' } }, session.headers()),
+    // Custom values are checked against the interaction field definitions (spec 2 §4.4).
+    const field = await I.body(
+      await s.fetch(
+        '/v1/custom-fields',
+        F.json({ entity: 'interaction', label: 'Order no', type: 'text' }, session.headers()),
+      ),
     )
+    expect(
+      (await s.fetch(`/v1/interactions/${conv.id}`, I.patch({ custom: { nope: 'x' } }, session.headers())))
+        .status,
+    ).toBe(422)
+    await s.fetch(`/v1/interactions/${conv.id}`, I.patch({ custom: { order_no: 'A-17' } }, session.headers()))
     const d = (await I.body(await s.fetch(`/v1/interactions/${conv.id}`, { headers: session.headers() })))
       .data
     expect(d).toMatchObject({
@@ -256,7 +264,9 @@ describe('detail', () => {
       notes_count: 1,
       tickets: [],
       ai_summary: null,
-      custom_fields: [{ key: 'order_no', label: 'order_no', type: 'text', value: 'A-17' }],
+      custom_fields: [
+        { id: field.data.id, key: 'order_no', label: 'Order no', type: 'text', options: [], value: 'A-17' },
+      ],
       contact: {
         id: ct.id,
         name: 'Dewi',
@@ -265,12 +275,13 @@ describe('detail', () => {
       },
     })
     expect(d.response_times.first_response_seconds).toBe(90)
-    // Clearing a custom value with an empty string.
+    // Clearing a custom value with an empty string: the field stays, without a value.
     await s.fetch(`/v1/interactions/${conv.id}`, I.patch({ custom: { order_no: '' } }, session.headers()))
     expect(
-      (await I.body(await s.fetch(`/v1/interactions/${conv.id}`, { headers: session.headers() }))).data
-        .custom_fields,
-    ).toEqual([])
+      (
+        await I.body(await s.fetch(`/v1/interactions/${conv.id}`, { headers: session.headers() }))
+      ).data.custom_fields.map((f: any) => f.value),
+    ).toEqual([null])
     // Without contacts.view: the contact's name, no details.
     const noContacts = await I.agent(s, w, await I.role(s, w, ['interactions.view', 'interactions.reply']))
     const d2 = (

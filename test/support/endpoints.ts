@@ -39,7 +39,7 @@ export const specRows: readonly SpecRow[] = (() => {
       prev = own
       const set = own
         ?.replace(/[()]/g, '')
-        .split(/\s+or\s+/)
+        .split(/\s+or\s+|\s+\/\s+/)
         .map((x) => x.trim())
         .sort()
         .join(' | ')
@@ -65,6 +65,7 @@ export const BUILT: ReadonlyArray<readonly [string, string]> = [
   ['1', '4.7'],
   ['2', '4.1'],
   ['2', '4.2'],
+  ['2', '4.4'],
 ]
 
 /** Deliberate deviations from the spec's permission column (docs/decisions.md, Channels). */

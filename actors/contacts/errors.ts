@@ -1,0 +1,40 @@
+import { Data } from 'effect'
+
+/**
+ * The closed set of failures of the contacts domain. Each carries what its answer needs; the HTTP
+ * layer turns the union into the envelope in one place (http/routes/contacts.ts `answer`).
+ */
+export interface FieldProblem {
+  /** A message key of the catalogue (http/i18n.ts), registered by the contacts routes. */
+  readonly key: string
+  readonly params?: Readonly<Record<string, string | number>>
+}
+export type Problems = Readonly<Record<string, FieldProblem>>
+
+/** Input the rules refuse, field by field (422). */
+export class Invalid extends Data.TaggedError('ContactsInvalid')<{ readonly fields: Problems }> {}
+/** A contact, label, field or note that is not the workspace's, or gone (404). */
+export class Missing extends Data.TaggedError('ContactsMissing')<{}> {}
+/** The caller may not do this to this record (403), with a message key. */
+export class Refused extends Data.TaggedError('ContactsRefused')<{ readonly message: string }> {}
+/** A CSV file that cannot be read as a whole (422 on `file`, naming the line); nothing was written. */
+export class CsvRejected extends Data.TaggedError('ContactsCsvRejected')<{
+  readonly reason: 'quotes' | 'encoding' | 'too_long' | 'header' | 'columns' | 'empty'
+  readonly line: number
+}> {}
+
+export type ContactsError = Invalid | Missing | Refused | CsvRejected
+
+export const invalid = (fields: Problems) => new Invalid({ fields })
+export const missing = () => new Missing()
+
+/** Collects per-field problems while checking an input. */
+export class ProblemSet {
+  readonly fields: Record<string, FieldProblem> = {}
+  add(field: string, key: string, params?: Readonly<Record<string, string | number>>) {
+    this.fields[field] = params ? { key, params } : { key }
+  }
+  get empty(): boolean {
+    return Object.keys(this.fields).length === 0
+  }
+}

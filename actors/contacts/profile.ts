@@ -1,0 +1,41 @@
+import { Effect } from 'effect'
+import * as Profile from '../../store/contactProfile'
+import type { Viewer } from '../../store/conversations'
+import { definitions, find, labelMap } from './contacts'
+import { invalid } from './errors'
+import { parseTimelineId, presentProfile, presentTimelineItem } from './presenters'
+
+/** The full profile and the timeline of a contact (spec 2 §4.4). */
+export const profile = (workspaceId: number, id: number, zone: string, now: Date) =>
+  Effect.gen(function* () {
+    const c = yield* find(workspaceId, id)
+    const [labels, defs, identities, msgappLabels, statistics, activity] = yield* Effect.all(
+      [
+        labelMap(workspaceId),
+        definitions(workspaceId),
+        Profile.identities(id),
+        Profile.msgappLabels(id),
+        Profile.statistics(id),
+        Profile.activity(id, zone, now),
+      ],
+      { concurrency: 'unbounded' },
+    )
+    return presentProfile(c, labels, defs, { identities, msgappLabels, statistics, activity })
+  })
+
+export const TIMELINE_PAGE = 50
+
+/**
+ * Newest first across the conversations the viewer may see, notes and recorded changes; `before`
+ * is the `id` of the last item of the previous page.
+ */
+export const timeline = (workspaceId: number, id: number, viewer: Viewer, limit: number, before?: string) =>
+  Effect.gen(function* () {
+    yield* find(workspaceId, id)
+    const cursor = before === undefined ? undefined : parseTimelineId(before)
+    if (cursor === null) return yield* Effect.fail(invalid({ before: { key: 'field.unknown' } }))
+    const rows = yield* Profile.timeline(id, viewer, limit + 1, cursor)
+    if (rows === null) return yield* Effect.fail(invalid({ before: { key: 'field.unknown' } }))
+    const items = rows.slice(0, limit).map(presentTimelineItem)
+    return { items, hasMore: rows.length > limit }
+  })

@@ -27,6 +27,9 @@ export type Fixture =
   | 'message'
   | 'group'
   | 'contact'
+  | 'contactLabel'
+  | 'customField'
+  | 'contactNote'
   | 'livechatKey'
   | 'missing'
 
@@ -97,6 +100,13 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
   })
   const spareKey = await post('/v1/api-keys', { name: 'Spare', scope: 'read' })
   const contact = await I.contact(s, w)
+  const contactLabel = await post('/v1/labels', { name: 'World label' })
+  const customField = await post('/v1/custom-fields', {
+    entity: 'contact',
+    label: 'World field',
+    type: 'text',
+  })
+  const contactNote = await post(`/v1/contacts/${contact.id}/notes`, { body: 'World note' })
   const conversation = await I.conversation(s, w, { channelId: msgapp.id, contactId: contact.id })
   const message = await I.inbound(s, conversation.id, 'World message')
   const [group] = await I.sql<{ id: number }>(
@@ -129,6 +139,9 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       message: String(message.id),
       group: String(group!.id),
       contact: String(contact.id),
+      contactLabel: String(contactLabel.id),
+      customField: String(customField.id),
+      contactNote: String(contactNote.id),
       livechatKey: chat.livechat.key,
       missing: MISSING_ID,
     },
@@ -143,6 +156,8 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
 export const fixtureFor = (path: string, param: string): Fixture => {
   if (param === 'key') return 'livechatKey'
   if (param === 'message') return 'message'
+  if (param === 'label') return 'contactLabel'
+  if (param === 'note') return 'contactNote'
   // Tickets, invoices, signed tokens, attachment indexes: none exists in the world (yet).
   if (['ticket', 'number', 'token', 'index', 'provider'].includes(param)) return 'missing'
   if (param !== 'id') throw new Error(`test/support/routeWorld.ts: add a fixture for {${param}} (${path})`)
@@ -160,6 +175,9 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     messages: 'message',
     groups: 'group',
     contacts: 'contact',
+    labels: 'contactLabel',
+    'custom-fields': 'customField',
+    'contact-fields': 'customField',
     // Transfers, live chat files, local checkouts: none exists in the world.
     transfers: 'missing',
     files: 'missing',

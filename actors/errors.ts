@@ -48,6 +48,19 @@ export interface FieldMessage {
 export const apiError = (code: ErrorCode, extra?: Omit<ConstructorParameters<typeof ApiError>[0], 'code'>) =>
   new ApiError({ code, ...extra })
 
+/** 429 with `Retry-After`: the one shape of every refusal for going too fast (spec 1 §3). */
+export const rateLimited = (seconds: number, message?: string) =>
+  new ApiError({
+    code: 'rate_limited',
+    ...(message ? { message } : {}),
+    params: { seconds },
+    headers: { 'Retry-After': String(seconds) },
+  })
+
+/** `rateLimited` for a window that resets at `resetAtMs`: at least one second. */
+export const rateLimitedUntil = (resetAtMs: number, nowMs = Date.now()) =>
+  rateLimited(Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000)))
+
 export const notFound = () => new ApiError({ code: 'not_found' })
 export const forbidden = (message?: string) =>
   new ApiError({ code: 'forbidden', ...(message ? { message } : {}) })

@@ -1,5 +1,5 @@
 import { Cause, Effect, Exit } from 'effect'
-import { ApiError } from '../actors/errors'
+import { ApiError, rateLimitedUntil } from '../actors/errors'
 import { pickLocale } from '../actors/i18n'
 import { ActorDefect, ActorLoadFailed, ActorStopped } from '../engine/actor/Actor'
 import { Log, type Logger } from '../engine/log'
@@ -65,16 +65,7 @@ export const rateLimit = (key: string, limit: number, meta: Meta) =>
     const limiter = yield* RateLimiter
     const r = yield* limiter.hit(key, limit)
     meta.headers.push(['X-RateLimit-Limit', String(r.limit)], ['X-RateLimit-Remaining', String(r.remaining)])
-    if (!r.allowed) {
-      const seconds = Math.max(1, Math.ceil((r.resetAtMs - Date.now()) / 1000))
-      return yield* Effect.fail(
-        new ApiError({
-          code: 'rate_limited',
-          params: { seconds },
-          headers: { 'Retry-After': String(seconds) },
-        }),
-      )
-    }
+    if (!r.allowed) return yield* Effect.fail(rateLimitedUntil(r.resetAtMs))
   })
 
 /**

@@ -1,7 +1,7 @@
 import { Effect } from 'effect'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import * as PlanRequests from '../../store/planRequests'
-import { ApiError } from '../errors'
+import { rateLimited } from '../errors'
 import type { Locale } from '../i18n'
 
 /**
@@ -11,12 +11,7 @@ import type { Locale } from '../i18n'
 export const LIMITS = { perMinute: 3, perDayIp: 10, perDayEmail: 3 } as const
 const DAY_MS = 86_400_000
 
-const tooMany = (seconds: number) =>
-  new ApiError({
-    code: 'rate_limited',
-    params: { seconds },
-    headers: { 'Retry-After': String(seconds) },
-  })
+const tooMany = (seconds: number) => rateLimited(seconds)
 
 export interface PlanRequest {
   readonly name: string

@@ -12,7 +12,7 @@ import * as Messages from '../../store/messages'
 import * as Settings from '../../store/settings'
 import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
-import { ApiError, invalid, notFound } from '../errors'
+import { ApiError, invalid, notFound, rateLimitedUntil } from '../errors'
 import { EmailAddress, humanSize, PhoneNumber, type UploadedFile } from '../fields'
 import { addMessages } from '../i18n'
 import { ConversationActor, ConversationNotFound } from '../inbox/ConversationActor'
@@ -188,16 +188,7 @@ export const start = (
     const cfg = yield* Config
     const limiter = yield* RateLimiter
     const r = yield* limiter.hit(`livechat-start:${from.ip}`, cfg.livechatStartsPerMinute)
-    if (!r.allowed) {
-      const seconds = Math.max(1, Math.ceil((r.resetAtMs - Date.now()) / 1000))
-      return yield* Effect.fail(
-        new ApiError({
-          code: 'rate_limited',
-          params: { seconds },
-          headers: { 'Retry-After': String(seconds) },
-        }),
-      )
-    }
+    if (!r.allowed) return yield* Effect.fail(rateLimitedUntil(r.resetAtMs))
     const w = widgetOf(livechat.widget)
     if (!hostAllowed(w.allowed_domains, pageHost({ ...from, page: body.page_url })))
       return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'livechat.domain' }))

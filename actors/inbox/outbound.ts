@@ -13,7 +13,7 @@ import type { Caller } from '../admin/caller'
 import { type CounterState, WorkspaceActor } from '../admin/WorkspaceActor'
 import { ChannelActor } from '../channels/ChannelActor'
 import type { Delivery, OutboundMessage } from '../channels/Connector'
-import { ApiError, notFound } from '../errors'
+import { ApiError, notFound, rateLimited } from '../errors'
 import { ConversationActor, type MessageLike, presentMessage } from './ConversationActor'
 
 import { type Ctx, conversationGone, pickupLost } from './conversations'
@@ -61,15 +61,7 @@ export const takeSlot = (channel: Channels.ChannelRow | null) =>
     const nowMs = yield* Effect.flatMap(WallClock, (c) => c.millis)
     yield* Effect.flatMap(ChannelActor, (a) => a.ask(channel.id, { _tag: 'TakeOutboundSlot', nowMs })).pipe(
       Effect.catchTags({
-        Throttled: (e) =>
-          Effect.fail(
-            new ApiError({
-              code: 'rate_limited',
-              message: 'messages.throttled',
-              params: { seconds: e.retryAfterSeconds },
-              headers: { 'Retry-After': String(e.retryAfterSeconds) },
-            }),
-          ),
+        Throttled: (e) => Effect.fail(rateLimited(e.retryAfterSeconds, 'messages.throttled')),
         ChannelNotFound: () => Effect.fail(notFound()),
       }),
     )

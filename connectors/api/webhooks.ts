@@ -224,33 +224,42 @@ export const queueConversationUpdates = Effect.gen(function* () {
 export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
   Effect.gen(function* () {
     const due = yield* ChannelApi.claimDue(20, 60)
-    yield* Effect.forEach(
-      due,
-      (d) =>
-        // A node shutting down finishes the attempts it started and records them, rather than
-        // leaving them leased (and late) until the lease runs out.
-        Effect.uninterruptible(
-          Effect.gen(function* () {
-            const api = yield* ChannelApi.byChannel(d.channel_id)
-            const result: AttemptResult = api?.webhook_url
-              ? yield* attempt(api.webhook_url, api.webhook_secret, d.event, d.uid, d.body, policy)
-              : { status: 'failed', http_status: null, duration_ms: 0, error: 'no webhook_url set' }
-            const n = d.attempts + 1
-            const retry = result.status === 'failed' && n < d.max_attempts
-            yield* ChannelApi.recordAttempt(d.id, {
-              at: iso(new Date())!,
-              http_status: result.http_status,
-              duration_ms: result.duration_ms,
-              error: result.error,
-              delivered: result.status === 'delivered',
-              retryInSeconds: retry ? (retryBaseMs * 3 ** (n - 1)) / 1000 : null,
-            })
-            if (result.status === 'failed' && !retry && d.event === 'message.created')
-              yield* replyFailed(d, result.error)
-          }),
-        ),
-      { concurrency: 8, discard: true },
-    )
+    // One channel's deliveries go out one after another, oldest first, so the customer's system
+    // hears of a conversation's messages in the order they were made (a greeting before the away
+    // message); different channels go side by side.
+    const byChannel = new Map<number, ChannelApi.DeliveryRow[]>()
+    for (const d of [...due].sort((x, y) => Number(x.id) - Number(y.id))) {
+      const list = byChannel.get(d.channel_id)
+      if (list) list.push(d)
+      else byChannel.set(d.channel_id, [d])
+    }
+    const sendOne = (d: ChannelApi.DeliveryRow) =>
+      // A node shutting down finishes the attempts it started and records them, rather than
+      // leaving them leased (and late) until the lease runs out.
+      Effect.uninterruptible(
+        Effect.gen(function* () {
+          const api = yield* ChannelApi.byChannel(d.channel_id)
+          const result: AttemptResult = api?.webhook_url
+            ? yield* attempt(api.webhook_url, api.webhook_secret, d.event, d.uid, d.body, policy)
+            : { status: 'failed', http_status: null, duration_ms: 0, error: 'no webhook_url set' }
+          const n = d.attempts + 1
+          const retry = result.status === 'failed' && n < d.max_attempts
+          yield* ChannelApi.recordAttempt(d.id, {
+            at: iso(new Date())!,
+            http_status: result.http_status,
+            duration_ms: result.duration_ms,
+            error: result.error,
+            delivered: result.status === 'delivered',
+            retryInSeconds: retry ? (retryBaseMs * 3 ** (n - 1)) / 1000 : null,
+          })
+          if (result.status === 'failed' && !retry && d.event === 'message.created')
+            yield* replyFailed(d, result.error)
+        }),
+      )
+    yield* Effect.forEach(byChannel.values(), (list) => Effect.forEach(list, sendOne, { discard: true }), {
+      concurrency: 8,
+      discard: true,
+    })
     return due.length
   })
 

@@ -159,8 +159,11 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 		}()
 	}
 	churnStop := make(chan struct{})
+	var churnWG sync.WaitGroup
 	if soak && *churn > 0 && len(subs) > 0 {
+		churnWG.Add(1)
 		go func() {
+			defer churnWG.Done()
 			tick := time.NewTicker(*churn)
 			defer tick.Stop()
 			for {
@@ -198,6 +201,7 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 	})
 	sending := ph.report()
 	close(churnStop)
+	churnWG.Wait()
 	readWG.Wait()
 	// Settle: wait until every socket has every accepted message, or the settle time is over.
 	expected := accepted * uint64(*sockets)

@@ -465,6 +465,7 @@ const scenarios: Record<string, () => Promise<void>> = {
       driver_cpu_cores: get(k.report, 'sending', 'cpu_cores'),
       hello_server_cpu_cores: h.server.cpu_cores,
       hello_driver_cpu_cores: get(h.report, 'sending', 'cpu_cores'),
+      driver_gomaxprocs: get(h.report, 'driver', 'gomaxprocs'),
       per_request: perUnit('request', okK, {
         server: k.server.cpu_seconds,
         postgres: k.postgres.cpu_seconds,
@@ -889,6 +890,7 @@ const inbound = async (plan: InboundPlan) => {
       driver_cpu_cores: run.usage.cpu_cores,
       driver_read_cpu_cores: get(r, 'sending_and_settling', 'cpu_cores'),
       deliveries_per_driver_cpu_s: driverRead > 0 ? round(deliveries / driverRead, 0) : 0,
+      driver_gomaxprocs: get(r, 'driver', 'gomaxprocs'),
       per_message: perUnit('accepted message', accepted, {
         server: serverUsage.cpu_seconds,
         postgres: postgresUsage.cpu_seconds,

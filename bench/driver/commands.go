@@ -47,18 +47,16 @@ func cmdHTTP(ctx context.Context, args []string) (map[string]any, error) {
 	}
 	logf("http: %.0f req/s for %s over %d target(s), %d connections", *rate, *duration, len(urls), *conns)
 	ph := startPhase()
-	rep := runAttack(ctx, attackPlan{
+	plan := attackPlan{
 		Name: "http", Rate: *rate, Duration: *duration, Connections: *conns,
 		next: func(i uint64, _ time.Time, t *vegeta.Target) {
 			t.Method, t.URL, t.Header = "GET", urls[i%uint64(len(urls))], h
 		},
-		label: func(r *vegeta.Result) string {
-			if len(urls) == 1 {
-				return ""
-			}
-			return byURL[r.URL]
-		},
-	})
+	}
+	if len(urls) > 1 {
+		plan.label = func(r *vegeta.Result) string { return byURL[r.URL] }
+	}
+	rep := runAttack(ctx, plan)
 	return map[string]any{"http": rep, "sending": ph.report()}, nil
 }
 
@@ -161,8 +159,11 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 		}()
 	}
 	churnStop := make(chan struct{})
+	var churnWG sync.WaitGroup
 	if soak && *churn > 0 && len(subs) > 0 {
+		churnWG.Add(1)
 		go func() {
+			defer churnWG.Done()
 			tick := time.NewTicker(*churn)
 			defer tick.Stop()
 			for {
@@ -200,6 +201,7 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 	})
 	sending := ph.report()
 	close(churnStop)
+	churnWG.Wait()
 	readWG.Wait()
 	// Settle: wait until every socket has every accepted message, or the settle time is over.
 	expected := accepted * uint64(*sockets)

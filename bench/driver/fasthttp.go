@@ -5,90 +5,91 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
-	"net/http"
+	"net/url"
 	"strconv"
 	"time"
+
+	vegeta "github.com/tsenart/vegeta/v12/lib"
 )
 
-// leanTransport is a minimal HTTP/1.1 keep-alive client under vegeta: net/http's client cost the
-// driver about 31 µs of CPU per request on this machine (0.72 cores at 23,000 req/s, short of the
-// 40,000 it was asked for), most of it in per-request goroutines, timers and header maps. This one
-// writes the request bytes itself and reads only the status line and Content-Length, which is all
-// the benchmarks look at. Bodies of answers are discarded.
-type leanTransport struct {
-	idle    chan *leanConn
-	slots   chan struct{}
-	timeout time.Duration
-}
-
+// leanConn is one keep-alive HTTP/1.1 connection of the load: it writes the request bytes itself
+// and reads only the status line and Content-Length, which is all the benchmarks look at; bodies of
+// answers are discarded. net/http's client cost the driver about 31 µs of CPU per request on this
+// machine, most of it in per-request goroutines, timers and header maps; each connection here
+// belongs to one worker (rate.go), so there is no pool, no per-request allocation and no
+// hand-off between goroutines.
 type leanConn struct {
-	c  net.Conn
-	br *bufio.Reader
-	bw *bufio.Writer
+	c       net.Conn
+	br      *bufio.Reader
+	bw      *bufio.Writer
+	timeout time.Duration
+	renew   time.Time // when the connection's deadline must be pushed on
+	urls    map[string]target
+	lastURL string // the URL of the previous request, and its parts: most attacks have one
+	last    target
 }
 
-func newLeanTransport(connections int, timeout time.Duration) *leanTransport {
-	return &leanTransport{
-		idle:    make(chan *leanConn, connections),
-		slots:   make(chan struct{}, connections),
-		timeout: timeout,
-	}
+// target is a URL split once into what the request line and Host header need.
+type target struct {
+	host, uri string
 }
 
 var errUnsupported = errors.New("lean transport: response without Content-Length")
 
-func (t *leanTransport) get(host string) (*leanConn, error) {
-	select {
-	case c := <-t.idle:
-		return c, nil
-	default:
+func (c *leanConn) target(raw string) (target, error) {
+	if raw == c.lastURL && raw != "" {
+		return c.last, nil
 	}
-	select {
-	case c := <-t.idle:
-		return c, nil
-	case t.slots <- struct{}{}:
-		c, err := net.DialTimeout("tcp", host, 10*time.Second)
-		if err != nil {
-			<-t.slots
-			return nil, err
-		}
-		return &leanConn{c: c, br: bufio.NewReaderSize(c, 16384), bw: bufio.NewWriterSize(c, 4096)}, nil
+	if t, ok := c.urls[raw]; ok {
+		c.lastURL, c.last = raw, t
+		return t, nil
 	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return target{}, err
+	}
+	if u.Scheme != "http" {
+		return target{}, fmt.Errorf("lean transport: %q is not http://", raw)
+	}
+	if c.urls == nil {
+		c.urls = map[string]target{}
+	}
+	t := target{host: u.Host, uri: u.RequestURI()}
+	c.urls[raw] = t
+	c.lastURL, c.last = raw, t
+	return t, nil
 }
 
-func (t *leanTransport) discard(c *leanConn) {
-	_ = c.c.Close()
-	<-t.slots
-}
-
-func (t *leanTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	c, err := t.get(req.URL.Host)
+func dialLean(host string, timeout time.Duration) (*leanConn, error) {
+	c, err := net.DialTimeout("tcp", host, 10*time.Second)
 	if err != nil {
 		return nil, err
 	}
-	if t.timeout > 0 {
-		_ = c.c.SetDeadline(time.Now().Add(t.timeout))
-	}
-	status, err := c.exchange(req)
-	if err != nil {
-		t.discard(c)
-		return nil, err
-	}
-	t.idle <- c
-	return &http.Response{StatusCode: status, Status: strconv.Itoa(status), Header: http.Header{}, Body: http.NoBody, Request: req}, nil
+	return &leanConn{c: c, br: bufio.NewReaderSize(c, 16384), bw: bufio.NewWriterSize(c, 4096), timeout: timeout}, nil
 }
 
-func (c *leanConn) exchange(req *http.Request) (int, error) {
+// deadline bounds each exchange by the timeout without a timer update per request: the deadline
+// is pushed to now + timeout once half of it has passed, so an exchange has between half the
+// timeout and the whole of it.
+func (c *leanConn) deadline(now time.Time) {
+	if c.timeout > 0 && now.After(c.renew) {
+		_ = c.c.SetDeadline(now.Add(c.timeout))
+		c.renew = now.Add(c.timeout / 2)
+	}
+}
+
+// exchange sends one request and reads its answer's status; bytes out and in are returned for
+// the report.
+func (c *leanConn) exchange(t *vegeta.Target, u target) (status int, in uint64, err error) {
 	w := c.bw
-	w.WriteString(req.Method)
+	w.WriteString(t.Method)
 	w.WriteByte(' ')
-	w.WriteString(req.URL.RequestURI())
+	w.WriteString(u.uri)
 	w.WriteString(" HTTP/1.1\r\nHost: ")
-	w.WriteString(req.URL.Host)
+	w.WriteString(u.host)
 	w.WriteString("\r\n")
-	for k, vs := range req.Header {
+	for k, vs := range t.Header {
 		for _, v := range vs {
 			w.WriteString(k)
 			w.WriteString(": ")
@@ -96,53 +97,54 @@ func (c *leanConn) exchange(req *http.Request) (int, error) {
 			w.WriteString("\r\n")
 		}
 	}
-	if req.Body != nil && req.Body != http.NoBody {
-		body, err := io.ReadAll(req.Body)
-		if err != nil {
-			return 0, err
-		}
+	if len(t.Body) > 0 {
 		w.WriteString("Content-Length: ")
-		w.WriteString(strconv.Itoa(len(body)))
+		w.WriteString(strconv.Itoa(len(t.Body)))
 		w.WriteString("\r\n\r\n")
-		w.Write(body)
+		w.Write(t.Body)
 	} else {
 		w.WriteString("\r\n")
 	}
 	if err := w.Flush(); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	line, err := c.br.ReadSlice('\n')
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if len(line) < 12 || !bytes.HasPrefix(line, []byte("HTTP/1.")) {
-		return 0, fmt.Errorf("lean transport: bad status line %q", line)
+		return 0, 0, fmt.Errorf("lean transport: bad status line %q", line)
 	}
-	status, err := strconv.Atoi(string(line[9:12]))
-	if err != nil {
-		return 0, err
+	status = int(line[9]-'0')*100 + int(line[10]-'0')*10 + int(line[11]-'0')
+	if status < 100 || status > 999 || line[9] > '9' || line[10] > '9' || line[11] > '9' {
+		return 0, 0, fmt.Errorf("lean transport: bad status line %q", line)
 	}
 	length := -1
 	for {
 		h, err := c.br.ReadSlice('\n')
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		if len(h) <= 2 {
 			break
 		}
 		if len(h) > 16 && (h[0] == 'C' || h[0] == 'c') && bytes.EqualFold(h[:15], []byte("content-length:")) {
-			length, err = strconv.Atoi(string(bytes.TrimSpace(h[15:])))
-			if err != nil {
-				return 0, err
+			length = 0
+			for _, b := range bytes.TrimSpace(h[15:]) {
+				if b < '0' || b > '9' {
+					return 0, 0, fmt.Errorf("lean transport: bad Content-Length %q", h)
+				}
+				length = length*10 + int(b-'0')
 			}
 		}
 	}
 	if length < 0 {
-		return 0, errUnsupported
+		return 0, 0, errUnsupported
 	}
 	if _, err := c.br.Discard(length); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return status, nil
+	return status, uint64(length), nil
 }
+
+func (c *leanConn) Close() error { return c.c.Close() }

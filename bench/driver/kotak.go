@@ -67,10 +67,11 @@ type kotakClient struct {
 	tally    *Tally
 
 	stream     *stream
-	cursor     string
+	cursor     []byte // of the last event read
 	conn       atomic.Pointer[wsConn]
 	dropped    atomic.Bool
 	subscribed bool
+	granted    int // subscriptions granted on this connection
 }
 
 func newKotakClient(s *kotakSession, wsBase string, channels []string, t *Tally) *kotakClient {
@@ -149,9 +150,9 @@ func (c *kotakClient) connect(ctx context.Context) (*wsConn, error) {
 		frame.Reset()
 		frame.WriteString(`{"op":"subscribe","channel":`)
 		frame.WriteString(strconv.Quote(ch))
-		if c.cursor != "" {
+		if len(c.cursor) > 0 {
 			frame.WriteString(`,"since":`)
-			frame.WriteString(strconv.Quote(c.cursor))
+			frame.WriteString(strconv.Quote(string(c.cursor)))
 		}
 		frame.WriteString(`,"ref":`)
 		frame.WriteString(strconv.Itoa(i))
@@ -166,7 +167,9 @@ func (c *kotakClient) connect(ctx context.Context) (*wsConn, error) {
 
 var (
 	cursorPrefix  = []byte(`{"cursor":"`)
+	eventKey      = []byte(`"event":"`)
 	messageEvent  = []byte(`"event":"message.created"`)
+	messageName   = []byte(`message.created"`)
 	interactionID = []byte(`"interaction_id":`)
 	seqField      = []byte(`"seq":`)
 	stampField    = []byte(`"body":"t=`)
@@ -176,57 +179,84 @@ var (
 	opError       = []byte(`"op":"error"`)
 )
 
-// read handles frames until the connection ends. Frames are scanned, not decoded: at 200,000
-// deliveries a second a JSON decode per frame would make the driver the limit.
+// read handles frames until the connection ends.
 func (c *kotakClient) read(conn *wsConn) error {
-	granted := 0
-	for {
-		msg, err := conn.Next()
-		if err != nil {
-			return err
-		}
-		if bytes.HasPrefix(msg, cursorPrefix) {
-			end := bytes.IndexByte(msg[len(cursorPrefix):], '"')
-			if end > 0 {
-				c.cursor = string(msg[len(cursorPrefix) : len(cursorPrefix)+end])
-			}
-			if bytes.Contains(msg, messageEvent) {
-				conv, ok1 := intAfter(msg, interactionID)
-				seq, ok2 := intAfter(msg, seqField)
-				if !ok1 || !ok2 {
-					c.tally.ProtocolError.Add(1)
-					continue
-				}
-				var sent time.Time
-				if us, ok := intAfter(msg, stampField); ok {
-					sent = time.UnixMicro(us)
-				}
-				c.tally.deliver(c.stream, conv, seq, sent)
-			}
-			continue
-		}
-		switch {
-		case bytes.Contains(msg, opSubscribed):
-			granted++
-			if granted == len(c.channels) && !c.subscribed {
-				c.subscribed = true
-				c.tally.Subscribed.Add(1)
-			}
-		case bytes.Contains(msg, opReload):
-			c.tally.Reloads.Add(1)
-		case bytes.Contains(msg, opRefused):
-			c.tally.Refused.Add(1)
-		case bytes.Contains(msg, opError):
+	c.granted = 0
+	return conn.Serve(c.handle)
+}
+
+// handle takes one frame, read at now. Frames are scanned, not decoded: at 200,000 deliveries a
+// second a JSON decode per frame would make the driver the limit. The hub writes every event as
+// {"cursor":"…","event":"…","data":{…},"at":"…"}, so the event's name sits right after the
+// cursor, and a message's interaction_id, seq and body follow in that order (presentMessage):
+// events other than message.created (inbox.changed, typing, …) cost a cursor copy and one
+// comparison, and a message is scanned once from left to right. Another field order falls back
+// to searching the whole frame.
+func (c *kotakClient) handle(msg []byte, now time.Time) {
+	if bytes.HasPrefix(msg, cursorPrefix) {
+		rest := msg[len(cursorPrefix):]
+		end := bytes.IndexByte(rest, '"')
+		if end <= 0 {
 			c.tally.ProtocolError.Add(1)
+			return
 		}
+		c.cursor = append(c.cursor[:0], rest[:end]...)
+		rest = rest[end+1:]
+		if len(rest) > 0 && rest[0] == ',' {
+			rest = rest[1:]
+		}
+		if bytes.HasPrefix(rest, eventKey) {
+			if !bytes.HasPrefix(rest[len(eventKey):], messageName) {
+				return
+			}
+			rest = rest[len(eventKey)+len(messageName):]
+		} else if !bytes.Contains(msg, messageEvent) {
+			return
+		} else {
+			rest = msg
+		}
+		conv, at, ok1 := intAfter(rest, interactionID)
+		seq, at2, ok2 := intAfter(rest[at:], seqField)
+		if !ok1 || !ok2 {
+			// Not in the expected order: search the whole frame.
+			conv, _, ok1 = intAfter(msg, interactionID)
+			seq, at2, ok2 = intAfter(msg, seqField)
+			rest, at = msg, 0
+		}
+		if !ok1 || !ok2 {
+			c.tally.ProtocolError.Add(1)
+			return
+		}
+		var sent time.Time
+		if us, _, ok := intAfter(rest[at+at2:], stampField); ok {
+			sent = time.UnixMicro(us)
+		} else if us, _, ok := intAfter(msg, stampField); ok {
+			sent = time.UnixMicro(us)
+		}
+		c.tally.deliver(c.stream, conv, seq, sent, now)
+		return
+	}
+	switch {
+	case bytes.Contains(msg, opSubscribed):
+		c.granted++
+		if c.granted == len(c.channels) && !c.subscribed {
+			c.subscribed = true
+			c.tally.Subscribed.Add(1)
+		}
+	case bytes.Contains(msg, opReload):
+		c.tally.Reloads.Add(1)
+	case bytes.Contains(msg, opRefused):
+		c.tally.Refused.Add(1)
+	case bytes.Contains(msg, opError):
+		c.tally.ProtocolError.Add(1)
 	}
 }
 
-// intAfter parses the integer that follows the first occurrence of key.
-func intAfter(msg, key []byte) (int64, bool) {
+// intAfter parses the integer that follows the first occurrence of key, and says where it ends.
+func intAfter(msg, key []byte) (int64, int, bool) {
 	i := bytes.Index(msg, key)
 	if i < 0 {
-		return 0, false
+		return 0, 0, false
 	}
 	i += len(key)
 	var n int64
@@ -234,5 +264,5 @@ func intAfter(msg, key []byte) (int64, bool) {
 	for ; i < len(msg) && msg[i] >= '0' && msg[i] <= '9'; i++ {
 		n = n*10 + int64(msg[i]-'0')
 	}
-	return n, i > start
+	return n, i, i > start
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -39,22 +40,41 @@ func main() {
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer cancel()
+	// Every command takes -cpuprofile FILE (a pprof CPU profile of the whole run), pulled out of
+	// its arguments here so each command's flags stay its own.
+	args, profile := cpuProfileArg(os.Args[2:])
+	if profile != "" {
+		f, err := os.Create(profile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "kotak-bench:", err)
+			os.Exit(1)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fmt.Fprintln(os.Stderr, "kotak-bench:", err)
+			os.Exit(1)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			_ = f.Close()
+		}()
+	}
 	cpu0, t0 := cpuTime(), time.Now()
 	var report map[string]any
 	var err error
 	switch os.Args[1] {
 	case "http":
-		report, err = cmdHTTP(ctx, os.Args[2:])
+		report, err = cmdHTTP(ctx, args)
 	case "inbound":
-		report, err = cmdInbound(ctx, os.Args[2:], false)
+		report, err = cmdInbound(ctx, args, false)
 	case "soak":
-		report, err = cmdInbound(ctx, os.Args[2:], true)
+		report, err = cmdInbound(ctx, args, true)
 	case "sockets":
-		report, err = cmdSockets(ctx, os.Args[2:])
+		report, err = cmdSockets(ctx, args)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
 	if err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "kotak-bench:", err)
 		os.Exit(1)
 	}
@@ -88,4 +108,23 @@ func (p phase) report() map[string]float64 {
 func parse(fs *flag.FlagSet, args []string) error {
 	fs.SetOutput(os.Stderr)
 	return fs.Parse(args)
+}
+
+// cpuProfileArg takes -cpuprofile FILE (or -cpuprofile=FILE, one or two dashes) out of args.
+func cpuProfileArg(args []string) ([]string, string) {
+	out := make([]string, 0, len(args))
+	file := ""
+	for i := 0; i < len(args); i++ {
+		a := strings.TrimLeft(args[i], "-")
+		switch {
+		case a == "cpuprofile" && args[i] != a && i+1 < len(args):
+			file = args[i+1]
+			i++
+		case strings.HasPrefix(a, "cpuprofile=") && args[i] != a:
+			file = strings.TrimPrefix(a, "cpuprofile=")
+		default:
+			out = append(out, args[i])
+		}
+	}
+	return out, file
 }

@@ -39,34 +39,44 @@ type Tally struct {
 	byConv sync.Map // conversation id → *atomic.Uint64
 }
 
-// stream is one socket's view of per-conversation sequences, owned by that socket's goroutine.
+// stream is one socket's view of per-conversation sequences, owned by whoever handles that
+// socket's frames (one at a time).
 type stream struct {
-	last map[int64]int64
+	convs map[int64]*convStream
 }
 
-func newStream() *stream { return &stream{last: map[int64]int64{}} }
+type convStream struct {
+	last  int64
+	count *atomic.Uint64 // the Tally's count for the conversation
+}
 
-// deliver counts one message event: a sequence at or below the last one seen on this socket is a
-// duplicate, one beyond the next a gap (what lies between never arrived).
-func (t *Tally) deliver(s *stream, conv, seq int64, sent time.Time) {
-	last, seen := s.last[conv]
+func newStream() *stream { return &stream{convs: map[int64]*convStream{}} }
+
+// deliver counts one message event read at now: a sequence at or below the last one seen on this
+// socket is a duplicate, one beyond the next a gap (what lies between never arrived). Latency runs
+// from sent (the intended send time) to now.
+func (t *Tally) deliver(s *stream, conv, seq int64, sent, now time.Time) {
+	cs := s.convs[conv]
 	switch {
-	case seen && seq <= last:
+	case cs == nil:
+		c, ok := t.byConv.Load(conv)
+		if !ok {
+			c, _ = t.byConv.LoadOrStore(conv, &atomic.Uint64{})
+		}
+		cs = &convStream{count: c.(*atomic.Uint64)}
+		s.convs[conv] = cs
+	case seq <= cs.last:
 		t.Duplicates.Add(1)
 		return
-	case seen && seq > last+1:
-		t.Gaps.Add(uint64(seq - last - 1))
+	case seq > cs.last+1:
+		t.Gaps.Add(uint64(seq - cs.last - 1))
 	}
-	s.last[conv] = seq
+	cs.last = seq
 	t.Deliveries.Add(1)
 	if !sent.IsZero() {
-		t.Latency.Record(time.Since(sent))
+		t.Latency.Record(now.Sub(sent))
 	}
-	c, ok := t.byConv.Load(conv)
-	if !ok {
-		c, _ = t.byConv.LoadOrStore(conv, &atomic.Uint64{})
-	}
-	c.(*atomic.Uint64).Add(1)
+	cs.count.Add(1)
 }
 
 func (t *Tally) report() map[string]any {

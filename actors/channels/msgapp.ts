@@ -232,8 +232,11 @@ export const logout = (workspace: WorkspaceRow, id: number) =>
   Effect.gen(function* () {
     const link = yield* NumberLink
     const { channel } = yield* numberOr404(workspace.id, id)
-    yield* Msgapp.bump(channel.id, true)
+    // Status first: from then on no node lists the number, so none starts a session for it in
+    // the moment between the two writes (the bump alone, still active, restarted it: a second
+    // socket). The session dropped for `logged_out` logs its socket out (connectors/msgapp).
     const row = yield* setStatus(channel.id, 'logged_out')
+    yield* Msgapp.bump(channel.id, true)
     link.nudge()
     yield* Msgapp.unlinked(channel.id)
     return yield* statusNow(row)

@@ -370,7 +370,10 @@ const make = Effect.gen(function* () {
                 why._tag === 'Changed'
                   ? logoutAsked(why.row)
                   : why._tag === 'Dropped' &&
-                    logoutAsked(await run(Msgapp.byChannel(r.channel_id)).catch(() => null))
+                    // Dropped because the number was logged out (its status changes before its
+                    // version), or a logout asked for while it ran.
+                    ((await run(Channels.byId(r.channel_id)).catch(() => null))?.status === 'logged_out' ||
+                      logoutAsked(await run(Msgapp.byChannel(r.channel_id)).catch(() => null)))
               await session.stop(logout)
             }),
         }

@@ -14,7 +14,7 @@ import type { Ctx } from './conversations'
 
 /**
  * Spec 2 §4.2 messaging-app label rules (Pro; Free gets 402): a business label applied on the
- * phone runs `contact_label`, `assign_team` or `solve` (actors/conversation `applyLabelRules`).
+ * phone runs `contact_label`, `assign_team` or `solve` (actors/inbox/ConversationActor `applyLabelRules`).
  */
 addMessages({
   'field.msgapp_channel': {

@@ -32,3 +32,12 @@ export const make = (): WallClockShape => {
 }
 
 export const layer: Layer.Layer<WallClock> = Layer.sync(WallClock, make)
+
+/** The node's wall-clock time now (the one way domain code reads it). */
+export const currentTime: Effect.Effect<Date, never, WallClock> = Effect.flatMap(WallClock, (c) => c.now)
+
+/** The node's wall-clock time now, epoch milliseconds. */
+export const currentMillis: Effect.Effect<number, never, WallClock> = Effect.flatMap(
+  WallClock,
+  (c) => c.millis,
+)

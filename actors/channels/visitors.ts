@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { WallClock } from '../../engine/clock'
+import { currentTime } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
@@ -102,7 +102,7 @@ const openNow = (channel: ChannelRow, workspace: Workspaces.WorkspaceRow) =>
     const general = Settings.generalOf(workspace)
     const hours =
       (channel.settings.hours as Settings.BusinessHours | null | undefined) ?? general.business_hours
-    return Settings.openAt(hours, general.timezone, yield* Effect.flatMap(WallClock, (c) => c.now))
+    return Settings.openAt(hours, general.timezone, yield* currentTime)
   })
 
 const pageHost = (o: Origin) => hostOf(o.page) ?? hostOf(o.origin) ?? hostOf(o.referer)

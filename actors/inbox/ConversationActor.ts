@@ -1,6 +1,6 @@
 import { Data, Effect } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
-import { WallClock } from '../../engine/clock'
+import { currentMillis, currentTime, WallClock } from '../../engine/clock'
 import { publishEvent, recheckTopic } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Assignees from '../../store/assignees'
@@ -201,7 +201,7 @@ export const definition = Actor.define({
     Append: (state: ConversationState, m: Conversations.NewMessage, ctx) =>
       Effect.gen(function* () {
         const row = yield* existing(state, ctx.id)
-        const at = m.at ?? (yield* Effect.flatMap(WallClock, (c) => c.now))
+        const at = m.at ?? (yield* currentTime)
         const result = yield* Conversations.append(row.id, { ...m, at })
         if (!result) return yield* Effect.fail(new ConversationNotFound({ id: ctx.id }))
         if (!result.created || !result.conversation) {
@@ -242,7 +242,7 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
         const msg = yield* messageOf(ctx.id, m.messageId)
-        const now = yield* Effect.flatMap(WallClock, (c) => c.millis)
+        const now = yield* currentMillis
         if (!resendable(msg, now)) return [null, state] as const
         yield* Messages.setDelivery(ctx.id, msg.id, { status: 'pending', error: null, externalId: null })
         return [yield* publishMessage(ctx.id, msg.id, 'message.updated'), state] as const
@@ -256,7 +256,7 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
         const msg = yield* messageOf(ctx.id, m.messageId)
-        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        const now = yield* currentTime
         const own =
           msg.direction === 'out' &&
           (m.by.keyId !== null ? msg.sender.key_id === m.by.keyId : msg.sender.user_id === m.by.userId)
@@ -275,7 +275,7 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
         const msg = yield* messageOf(ctx.id, m.messageId)
-        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        const now = yield* currentTime
         if (msg.direction !== 'out') return yield* Effect.fail(new UnsendRefused({ reason: 'incoming' }))
         if (msg.deleted_at !== null) return yield* Effect.fail(new UnsendRefused({ reason: 'deleted' }))
         const sentAt = (msg.sent_at ?? msg.created_at).getTime()
@@ -311,7 +311,7 @@ export const definition = Actor.define({
     Update: (state: ConversationState, m: { readonly patch: Conversations.ConversationPatch }, ctx) =>
       Effect.gen(function* () {
         const before = yield* existing(state, ctx.id)
-        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        const now = yield* currentTime
         const row = yield* changed(yield* Conversations.update(ctx.id, m.patch, now), ctx.id)
         yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
@@ -325,7 +325,7 @@ export const definition = Actor.define({
     Pickup: (state: ConversationState, m: { readonly userId: number }, ctx) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        const now = yield* currentTime
         const row = yield* Conversations.pickUp(ctx.id, m.userId, now)
         if (!row) {
           const current = yield* changed(yield* Conversations.byId(ctx.id), ctx.id)

@@ -1,6 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
-import { WallClock } from '../../engine/clock'
+import { currentTime } from '../../engine/clock'
 import { Log } from '../../engine/log'
 import type { ChannelRow } from '../../store/channels'
 import * as Channels from '../../store/channels'
@@ -87,7 +87,7 @@ export const afterInbound = (
     const general = Settings.generalOf(workspace)
     const hours =
       (channel.settings.hours as Settings.BusinessHours | null | undefined) ?? general.business_hours
-    const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+    const now = yield* currentTime
     if (Settings.openAt(hours, general.timezone, now)) return
     if (yield* awaySentRecently(conversationId)) return
     yield* sendAuto(channel, conversation, workspace, 'away', away)

@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { WallClock } from '../../engine/clock'
+import { currentTime } from '../../engine/clock'
 import { startOfLocalDay } from '../../engine/time'
 import * as Assignees from '../../store/assignees'
 import * as Categories from '../../store/categories'
@@ -111,8 +111,6 @@ const dayStart = (date: string, zone: string, plusDays = 0) => {
   return startOfLocalDay(y, m, d + plusDays, zone)
 }
 
-const now = Effect.flatMap(WallClock, (c) => c.now)
-
 const CustomValue = Schema.Union(
   Schema.String.pipe(Schema.maxLength(2000)),
   Schema.Number,
@@ -182,7 +180,7 @@ export const list = (ctx: Ctx, query: typeof ListQuery.Type) =>
       ...(categories !== undefined ? { categories } : {}),
     }
     const page = pageOf(query)
-    const at = yield* now
+    const at = yield* currentTime
     const [rows, counts, teams] = yield* Effect.all(
       [
         Conversations.list(viewer, filter, query.tab, page),
@@ -211,7 +209,7 @@ export const detail = (ctx: Ctx, params: ById) =>
   Effect.gen(function* () {
     const { caller, workspace } = ctx
     yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-    const detail = yield* Inbox.presentOrHidden({ caller, workspace }, params.id, yield* now)
+    const detail = yield* Inbox.presentOrHidden({ caller, workspace }, params.id, yield* currentTime)
     if ('visible' in detail) return yield* Effect.fail(notFound())
     return reply(detail)
   })
@@ -254,7 +252,7 @@ export const start = (ctx: Ctx, body: typeof StartBody.Type) =>
     if (body.client_id !== undefined) {
       const again = yield* Messages.byClientIdWith(channel.id, contact.id, body.client_id)
       if (again) {
-        const detail = yield* Inbox.presentOrHidden(ctx, again.conversation_id, yield* now)
+        const detail = yield* Inbox.presentOrHidden(ctx, again.conversation_id, yield* currentTime)
         return reply(detail, {
           reused: true,
           message: Outbound.presentSent(again),
@@ -262,7 +260,7 @@ export const start = (ctx: Ctx, body: typeof StartBody.Type) =>
         })
       }
     }
-    const at = yield* now
+    const at = yield* currentTime
     // The throttle and the quota come first: a refused start leaves nothing behind.
     yield* Outbound.takeSlot(channel)
     const replies = yield* Outbound.consumeReply(workspace)
@@ -292,7 +290,7 @@ export const start = (ctx: Ctx, body: typeof StartBody.Type) =>
       },
       replies,
     )
-    const detail = yield* Inbox.presentOrHidden(ctx, started.row.id, yield* now)
+    const detail = yield* Inbox.presentOrHidden(ctx, started.row.id, yield* currentTime)
     return createdReply(detail, {
       reused: started.reused,
       message: Outbound.presentSent(message),
@@ -361,7 +359,7 @@ export const update = (ctx: Ctx, params: ById, body: typeof PatchBody.Type) =>
       if (channel?.type === 'livechat')
         yield* Outbound.agentJoined(channel.id, c.id, yield* Assignees.userName(assignee))
     }
-    return reply(yield* Inbox.presentOrHidden(ctx, c.id, yield* now))
+    return reply(yield* Inbox.presentOrHidden(ctx, c.id, yield* currentTime))
   })
 
 export const notes = (ctx: Ctx, params: ById) =>
@@ -415,7 +413,7 @@ export const feedbackSeen = (ctx: Ctx, params: ById) =>
   Effect.gen(function* () {
     const { caller, workspace } = ctx
     const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-    const at = yield* now
+    const at = yield* currentTime
     yield* Conversations.markFeedbackSeen(c.id, at)
     return reply({ id: c.id, feedback_seen_at: at.toISOString().replace(/\.\d{3}Z$/, 'Z') })
   })
@@ -424,7 +422,7 @@ export const summary = (ctx: Ctx, params: ById) =>
   Effect.gen(function* () {
     const { caller, workspace } = ctx
     yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-    if (!isPaidActive(workspace, yield* now))
+    if (!isPaidActive(workspace, yield* currentTime))
       return yield* Effect.fail(new ApiError({ code: 'plan_required' }))
     return yield* Effect.fail(new ApiError({ code: 'ai_unavailable' }))
   })
@@ -500,7 +498,7 @@ export const pickup = (ctx: Ctx, params: ById) =>
       return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'interactions.not_livechat' }))
     }
     yield* Outbound.pickUp({ ...ctx, conversation: c, channel })
-    return reply(yield* Inbox.presentOrHidden(ctx, c.id, yield* now))
+    return reply(yield* Inbox.presentOrHidden(ctx, c.id, yield* currentTime))
   })
 
 export const history = (ctx: Ctx, params: ById) =>

@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { WallClock } from '../../engine/clock'
+import { currentTime } from '../../engine/clock'
 import * as Assignees from '../../store/assignees'
 import * as Channels from '../../store/channels'
 import * as Contacts from '../../store/contacts'
@@ -52,10 +52,8 @@ export const present = (r: LabelRules.RuleView): typeof RuleSchema.Type => ({
 
 /** Label rules are a Pro feature: 402 on Free (and lapsed) workspaces, for reads too. */
 export const requirePro = (workspace: WorkspaceRow) =>
-  Effect.flatMap(
-    Effect.flatMap(WallClock, (c) => c.now),
-    (now) =>
-      isPaidActive(workspace, now) ? Effect.void : Effect.fail(new ApiError({ code: 'plan_required' })),
+  Effect.flatMap(currentTime, (now) =>
+    isPaidActive(workspace, now) ? Effect.void : Effect.fail(new ApiError({ code: 'plan_required' })),
   )
 
 /** Checks a rule against the workspace's numbers, labels and teams; every problem at once. */

@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { WallClock } from '../../engine/clock'
+import { currentMillis } from '../../engine/clock'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import type { ConversationRow } from '../../store/conversations'
@@ -483,7 +483,7 @@ export const retry = (ctx: Ctx, conversationId: number, messageId: number) =>
     const msg = yield* Messages.inConversation(conversation.id, messageId)
     if (!msg) return yield* missingMessage()
     const notFailed = () => Effect.fail(new ApiError({ code: 'conflict', message: 'messages.not_failed' }))
-    if (!resendable(msg, yield* Effect.flatMap(WallClock, (c) => c.millis))) return yield* notFailed()
+    if (!resendable(msg, yield* currentMillis)) return yield* notFailed()
     const channel = yield* Outbound.channelOf(conversation)
     yield* Outbound.takeSlot(channel)
     const pending = yield* Effect.flatMap(ConversationActor, (a) =>

@@ -1,5 +1,5 @@
 import { Effect } from 'effect'
-import { WallClock } from '../../engine/clock'
+import { currentMillis, currentTime } from '../../engine/clock'
 import { publishEvent } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Channels from '../../store/channels'
@@ -58,7 +58,7 @@ export const takeSlot = (channel: Channels.ChannelRow | null) =>
         new ApiError({ code: 'plan_required', message: 'messages.channel_suspended' }),
       )
     if (channel?.type !== 'msgapp') return
-    const nowMs = yield* Effect.flatMap(WallClock, (c) => c.millis)
+    const nowMs = yield* currentMillis
     yield* Effect.flatMap(ChannelActor, (a) => a.ask(channel.id, { _tag: 'TakeOutboundSlot', nowMs })).pipe(
       Effect.catchTags({
         Throttled: (e) => Effect.fail(rateLimited(e.retryAfterSeconds, 'messages.throttled')),
@@ -70,7 +70,7 @@ export const takeSlot = (channel: Channels.ChannelRow | null) =>
 /** Uses one of today's replies (spec 1 §2 `replies_per_day`), or 402 with the reset time. */
 export const consumeReply = (workspace: WorkspaceRow) =>
   Effect.gen(function* () {
-    const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+    const now = yield* currentTime
     return yield* Effect.flatMap(WorkspaceActor, (a) =>
       a.ask(workspace.id, { _tag: 'Consume', counter: 'replies_per_day', now }),
     ).pipe(
@@ -90,7 +90,7 @@ export const consumeReply = (workspace: WorkspaceRow) =>
 
 export const repliesUsage = (workspace: WorkspaceRow) =>
   Effect.gen(function* () {
-    const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+    const now = yield* currentTime
     const all = yield* Effect.flatMap(WorkspaceActor, (a) =>
       a.ask(workspace.id, { _tag: 'Usage', now }),
     ).pipe(Effect.catchTag('WorkspaceNotFound', () => Effect.fail(notFound())))

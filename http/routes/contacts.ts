@@ -10,7 +10,7 @@ import { BigIdFromString, Id, IdFromString, Text } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import * as Inbox from '../../actors/inbox/conversations'
 import { pageFields, pageMeta, pageOf } from '../../actors/pagination'
-import { WallClock } from '../../engine/clock'
+import { currentTime } from '../../engine/clock'
 import * as Contacts from '../../store/contacts'
 import { created, ok, type Route, route } from '../route'
 
@@ -141,8 +141,6 @@ const decodeCursor = (sort: Contacts.Sort, raw: string): Contacts.Cursor | null 
   return null
 }
 
-const now = Effect.flatMap(WallClock, (c) => c.now)
-
 /** The contact as writes asApiError it. */
 const presentOne = (workspaceId: number, c: Contacts.ContactView) =>
   Effect.map(
@@ -226,7 +224,9 @@ export const routes: readonly Route[] = [
     handler: ({ workspace, params }) =>
       asApiError(
         Effect.map(
-          Effect.flatMap(now, (at) => Profile.profile(workspace.id, params.id, workspace.timezone, at)),
+          Effect.flatMap(currentTime, (at) =>
+            Profile.profile(workspace.id, params.id, workspace.timezone, at),
+          ),
           (p) => ok(p),
         ),
       ),

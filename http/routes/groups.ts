@@ -2,7 +2,7 @@ import { Effect, Schema } from 'effect'
 import { BigIdFromString } from '../../actors/fields'
 import * as Inbox from '../../actors/inbox/conversations'
 import { visibleGroup } from '../../actors/inbox/groups'
-import { WallClock } from '../../engine/clock'
+import { currentTime } from '../../engine/clock'
 import * as Conversations from '../../store/conversations'
 import * as Groups from '../../store/groups'
 import { ok, type Route, route } from '../route'
@@ -26,7 +26,7 @@ export const routes: readonly Route[] = [
           .filter((p): p is string => p !== null)
         const matched = yield* Groups.matchedContacts(workspace.id, phones)
         const byPhone = new Map(matched.map((c) => [c.phone, c]))
-        const now = yield* Effect.flatMap(WallClock, (c) => c.now)
+        const now = yield* currentTime
         const conversations = yield* Conversations.list(viewer, { groupId: group.id }, undefined, {
           limit: 100,
           offset: 0,

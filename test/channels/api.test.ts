@@ -2,6 +2,7 @@ import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConversationActor } from '../../actors/inbox/ConversationActor'
 import * as Workspaces from '../../store/workspaces'
+import { waitFor } from '../support/cluster'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { connect } from '../support/ws'
@@ -260,7 +261,12 @@ describe('API channel', () => {
         message: { id: reply.id, body: 'On it!', direction: 'out' },
       })
 
-      const api = await body(await s.fetch(`/v1/channels/${ch.id}/api`, { headers: owner.headers() }))
+      // The receiver answers before the server records the attempt: wait for the record.
+      const api = await waitFor('the third attempt recorded', async () => {
+        const a = await body(await s.fetch(`/v1/channels/${ch.id}/api`, { headers: owner.headers() }))
+        const m = a.data.api.deliveries.find((x: any) => x.event === 'message.created')
+        return m?.status === 'pending' ? undefined : a
+      })
       const d = api.data.api.deliveries.find((x: any) => x.event === 'message.created')
       expect(d).toMatchObject({ status: 'delivered', attempts: 3, http_status: 204 })
       expect(d.log.map((l: any) => l.http_status)).toEqual([500, 500, 204])

@@ -7,6 +7,7 @@ import * as Email from '../../store/email'
 import * as Livechat from '../../store/livechat'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
+import { BusinessHoursSchema } from '../admin/settings'
 import { ApiError, invalid, notFound } from '../errors'
 import { IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
@@ -31,19 +32,8 @@ addMessages({
 
 // ---- Request fields every type shares ---------------------------------------------------------
 
-const HHMM = Schema.String.pipe(Schema.pattern(/^([01]\d|2[0-3]):[0-5]\d$/))
-
-export const Hours = Schema.Struct({
-  enabled: Schema.Boolean,
-  days: Schema.Array(
-    Schema.Struct({
-      day: Schema.Number.pipe(Schema.int(), Schema.between(1, 7)),
-      open: Schema.Boolean,
-      from: HHMM,
-      to: HHMM,
-    }),
-  ).pipe(Schema.maxItems(7)),
-})
+// A channel's own hours follow the workspace's rules exactly (24:00 closes at midnight).
+export const Hours = BusinessHoursSchema
 
 export const AutoReply = Schema.Struct({
   greeting_on: Schema.optional(Schema.Boolean),

@@ -15,9 +15,10 @@ beforeAll(async () => {
 afterAll(() => s?.stop())
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>
+// Open all day: '24:00' closes at midnight, so no minute of the day counts as closed.
 const week = (open: boolean) => ({
   enabled: true,
-  days: [1, 2, 3, 4, 5, 6, 7].map((day) => ({ day, open, from: '00:00', to: '23:59' })),
+  days: [1, 2, 3, 4, 5, 6, 7].map((day) => ({ day, open, from: '00:00', to: '24:00' })),
 })
 const autoReply = {
   greeting_on: true,

@@ -83,13 +83,13 @@ export interface LeadViewer {
 /**
  * The one visibility rule for leads, as SQL over alias `l`, used by the list, the board, the
  * detail and every sub-resource (activities, files, checklist, events, expenses), the contact's
- * and conversation's lead lists and the PATCH answer: those who see all data see every lead;
- * otherwise (with a leads permission) a lead with an owner is the owner's alone, one without an
+ * and conversation's lead lists and the PATCH answer. Without a leads permission no lead; those
+ * who see all data see every lead; otherwise a lead with an owner is the owner's alone, one without an
  * owner its team's, and one with neither team nor owner is seen by whoever sees its workflow.
  */
 export const visibleWhere = (sql: SqlClient.SqlClient, v: LeadViewer): Fragment => {
-  if (v.seesAll) return sql`l.workspace_id = ${v.workspaceId}`
   if (!v.canView) return sql`false`
+  if (v.seesAll) return sql`l.workspace_id = ${v.workspaceId}`
   return sql`l.workspace_id = ${v.workspaceId} AND (
     l.assignee_id = ${v.userId}
     OR (l.assignee_id IS NULL AND l.team_id IS NOT NULL AND EXISTS (

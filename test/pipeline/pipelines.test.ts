@@ -31,7 +31,8 @@ describe('workflows', () => {
     expect(open.stages.map((x) => x.kind)).toEqual(['new', 'progress', 'progress', 'progress', 'won', 'lost'])
     const ours = await P.workflow(s, owner, { name: 'Ours', team_ids: [mine] })
     const theirs = await P.workflow(s, owner, { name: 'Theirs', team_ids: [other] })
-    const ids = async (who: P.Who) => (await P.api(s, who).get('/v1/pipelines')).data.map((p: { id: number }) => p.id)
+    const ids = async (who: P.Who) =>
+      (await P.api(s, who).get('/v1/pipelines')).data.map((p: { id: number }) => p.id)
     expect(await ids(agent.who)).toEqual(expect.arrayContaining([open.id, ours.id]))
     expect(await ids(agent.who)).not.toContain(theirs.id)
     expect(await ids(manager.who)).toEqual(expect.arrayContaining([open.id, ours.id, theirs.id]))
@@ -58,10 +59,27 @@ describe('workflows', () => {
     const p = await P.workflow(s, owner)
     const put = (stages: unknown[]) => P.call(s, 'PUT', `/v1/pipelines/${p.id}/stages`, owner, { stages })
     const bad: Array<Array<{ kind: string; label: string }>> = [
-      [{ kind: 'progress', label: 'A' }, { kind: 'won', label: 'W' }, { kind: 'lost', label: 'L' }],
-      [{ kind: 'new', label: 'N' }, { kind: 'won', label: 'W' }],
-      [{ kind: 'new', label: 'N' }, { kind: 'new', label: 'N2' }, { kind: 'won', label: 'W' }, { kind: 'lost', label: 'L' }],
-      [{ kind: 'new', label: 'N' }, { kind: 'won', label: 'W' }, { kind: 'progress', label: 'P' }, { kind: 'lost', label: 'L' }],
+      [
+        { kind: 'progress', label: 'A' },
+        { kind: 'won', label: 'W' },
+        { kind: 'lost', label: 'L' },
+      ],
+      [
+        { kind: 'new', label: 'N' },
+        { kind: 'won', label: 'W' },
+      ],
+      [
+        { kind: 'new', label: 'N' },
+        { kind: 'new', label: 'N2' },
+        { kind: 'won', label: 'W' },
+        { kind: 'lost', label: 'L' },
+      ],
+      [
+        { kind: 'new', label: 'N' },
+        { kind: 'won', label: 'W' },
+        { kind: 'progress', label: 'P' },
+        { kind: 'lost', label: 'L' },
+      ],
       [
         { kind: 'new', label: 'N' },
         ...Array.from({ length: 11 }, (_, i) => ({ kind: 'progress', label: `P${i}` })),
@@ -167,10 +185,16 @@ describe('workflows', () => {
     expect(put.status).toBe(200)
     expect(put.data.lost_reasons).toEqual(['Too expensive', 'Went quiet'])
     expect(put.data.expense_categories).toEqual(got.data.expense_categories)
-    expect((await P.call(s, 'PUT', '/v1/pipeline/settings', owner, { lost_reasons: ['A', 'a'] })).status).toBe(422)
+    expect(
+      (await P.call(s, 'PUT', '/v1/pipeline/settings', owner, { lost_reasons: ['A', 'a'] })).status,
+    ).toBe(422)
     expect((await P.call(s, 'PUT', '/v1/pipeline/settings', owner, { lost_reasons: [] })).status).toBe(422)
-    expect((await P.call(s, 'PUT', '/v1/pipeline/settings', writeKey, { lost_reasons: ['A'] })).status).toBe(403)
-    expect((await P.call(s, 'PUT', '/v1/pipeline/settings', agent.who, { lost_reasons: ['A'] })).status).toBe(403)
+    expect((await P.call(s, 'PUT', '/v1/pipeline/settings', writeKey, { lost_reasons: ['A'] })).status).toBe(
+      403,
+    )
+    expect((await P.call(s, 'PUT', '/v1/pipeline/settings', agent.who, { lost_reasons: ['A'] })).status).toBe(
+      403,
+    )
     await P.call(s, 'PUT', '/v1/pipeline/settings', owner, {
       lost_reasons: ['Price too high', 'Chose a competitor', 'No budget', 'Other'],
     })

@@ -18,9 +18,6 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => s?.stop())
 
-const layout = (p: { stages: Array<{ id: number; kind: string; label: string }> }) =>
-  p.stages.map((x) => ({ id: x.id, kind: x.kind, label: x.label }))
-
 describe('workflows', () => {
   it('creates default stages without `stages`, and lists what each caller may see', async () => {
     const agent = await P.person(s, w, ['leads.view'])

@@ -170,7 +170,7 @@ describe('the work on a lead', () => {
       body: I.form({}, [{ field: 'file', name: 'offer.pdf', type: 'application/pdf', bytes }]),
     })
     expect(up.status).toBe(201)
-    const file = (await up.json()).data
+    const file = (await I.body(up)).data
     expect(file).toMatchObject({ name: 'offer.pdf', size: 3000, url: `/v1/lead-files/${file.id}` })
     const got = await s.fetch(`/v1/lead-files/${file.id}?download=1`, { headers: budi.session.headers() })
     expect(got.status).toBe(200)
@@ -235,7 +235,7 @@ describe('the work on a lead', () => {
       ),
     })
     expect(res.status).toBe(201)
-    const x = (await res.json()).data
+    const x = (await I.body(res)).data
     expect(x).toMatchObject({
       spent_on: '2026-11-20',
       category: 'Meals',

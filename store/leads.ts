@@ -268,7 +268,7 @@ export interface LeadFields {
   readonly stage_changed_at?: Date
 }
 
-const COLUMNS = [
+export const COLUMNS = [
   'title',
   'pipeline_id',
   'stage_id',

@@ -1,4 +1,5 @@
 import type { LayoutStage, StageKind, StageRow } from '../../store/pipelines'
+import { COLORS as LABEL_COLORS } from '../contacts/labels'
 import type { FieldMessage } from '../errors'
 import { addMessages } from '../i18n'
 
@@ -23,22 +24,8 @@ addMessages({
 
 export const MAX_PROGRESS = 10
 
-/** A 13-colour palette (the labels' palette), answered in the settings and `meta.colors`. */
-export const COLORS = [
-  '#ef4444',
-  '#f97316',
-  '#f59e0b',
-  '#eab308',
-  '#84cc16',
-  '#22c55e',
-  '#14b8a6',
-  '#06b6d4',
-  '#3b82f6',
-  '#6366f1',
-  '#a855f7',
-  '#ec4899',
-  '#64748b',
-] as const
+/** The labels' 13-colour palette, answered in the settings and `meta.colors`. */
+export const COLORS = LABEL_COLORS
 
 /** Stages of a workflow created without `stages`. */
 export const DEFAULT_STAGES: ReadonlyArray<{

@@ -33,6 +33,7 @@ import {
   presentExpense,
   presentFile,
   presentLead,
+  presentStage,
 } from './presenters'
 import { settingsOf } from './settings'
 
@@ -320,12 +321,7 @@ export const board = (ctx: Ctx, q: typeof BoardQuery.Type) =>
       stages: stages.map((s) => {
         const mine = cards.filter((c) => c.stage_id === s.id)
         return {
-          id: s.id,
-          kind: s.kind,
-          label: s.label,
-          color: s.color,
-          probability: s.probability,
-          position: s.position,
+          ...presentStage(s),
           count: byStage.get(s.id)?.count ?? 0,
           value: byStage.get(s.id)?.value ?? 0,
           more: mine.length > BOARD_MAX,
@@ -685,22 +681,11 @@ export const create = (ctx: Ctx, body: typeof CreateBody.Type) =>
     })
   })
 
-const FIELD_NAMES = [
-  'title',
-  'team_id',
-  'assignee_id',
-  'contact_id',
-  'client_id',
-  'value_estimate',
-  'value_won',
-  'budget',
-  'expected_close',
-  'followup_at',
-  'followup_note',
-  'lost_reason',
-  'lost_note',
-  'note',
-] as const
+/** Fields whose change the history names (the stage, status and closing ones are moves'). */
+const FIELD_NAMES = Leads.COLUMNS.filter(
+  (k) =>
+    !['pipeline_id', 'stage_id', 'status', 'interaction_id', 'closed_at', 'stage_changed_at'].includes(k),
+)
 
 const same = (a: unknown, b: unknown) =>
   a instanceof Date || b instanceof Date

@@ -118,10 +118,17 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
   const message = await I.inbound(s, conversation.id, 'World message')
   // The pipeline: a workflow, a lead in it, and one of each piece of work on the lead.
   const pipeline = await post('/v1/pipelines', { name: 'World sales' })
-  const lead = await post('/v1/leads', { title: 'World deal', pipeline_id: pipeline.id, contact_id: contact.id })
+  const lead = await post('/v1/leads', {
+    title: 'World deal',
+    pipeline_id: pipeline.id,
+    contact_id: contact.id,
+  })
   const leadActivity = await post(`/v1/leads/${lead.id}/activities`, { kind: 'note', body: 'World note' })
   const leadChecklist = await post(`/v1/leads/${lead.id}/checklist`, { text: 'World item' })
-  const leadEvent = await post(`/v1/leads/${lead.id}/events`, { title: 'World meeting', starts_at: '2030-01-01T03:00:00Z' })
+  const leadEvent = await post(`/v1/leads/${lead.id}/events`, {
+    title: 'World meeting',
+    starts_at: '2030-01-01T03:00:00Z',
+  })
   const leadExpense = await post(`/v1/leads/${lead.id}/expenses`, { category: 'Transport', amount: 10 })
   const fileRes = await s.fetch(`/v1/leads/${lead.id}/files`, {
     method: 'POST',

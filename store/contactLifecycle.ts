@@ -61,7 +61,7 @@ export const conversationIds = (contactId: number) =>
 
 /**
  * Takes over what is left of the source and deletes it, in one transaction with both contacts
- * locked: labels, messaging-app labels, notes, timeline, live-chat visitors; empty fields and
+ * locked: labels, messaging-app labels, notes, timeline, live-chat visitors, leads; empty fields and
  * custom values the target lacks; the opt-out if either had it. Answers the conversation ids
  * still on the source instead (attached while the actors moved the others), for another round.
  */
@@ -81,6 +81,7 @@ export const finishMerge = (target: ContactRow, source: ContactRow) =>
         yield* sql`UPDATE contact_notes SET contact_id = ${target.id} WHERE contact_id = ${source.id}`
         yield* sql`UPDATE contact_events SET contact_id = ${target.id} WHERE contact_id = ${source.id}`
         yield* sql`UPDATE livechat_visitors SET contact_id = ${target.id} WHERE contact_id = ${source.id}`
+        yield* sql`UPDATE leads SET contact_id = ${target.id} WHERE contact_id = ${source.id}`
         const [merged] = yield* sql<ContactRow>`
           UPDATE contacts t SET
             name = CASE WHEN t.name = '' THEN s.name ELSE t.name END,

@@ -40,19 +40,27 @@ export interface NewNotification {
   readonly data?: Readonly<Record<string, unknown>>
 }
 
+/** Stores a notification in the caller's transaction; `announce` it after that commits. */
+export const insert = (n: NewNotification) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<NotificationRow>`
+      INSERT INTO notifications (workspace_id, user_id, kind, title, body, link, data)
+      VALUES (${n.workspaceId}, ${n.userId}, ${n.kind}, ${n.title}, ${n.body ?? ''}, ${n.link ?? null},
+              ${JSON.stringify(n.data ?? {})}::jsonb)
+      RETURNING *`.pipe(Effect.map((r) => r[0]!)),
+  )
+
+/** Tells the user's sockets of a stored notification. */
+export const announce = (row: NotificationRow) =>
+  publishEvent(`user:${row.user_id}`, 'notification.created', present(row))
+
 /** Stores a notification, then (after the insert committed) tells the user's sockets. */
 export const notify = (n: NewNotification) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.gen(function* () {
-      const [row] = yield* sql<NotificationRow>`
-        INSERT INTO notifications (workspace_id, user_id, kind, title, body, link, data)
-        VALUES (${n.workspaceId}, ${n.userId}, ${n.kind}, ${n.title}, ${n.body ?? ''}, ${n.link ?? null},
-                ${JSON.stringify(n.data ?? {})}::jsonb)
-        RETURNING *`
-      yield* publishEvent(`user:${n.userId}`, 'notification.created', present(row!))
-      return row!
-    }),
-  )
+  Effect.gen(function* () {
+    const row = yield* insert(n)
+    yield* announce(row)
+    return row
+  })
 
 export const latest = (workspaceId: number, userId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

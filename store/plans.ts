@@ -9,6 +9,7 @@ export interface Limits {
   readonly channels: number
   readonly users: number
   readonly tickets_per_month: number
+  readonly leads_per_month: number
   readonly replies_per_day: number
   readonly ai_per_month: number
   readonly ai: boolean
@@ -20,6 +21,7 @@ export const planLimits: Readonly<Record<Plan, Limits>> = {
     channels: 1,
     users: 3,
     tickets_per_month: 100,
+    leads_per_month: 100,
     replies_per_day: 200,
     ai_per_month: 0,
     ai: false,
@@ -29,6 +31,7 @@ export const planLimits: Readonly<Record<Plan, Limits>> = {
     channels: 10,
     users: 25,
     tickets_per_month: 5000,
+    leads_per_month: 5000,
     replies_per_day: 0,
     ai_per_month: 2000,
     ai: true,
@@ -38,6 +41,7 @@ export const planLimits: Readonly<Record<Plan, Limits>> = {
     channels: 0,
     users: 0,
     tickets_per_month: 0,
+    leads_per_month: 0,
     replies_per_day: 0,
     ai_per_month: 0,
     ai: true,

@@ -14,8 +14,7 @@ export const counters = {
   replies_per_day: { period: 'day', limit: 'replies_per_day' },
   tickets_per_month: { period: 'month', limit: 'tickets_per_month' },
   ai_per_month: { period: 'month', limit: 'ai_per_month' },
-  // No plan limits leads (yet); counted so reports and a future limit have the figure.
-  leads_per_month: { period: 'month', limit: null },
+  leads_per_month: { period: 'month', limit: 'leads_per_month' },
 } as const satisfies Record<string, { period: PeriodKind; limit: string | null }>
 
 export type Counter = keyof typeof counters

@@ -147,6 +147,7 @@ export const usageOf = (workspace: WorkspaceRow) =>
       users: { used: yield* Members.countActive(workspace.id), limit: limits.users },
       replies_per_day: counter('replies_per_day'),
       tickets_per_month: counter('tickets_per_month'),
+      leads_per_month: counter('leads_per_month'),
       ai_per_month: counter('ai_per_month'),
     }
   })
@@ -156,6 +157,7 @@ export const UsageSchema = Schema.Struct({
   users: Quota,
   replies_per_day: Schema.Struct({ ...Quota.fields, resets_at: Schema.NullOr(Timestamp) }),
   tickets_per_month: Schema.Struct({ ...Quota.fields, resets_at: Schema.NullOr(Timestamp) }),
+  leads_per_month: Schema.Struct({ ...Quota.fields, resets_at: Schema.NullOr(Timestamp) }),
   ai_per_month: Schema.Struct({ ...Quota.fields, resets_at: Schema.NullOr(Timestamp) }),
 })
 

@@ -10,6 +10,7 @@ export const LimitsSchema = Schema.Struct({
   channels: Schema.Number,
   users: Schema.Number,
   tickets_per_month: Schema.Number,
+  leads_per_month: Schema.Number,
   replies_per_day: Schema.Number,
   ai_per_month: Schema.Number,
   ai: Schema.Boolean,

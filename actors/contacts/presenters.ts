@@ -69,7 +69,14 @@ export const presentNote = (n: NoteRow, viewerId: number) => ({
   updated_at: iso(n.updated_at)!,
 })
 
+/** The contact's leads the caller may see: the latest ones and how many there are. */
+export interface LeadsPart {
+  readonly items: readonly unknown[]
+  readonly total: number
+}
+
 export interface ProfileParts {
+  readonly leads: LeadsPart
   readonly identities: readonly Profile.IdentityRow[]
   readonly msgappLabels: readonly Profile.MsgappLabelRow[]
   readonly statistics: Profile.StatisticsRow
@@ -78,8 +85,8 @@ export interface ProfileParts {
 
 /**
  * The full profile (`GET /contacts/{id}`): the contact, its identities, service and
- * messaging-app labels, custom fields with definitions, statistics and 12-month activity.
- * Tickets and leads answer empty lists until their domains exist (docs/decisions.md, Contacts).
+ * messaging-app labels, custom fields with definitions, statistics and 12-month activity, and the
+ * leads the caller may see. Tickets answer an empty list until their domain exists.
  */
 export const presentProfile = (
   c: ContactView,
@@ -113,7 +120,7 @@ export const presentProfile = (
       messages_out: p.statistics.messages_out,
       notes: p.statistics.notes,
       tickets: 0,
-      leads: 0,
+      leads: p.leads.total,
       first_conversation_at: iso(p.statistics.first_conversation_at),
       last_message_at: iso(p.statistics.last_message_at),
     },
@@ -124,7 +131,7 @@ export const presentProfile = (
       conversations: m.conversations,
     })),
     tickets: [] as const,
-    leads: [] as const,
+    leads: p.leads.items,
   }
 }
 

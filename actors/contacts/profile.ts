@@ -3,10 +3,19 @@ import * as Profile from '../../store/contactProfile'
 import type { Viewer } from '../../store/conversations'
 import { definitions, find, labelMap } from './contacts'
 import { invalid } from './errors'
-import { parseTimelineId, presentProfile, presentTimelineItem } from './presenters'
+import { type LeadsPart, parseTimelineId, presentProfile, presentTimelineItem } from './presenters'
 
-/** The full profile and the timeline of a contact (spec 2 §4.4). */
-export const profile = (workspaceId: number, id: number, zone: string, now: Date) =>
+/**
+ * The full profile and the timeline of a contact (spec 2 §4.4). `leads` are the contact's leads as
+ * the caller may see them (actors/pipeline), read once the contact is known to exist.
+ */
+export const profile = <E, R>(
+  workspaceId: number,
+  id: number,
+  zone: string,
+  now: Date,
+  leads: Effect.Effect<LeadsPart, E, R>,
+) =>
   Effect.gen(function* () {
     const c = yield* find(workspaceId, id)
     const [labels, defs, identities, msgappLabels, statistics, activity] = yield* Effect.all(
@@ -20,7 +29,13 @@ export const profile = (workspaceId: number, id: number, zone: string, now: Date
       ],
       { concurrency: 'unbounded' },
     )
-    return presentProfile(c, labels, defs, { identities, msgappLabels, statistics, activity })
+    return presentProfile(c, labels, defs, {
+      identities,
+      msgappLabels,
+      statistics,
+      activity,
+      leads: yield* leads,
+    })
   })
 
 export const TIMELINE_PAGE = 50

@@ -17,6 +17,7 @@ import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../er
 import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { pageFields, pageMeta, pageOf } from '../pagination'
+import * as Pipeline from '../pipeline/leads'
 import { AlreadyPickedUp, ConversationActor } from './ConversationActor'
 import type { Ctx } from './conversations'
 import * as Inbox from './conversations'
@@ -427,11 +428,15 @@ export const summary = (ctx: Ctx, params: ById) =>
     return yield* Effect.fail(new ApiError({ code: 'ai_unavailable' }))
   })
 
+/**
+ * Leads made from the conversation and the contact's other open leads (`meta.other`), each only
+ * if the caller may see it by the lead rule (none without a leads permission).
+ */
 export const leads = (ctx: Ctx, params: ById) =>
   Effect.gen(function* () {
     const { caller, workspace } = ctx
-    yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-    return reply([], { other: [] })
+    const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
+    return yield* Pipeline.ofInteraction(ctx, c)
   })
 
 export const markRead = (ctx: Ctx, params: ById) =>

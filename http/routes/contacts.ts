@@ -10,13 +10,14 @@ import { BigIdFromString, Id, IdFromString, Text } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import * as Inbox from '../../actors/inbox/conversations'
 import { pageFields, pageMeta, pageOf } from '../../actors/pagination'
+import * as Pipeline from '../../actors/pipeline/leads'
 import { currentTime } from '../../engine/clock'
 import * as Contacts from '../../store/contacts'
 import { created, ok, type Route, route } from '../route'
 
 /**
  * Spec 2 §4.4, the contact side: list (filters, orders, page or cursor pagination), create,
- * profile, changes, labels, timeline, tickets and leads (empty until their domains exist), notes,
+ * profile, changes, labels, timeline, tickets (empty until that domain exists), leads, notes,
  * merge, delete, broadcast opt-out; the CSV import and export are in ./contactsCsv.ts. The rules
  * are in actors/contacts; this module is schema, access and presentation.
  */
@@ -61,6 +62,8 @@ addMessages({
 })
 
 const IdParam = Schema.Struct({ id: BigIdFromString })
+/** Leads shown on a profile (all of them: `GET /contacts/{id}/leads`). */
+const PROFILE_LEADS = 10
 const NoteParam = Schema.Struct({ id: BigIdFromString, note: BigIdFromString })
 
 const Optional = (max: number) => Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(max))))
@@ -221,11 +224,17 @@ export const routes: readonly Route[] = [
     summary:
       'The full profile: identities, service and messaging-app labels, custom fields, statistics, 12-month activity',
     params: IdParam,
-    handler: ({ workspace, params }) =>
+    handler: ({ caller, workspace, params }) =>
       asApiError(
         Effect.map(
           Effect.flatMap(currentTime, (at) =>
-            Profile.profile(workspace.id, params.id, workspace.timezone, at),
+            Profile.profile(
+              workspace.id,
+              params.id,
+              workspace.timezone,
+              at,
+              Pipeline.ofContact({ caller, workspace }, params.id, PROFILE_LEADS),
+            ),
           ),
           (p) => ok(p),
         ),
@@ -329,10 +338,16 @@ export const routes: readonly Route[] = [
     access: 'K',
     permission: 'contacts.view',
     tag: 'Contacts',
-    summary: 'Leads of the contact the caller may see (empty without pipeline access; until leads exist)',
+    summary: 'Leads of the contact the caller may see by the lead rule (none without a leads permission)',
     params: IdParam,
-    handler: ({ workspace, params }) =>
-      asApiError(Effect.as(ContactWrites.find(workspace.id, params.id), ok([], { total: 0 }))),
+    handler: ({ caller, workspace, params }) =>
+      asApiError(
+        Effect.flatMap(ContactWrites.find(workspace.id, params.id), () =>
+          Effect.map(Pipeline.ofContact({ caller, workspace }, params.id), (r) =>
+            ok(r.items, { total: r.total }),
+          ),
+        ),
+      ),
   }),
   route({
     method: 'GET',

@@ -26,6 +26,7 @@ import * as MemberRoutes from './members'
 import * as MessageRoutes from './messages'
 import * as MsgappRoutes from './msgapp'
 import * as NotificationRoutes from './notifications'
+import * as PipelineRoutes from './pipeline'
 import * as PlanRequestRoutes from './planRequests'
 import * as PublicRoutes from './public'
 import * as RealtimeRoutes from './realtime'
@@ -69,6 +70,7 @@ export const routes: readonly Route[] = [
   ...ContactRoutes.routes,
   ...LabelRoutes.routes,
   ...CustomFieldRoutes.routes,
+  ...PipelineRoutes.routes,
   ...ChannelRoutes.routes,
   ...ChannelApiRoutes.routes,
   ...EmailRoutes.routes,

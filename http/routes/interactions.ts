@@ -123,7 +123,7 @@ export const routes: readonly Route[] = [
     permission: 'interactions.view',
     tag: 'Interactions',
     summary:
-      "Leads from this conversation and the contact's other open leads (empty until the pipeline exists)",
+      "Leads from this conversation and (`meta.other`) the contact's other open leads, as the caller may see them",
     params: IdParam,
     handler: ({ caller, workspace, params }) => answer(Interactions.leads({ caller, workspace }, params)),
   }),

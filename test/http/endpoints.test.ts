@@ -2,6 +2,7 @@ import * as fs from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import {
   BUILT,
+  NOT_YET_BUILT,
   PERMISSION_DEVIATIONS,
   routeOf,
   routePermission,
@@ -19,9 +20,18 @@ describe('the spec endpoints of built sections', () => {
     expect(fs.readFileSync(TSV, 'utf8')).toBe(fs.readFileSync(SPEC_TSV, 'utf8'))
   })
 
+  it('lists as not yet built only endpoints without a route (remove an entry when its route lands)', () => {
+    const routed = specRows.filter((r) => NOT_YET_BUILT.has(`${r.method} ${r.path}`) && routeOf(r))
+    expect(routed.map((r) => `${r.method} ${r.path}`)).toEqual([])
+    const unknown = [...NOT_YET_BUILT].filter((k) => !specRows.some((r) => `${r.method} ${r.path}` === k))
+    expect(unknown).toEqual([])
+  })
+
   for (const [doc, section] of BUILT) {
     it(`routes every endpoint of doc ${doc} §${section} with its access class`, () => {
-      const wanted = specRows.filter((r) => r.doc === doc && r.section === section)
+      const wanted = specRows.filter(
+        (r) => r.doc === doc && r.section === section && !NOT_YET_BUILT.has(`${r.method} ${r.path}`),
+      )
       expect(wanted.length).toBeGreaterThan(0)
       const missing = wanted.filter((r) => !routeOf(r)).map((r) => `${r.method} ${r.path}`)
       expect(missing).toEqual([])

@@ -311,6 +311,7 @@ describe('GET /v1/me, GET /v1/workspace, GET /v1/public/config', () => {
       channels: 10,
       users: 25,
       tickets_per_month: 5000,
+      leads_per_month: 5000,
       replies_per_day: 0,
       ai_per_month: 2000,
       ai: true,

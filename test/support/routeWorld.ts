@@ -31,6 +31,13 @@ export type Fixture =
   | 'customField'
   | 'contactNote'
   | 'livechatKey'
+  | 'pipeline'
+  | 'lead'
+  | 'leadActivity'
+  | 'leadFile'
+  | 'leadChecklist'
+  | 'leadEvent'
+  | 'leadExpense'
   | 'missing'
 
 /** Values of path parameters that name no row of any kind, by how the parameter is spelled. */
@@ -109,6 +116,27 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
   const contactNote = await post(`/v1/contacts/${contact.id}/notes`, { body: 'World note' })
   const conversation = await I.conversation(s, w, { channelId: msgapp.id, contactId: contact.id })
   const message = await I.inbound(s, conversation.id, 'World message')
+  // The pipeline: a workflow, a lead in it, and one of each piece of work on the lead.
+  const pipeline = await post('/v1/pipelines', { name: 'World sales' })
+  const lead = await post('/v1/leads', {
+    title: 'World deal',
+    pipeline_id: pipeline.id,
+    contact_id: contact.id,
+  })
+  const leadActivity = await post(`/v1/leads/${lead.id}/activities`, { kind: 'note', body: 'World note' })
+  const leadChecklist = await post(`/v1/leads/${lead.id}/checklist`, { text: 'World item' })
+  const leadEvent = await post(`/v1/leads/${lead.id}/events`, {
+    title: 'World meeting',
+    starts_at: '2030-01-01T03:00:00Z',
+  })
+  const leadExpense = await post(`/v1/leads/${lead.id}/expenses`, { category: 'Transport', amount: 10 })
+  const fileRes = await s.fetch(`/v1/leads/${lead.id}/files`, {
+    method: 'POST',
+    headers: owner.headers(),
+    body: I.form({}, [{ field: 'file', name: 'world.txt', type: 'text/plain', bytes: I.bytes(100) }]),
+  })
+  expect(fileRes.status, await fileRes.clone().text()).toBe(201)
+  const leadFile = (await I.body(fileRes)).data
   const [group] = await I.sql<{ id: number }>(
     s,
     (db) =>
@@ -143,6 +171,13 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       customField: String(customField.id),
       contactNote: String(contactNote.id),
       livechatKey: chat.livechat.key,
+      pipeline: String(pipeline.id),
+      lead: String(lead.id),
+      leadActivity: String(leadActivity.id),
+      leadFile: String(leadFile.id),
+      leadChecklist: String(leadChecklist.id),
+      leadEvent: String(leadEvent.id),
+      leadExpense: String(leadExpense.id),
       missing: MISSING_ID,
     },
   }
@@ -178,6 +213,13 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     labels: 'contactLabel',
     'custom-fields': 'customField',
     'contact-fields': 'customField',
+    pipelines: 'pipeline',
+    leads: 'lead',
+    'lead-activities': 'leadActivity',
+    'lead-files': 'leadFile',
+    'lead-checklist': 'leadChecklist',
+    'lead-events': 'leadEvent',
+    'lead-expenses': 'leadExpense',
     // Transfers, live chat files, local checkouts: none exists in the world.
     transfers: 'missing',
     files: 'missing',

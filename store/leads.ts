@@ -310,6 +310,14 @@ export const insert = (
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
+      // The workflow and stage locked to share: a delete or a stage layout change (which lock the
+      // workflow for update) waits for this lead, or went first and then the lead is refused here
+      // rather than by the foreign key.
+      const [target] = yield* sql`
+        SELECT 1 FROM pipelines p JOIN pipeline_stages s ON s.pipeline_id = p.id
+        WHERE p.id = ${l.pipeline_id} AND s.id = ${l.stage_id} AND p.archived_at IS NULL
+        FOR KEY SHARE OF p, s`
+      if (!target) return null
       const [n] = yield* sql<{ last_number: number }>`
         INSERT INTO lead_counters AS c (workspace_id, last_number) VALUES (${workspaceId}, 1)
         ON CONFLICT (workspace_id) DO UPDATE SET last_number = c.last_number + 1

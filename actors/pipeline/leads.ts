@@ -663,6 +663,8 @@ export const create = (ctx: Ctx, body: typeof CreateBody.Type) =>
           stage_changed_at: now,
           at: now,
         })
+        // The workflow was deleted or archived, or the stage removed, since it was read.
+        if (!lead) return yield* Effect.fail(invalid({ pipeline_id: { key: 'leads.pipeline' } }))
         yield* Leads.recordChange(
           ctx.workspace.id,
           lead.id,

@@ -206,6 +206,23 @@ describe('changing and moving', () => {
     ])
   })
 
+  it('a lead created while its empty workflow is deleted: either the lead lands and the workflow is archived, or 422 and it is gone (never a 500)', async () => {
+    for (let i = 0; i < 6; i++) {
+      const doomed = await P.workflow(s, owner, { name: `Doomed ${i}` })
+      const [made, removed] = await Promise.all([
+        P.api(s, writeKey).post('/v1/leads', { title: 'Race', pipeline_id: doomed.id }),
+        P.api(s, owner).del(`/v1/pipelines/${doomed.id}`),
+      ])
+      expect(removed.status).toBe(200)
+      if (made.status === 201) expect(removed.data).toMatchObject({ deleted: false, archived: true })
+      else {
+        expect(made.status).toBe(422)
+        expect(made.error.fields.pipeline_id).toBeDefined()
+        expect(removed.data).toMatchObject({ deleted: true, archived: false })
+      }
+    }
+  })
+
   it('serialises two moves of one lead: one wins, the other 409s, nothing half-applied', async () => {
     for (let i = 0; i < 5; i++) {
       const l = await P.lead(s, owner, { pipeline_id: flow.id, value_estimate: 100 })

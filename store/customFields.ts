@@ -101,7 +101,7 @@ export const move = (workspaceId: number, entity: Entity, id: number, position: 
 
 /**
  * Deletes a definition and its values: contacts' and conversations' `custom` lose the key in the
- * same transaction (tickets, leads and clients do when their tables exist), so a field created
+ * same transaction (tickets too; leads and clients will when their tables exist), so a field created
  * again later under the same key starts empty.
  */
 export const remove = (f: FieldRow) =>
@@ -114,6 +114,9 @@ export const remove = (f: FieldRow) =>
             WHERE workspace_id = ${f.workspace_id} AND custom ? ${f.key}`
         if (f.entity === 'interaction')
           yield* sql`UPDATE conversations SET custom = custom - ${f.key}
+            WHERE workspace_id = ${f.workspace_id} AND custom ? ${f.key}`
+        if (f.entity === 'ticket')
+          yield* sql`UPDATE tickets SET custom = custom - ${f.key}
             WHERE workspace_id = ${f.workspace_id} AND custom ? ${f.key}`
       }),
     ),

@@ -74,12 +74,15 @@ export interface ProfileParts {
   readonly msgappLabels: readonly Profile.MsgappLabelRow[]
   readonly statistics: Profile.StatisticsRow
   readonly activity: readonly Profile.MonthRow[]
+  /** The contact's tickets the caller may see (actors/tickets/contactSide). */
+  readonly tickets: readonly unknown[]
 }
 
 /**
  * The full profile (`GET /contacts/{id}`): the contact, its identities, service and
  * messaging-app labels, custom fields with definitions, statistics and 12-month activity.
- * Tickets and leads answer empty lists until their domains exist (docs/decisions.md, Contacts).
+ * Tickets are those the caller may see; leads answer an empty list until their domain exists
+ * (docs/decisions.md, Contacts).
  */
 export const presentProfile = (
   c: ContactView,
@@ -112,7 +115,7 @@ export const presentProfile = (
       messages_in: p.statistics.messages_in,
       messages_out: p.statistics.messages_out,
       notes: p.statistics.notes,
-      tickets: 0,
+      tickets: p.tickets.length,
       leads: 0,
       first_conversation_at: iso(p.statistics.first_conversation_at),
       last_message_at: iso(p.statistics.last_message_at),
@@ -123,7 +126,7 @@ export const presentProfile = (
       messages_out: m.messages_out,
       conversations: m.conversations,
     })),
-    tickets: [] as const,
+    tickets: p.tickets,
     leads: [] as const,
   }
 }

@@ -1,26 +1,31 @@
 import { Effect } from 'effect'
 import * as Profile from '../../store/contactProfile'
 import type { Viewer } from '../../store/conversations'
+import * as ContactTickets from '../tickets/contactSide'
+import type { Ctx as TicketCtx } from '../tickets/visibility'
 import { definitions, find, labelMap } from './contacts'
 import { invalid } from './errors'
 import { parseTimelineId, presentProfile, presentTimelineItem } from './presenters'
 
 /** The full profile and the timeline of a contact (spec 2 §4.4). */
-export const profile = (workspaceId: number, id: number, zone: string, now: Date) =>
+export const profile = (ctx: TicketCtx, id: number, now: Date) =>
   Effect.gen(function* () {
+    const workspaceId = ctx.workspace.id
     const c = yield* find(workspaceId, id)
-    const [labels, defs, identities, msgappLabels, statistics, activity] = yield* Effect.all(
+    const [labels, defs, identities, msgappLabels, statistics, activity, tickets] = yield* Effect.all(
       [
         labelMap(workspaceId),
         definitions(workspaceId),
         Profile.identities(id),
         Profile.msgappLabels(id),
         Profile.statistics(id),
-        Profile.activity(id, zone, now),
+        Profile.activity(id, ctx.workspace.timezone, now),
+        // The tickets the caller may see (spec 2 §1 rule 3), as GET /contacts/{id}/tickets lists them.
+        ContactTickets.ofContact(ctx, id, now),
       ],
       { concurrency: 'unbounded' },
     )
-    return presentProfile(c, labels, defs, { identities, msgappLabels, statistics, activity })
+    return presentProfile(c, labels, defs, { identities, msgappLabels, statistics, activity, tickets })
   })
 
 export const TIMELINE_PAGE = 50

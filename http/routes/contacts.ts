@@ -10,13 +10,14 @@ import { BigIdFromString, Id, IdFromString, Text } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import * as Inbox from '../../actors/inbox/conversations'
 import { pageFields, pageMeta, pageOf } from '../../actors/pagination'
+import * as ContactTickets from '../../actors/tickets/contactSide'
 import { currentTime } from '../../engine/clock'
 import * as Contacts from '../../store/contacts'
 import { created, ok, type Route, route } from '../route'
 
 /**
  * Spec 2 §4.4, the contact side: list (filters, orders, page or cursor pagination), create,
- * profile, changes, labels, timeline, tickets and leads (empty until their domains exist), notes,
+ * profile, changes, labels, timeline, tickets, leads (empty until the pipeline exists), notes,
  * merge, delete, broadcast opt-out; the CSV import and export are in ./contactsCsv.ts. The rules
  * are in actors/contacts; this module is schema, access and presentation.
  */
@@ -221,12 +222,10 @@ export const routes: readonly Route[] = [
     summary:
       'The full profile: identities, service and messaging-app labels, custom fields, statistics, 12-month activity',
     params: IdParam,
-    handler: ({ workspace, params }) =>
+    handler: ({ caller, workspace, params }) =>
       asApiError(
         Effect.map(
-          Effect.flatMap(currentTime, (at) =>
-            Profile.profile(workspace.id, params.id, workspace.timezone, at),
-          ),
+          Effect.flatMap(currentTime, (at) => Profile.profile({ caller, workspace }, params.id, at)),
           (p) => ok(p),
         ),
       ),
@@ -318,10 +317,16 @@ export const routes: readonly Route[] = [
     access: 'K',
     permission: 'contacts.view',
     tag: 'Contacts',
-    summary: 'Tickets of the contact the caller may see, with status log (empty until tickets exist)',
+    summary: 'Tickets of the contact the caller may see, newest first, each with its status log',
     params: IdParam,
-    handler: ({ workspace, params }) =>
-      asApiError(Effect.as(ContactWrites.find(workspace.id, params.id), ok([], { total: 0 }))),
+    handler: ({ caller, workspace, params }) =>
+      asApiError(
+        Effect.gen(function* () {
+          yield* ContactWrites.find(workspace.id, params.id)
+          const items = yield* ContactTickets.ofContact({ caller, workspace }, params.id, yield* currentTime)
+          return ok(items, { total: items.length })
+        }),
+      ),
   }),
   route({
     method: 'GET',

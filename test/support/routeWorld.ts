@@ -31,6 +31,9 @@ export type Fixture =
   | 'customField'
   | 'contactNote'
   | 'livechatKey'
+  | 'ticket'
+  | 'ticketMessage'
+  | 'user'
   | 'missing'
 
 /** Values of path parameters that name no row of any kind, by how the parameter is spelled. */
@@ -114,6 +117,14 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
     (db) =>
       db`INSERT INTO groups (workspace_id, channel_id, name) VALUES (${w.workspaceId}, ${msgapp.id}, 'World group') RETURNING id`,
   )
+  // A ticket of a Back Office team raised from the world's conversation, with one message.
+  const backoffice = await I.team(s, w, [w.ownerId], 'backoffice')
+  const ticket = await post('/v1/tickets', {
+    subject: 'World ticket',
+    team_id: backoffice,
+    interaction_id: conversation.id,
+  })
+  const ticketMessage = await post(`/v1/tickets/${ticket.id}/messages`, { body: 'World ticket message' })
   return {
     w,
     owner,
@@ -143,6 +154,9 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       customField: String(customField.id),
       contactNote: String(contactNote.id),
       livechatKey: chat.livechat.key,
+      ticket: String(ticket.id),
+      ticketMessage: String(ticketMessage.id),
+      user: String(spare.id),
       missing: MISSING_ID,
     },
   }
@@ -155,11 +169,13 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
  */
 export const fixtureFor = (path: string, param: string): Fixture => {
   if (param === 'key') return 'livechatKey'
-  if (param === 'message') return 'message'
+  if (param === 'message') return path.startsWith('/v1/tickets/') ? 'ticketMessage' : 'message'
+  if (param === 'ticket') return 'ticket'
+  if (param === 'user') return 'user'
   if (param === 'label') return 'contactLabel'
   if (param === 'note') return 'contactNote'
-  // Tickets, invoices, signed tokens, attachment indexes: none exists in the world (yet).
-  if (['ticket', 'number', 'token', 'index', 'provider'].includes(param)) return 'missing'
+  // Invoices, signed tokens, attachment indexes: none exists in the world (yet).
+  if (['number', 'token', 'index', 'provider'].includes(param)) return 'missing'
   if (param !== 'id') throw new Error(`test/support/routeWorld.ts: add a fixture for {${param}} (${path})`)
   const before = /\/([\w-]+)\/\{id\}/.exec(path)?.[1]
   const byResource: Record<string, Fixture> = {
@@ -177,6 +193,8 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     contacts: 'contact',
     labels: 'contactLabel',
     'custom-fields': 'customField',
+    tickets: 'ticket',
+    'ticket-messages': 'ticketMessage',
     'contact-fields': 'customField',
     // Transfers, live chat files, local checkouts: none exists in the world.
     transfers: 'missing',

@@ -27,9 +27,17 @@ describe('the discussion', () => {
     const t = await raise(s, p)
     // The outsider cannot see the ticket until mentioned.
     expect((await api(s, p.outsider).get(`/v1/tickets/${t.id}`)).status).toBe(404)
-    const m1 = await api(s, p.b1).post(`/v1/tickets/${t.id}/messages`, { body: 'Looking into it', mention_ids: [p.outsiderId] })
+    const m1 = await api(s, p.b1).post(`/v1/tickets/${t.id}/messages`, {
+      body: 'Looking into it',
+      mention_ids: [p.outsiderId],
+    })
     expect(m1.status).toBe(201)
-    expect(m1.data).toMatchObject({ seq: 1, kind: 'comment', body: 'Looking into it', sender: { user_id: p.b1Id } })
+    expect(m1.data).toMatchObject({
+      seq: 1,
+      kind: 'comment',
+      body: 'Looking into it',
+      sender: { user_id: p.b1Id },
+    })
     expect(m1.data.mentions).toEqual([expect.objectContaining({ id: p.outsiderId })])
     expect((await api(s, p.outsider).get(`/v1/tickets/${t.id}`)).status).toBe(200)
     const told = await api(s, p.outsider).get('/v1/notifications')
@@ -60,7 +68,8 @@ describe('the discussion', () => {
     const t = await raise(s, p)
     expect((await api(s, p.b1).post(`/v1/tickets/${t.id}/messages`, { body: '  ' })).status).toBe(422)
     expect(
-      (await api(s, p.b1).post(`/v1/tickets/${t.id}/messages`, { body: 'x', mention_ids: [2_000_000_000] })).status,
+      (await api(s, p.b1).post(`/v1/tickets/${t.id}/messages`, { body: 'x', mention_ids: [2_000_000_000] }))
+        .status,
     ).toBe(422)
     const files = Array.from({ length: 6 }, (_, i) => ({
       field: 'files[]',
@@ -125,8 +134,14 @@ describe('feedback and conclusions reach the conversation', () => {
     const fb = await api(s, p.b1).post(`/v1/tickets/${t.id}/messages/${m.data.id}/feedback`)
     expect(fb.status).toBe(200)
     expect(fb.data.feedback).toMatchObject({ note_id: expect.any(Number) })
-    const live = await conv.c.next((f) => f.event === 'message.created' && f.data.source === 'ticket_feedback')
-    expect(live.data).toMatchObject({ type: 'note', body: 'Refund sent today', interaction_id: p.conversation })
+    const live = await conv.c.next(
+      (f) => f.event === 'message.created' && f.data.source === 'ticket_feedback',
+    )
+    expect(live.data).toMatchObject({
+      type: 'note',
+      body: 'Refund sent today',
+      interaction_id: p.conversation,
+    })
     conv.c.close()
     const notes = await api(s, p.agent).get(`/v1/interactions/${p.conversation}/notes`)
     expect(notes.data[0]).toMatchObject({ source: 'ticket_feedback', body: 'Refund sent today' })
@@ -134,7 +149,9 @@ describe('feedback and conclusions reach the conversation', () => {
     expect(notes.meta.feedback_unseen).toBeGreaterThanOrEqual(1)
     const seen = await api(s, p.agent).post(`/v1/interactions/${p.conversation}/feedback-seen`)
     expect(seen.data.feedback_unseen).toBe(0)
-    expect((await api(s, p.agent).get(`/v1/interactions/${p.conversation}/notes`)).meta.feedback_unseen).toBe(0)
+    expect((await api(s, p.agent).get(`/v1/interactions/${p.conversation}/notes`)).meta.feedback_unseen).toBe(
+      0,
+    )
     // The request is cleared; the detail's tickets show it with the thread the conversation sees.
     const d = await api(s, p.agent).get(`/v1/interactions/${p.conversation}`)
     const brief = d.data.tickets.find((x: any) => x.id === t.id)
@@ -147,18 +164,27 @@ describe('feedback and conclusions reach the conversation', () => {
   it('a conclusion is noted (ticket_conclusion); resolve needs tickets.manage and an active ticket', async () => {
     const t = await raise(s, p)
     expect(
-      (await api(s, p.agent).post(`/v1/tickets/${t.id}/conclusion`, { conclusion: 'Done', resolve: true })).status,
+      (await api(s, p.agent).post(`/v1/tickets/${t.id}/conclusion`, { conclusion: 'Done', resolve: true }))
+        .status,
     ).toBe(403)
-    const c = await api(s, p.b1).post(`/v1/tickets/${t.id}/conclusion`, { conclusion: 'Refunded', resolve: true })
+    const c = await api(s, p.b1).post(`/v1/tickets/${t.id}/conclusion`, {
+      conclusion: 'Refunded',
+      resolve: true,
+    })
     expect(c.status).toBe(201)
     expect(c.data).toMatchObject({ kind: 'conclusion', body: 'Refunded' })
     expect(c.meta.status).toBe('resolved')
     const notes = await api(s, p.agent).get(`/v1/interactions/${p.conversation}/notes`)
     expect(notes.data[0]).toMatchObject({ source: 'ticket_conclusion', body: 'Refunded' })
-    const again = await api(s, p.b1).post(`/v1/tickets/${t.id}/conclusion`, { conclusion: 'x', resolve: true })
+    const again = await api(s, p.b1).post(`/v1/tickets/${t.id}/conclusion`, {
+      conclusion: 'x',
+      resolve: true,
+    })
     expect(again.status).toBe(422)
     // A conclusion without resolving is fine on a finished ticket.
-    expect((await api(s, p.b1).post(`/v1/tickets/${t.id}/conclusion`, { conclusion: 'Also noted' })).status).toBe(201)
+    expect(
+      (await api(s, p.b1).post(`/v1/tickets/${t.id}/conclusion`, { conclusion: 'Also noted' })).status,
+    ).toBe(201)
     const log = (await api(s, p.b1).get(`/v1/tickets/${t.id}/messages`)).meta.events
     expect(log.map((e: any) => e.kind)).toEqual(['created', 'conclusion', 'status', 'conclusion'])
   })
@@ -183,16 +209,24 @@ describe('the conversation side', () => {
     expect((await api(s, p.agent).get(`/v1/tickets/${hidden.data.id}`)).status).toBe(404)
     const d = await api(s, p.agent).get(`/v1/interactions/${p.conversation}`)
     expect(d.data.tickets.find((x: any) => x.id === hidden.data.id)).toMatchObject({ can_open: false })
-    const r = await api(s, p.agent).post(`/v1/interactions/${p.conversation}/tickets/${hidden.data.id}/messages`, {
-      text: 'Hello team',
-    })
+    const r = await api(s, p.agent).post(
+      `/v1/interactions/${p.conversation}/tickets/${hidden.data.id}/messages`,
+      {
+        text: 'Hello team',
+      },
+    )
     expect(r.status).toBe(200)
     expect(r.data.message).toMatchObject({ kind: 'conversation', body: 'Hello team' })
     // Another conversation's path names no ticket of it.
     const other = await I.conversation(s, p.w, {})
-    const wrong = await api(s, p.owner).post(`/v1/interactions/${other.id}/tickets/${t.id}/messages`, { text: 'x' })
+    const wrong = await api(s, p.owner).post(`/v1/interactions/${other.id}/tickets/${t.id}/messages`, {
+      text: 'x',
+    })
     expect(wrong.status).toBe(404)
-    const empty = await api(s, p.agent).post(`/v1/interactions/${p.conversation}/tickets/${t.id}/messages`, {})
+    const empty = await api(s, p.agent).post(
+      `/v1/interactions/${p.conversation}/tickets/${t.id}/messages`,
+      {},
+    )
     expect(empty.status).toBe(422)
   })
 
@@ -242,7 +276,9 @@ describe('events', () => {
     expect(await tk.c.next((f) => f.event === 'ticket.message')).toMatchObject({
       data: { id: m.data.id, body: 'hello', seq: 1 },
     })
-    expect(await ws.c.next((f) => f.event === 'tickets.changed' && f.data.reason === 'message')).toMatchObject({
+    expect(
+      await ws.c.next((f) => f.event === 'tickets.changed' && f.data.reason === 'message'),
+    ).toMatchObject({
       data: { ticket_id: t.id },
     })
     await api(s, p.b1).patch(`/v1/tickets/${t.id}`, { priority: 'high' })

@@ -431,6 +431,21 @@ export const threadOf = (ticketIds: readonly number[], perTicket: number) =>
           ) y WHERE y.rn <= ${perTicket} ORDER BY y.ticket_id, y.seq`,
       )
 
+/** Marks a message as being sent as feedback (its note not written yet). */
+export const claimFeedback = (messageId: number, at: Date) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE ticket_messages SET feedback_at = ${at} WHERE id = ${messageId} AND feedback_at IS NULL`.pipe(
+      Effect.asVoid,
+    ),
+  )
+
+/** Gives back a claim whose note could not be written. */
+export const releaseFeedback = (ticketId: number, messageId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE ticket_messages SET feedback_at = NULL
+      WHERE id = ${messageId} AND ticket_id = ${ticketId} AND feedback_note_id IS NULL`.pipe(Effect.asVoid),
+  )
+
 export const markFeedback = (messageId: number, noteId: number, at: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE ticket_messages SET feedback_at = ${at}, feedback_note_id = ${noteId} WHERE id = ${messageId}`.pipe(

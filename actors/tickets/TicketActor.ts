@@ -323,7 +323,29 @@ export const definition = Actor.define({
         ),
         (r) => [r, state] as const,
       ),
-    /** A discussion message was sent to the conversation as a note: recorded, request cleared. */
+    /**
+     * Reserves a discussion message for feedback (once per message): the caller then notes it in
+     * the conversation and reports with `Feedback`, or gives it back with `ReleaseFeedback`.
+     */
+    ClaimFeedback: (state: TicketState, m: { readonly messageId: number }, ctx) =>
+      Effect.gen(function* () {
+        const at = yield* currentTime
+        const msg = yield* inTransaction(
+          Effect.gen(function* () {
+            yield* locked(ctx.id)
+            const msg = yield* Tickets.messageOf(ctx.id, m.messageId)
+            if (!msg) return yield* Effect.fail(new TicketMessageNotFound({ id: m.messageId }))
+            if (msg.feedback_at !== null)
+              return yield* Effect.fail(new FeedbackAlreadySent({ id: m.messageId }))
+            yield* Tickets.claimFeedback(msg.id, at)
+            return msg
+          }),
+        )
+        return [msg, state] as const
+      }),
+    ReleaseFeedback: (state: TicketState, m: { readonly messageId: number }, ctx) =>
+      Effect.map(Tickets.releaseFeedback(ctx.id, m.messageId), () => [null, state] as const),
+    /** The claimed message was noted in the conversation: recorded, the update request cleared. */
     Feedback: (
       state: TicketState,
       m: { readonly messageId: number; readonly noteId: number; readonly by: Tickets.Actor },
@@ -334,7 +356,7 @@ export const definition = Actor.define({
           Effect.gen(function* () {
             const msg = yield* Tickets.messageOf(ctx.id, m.messageId)
             if (!msg) return yield* Effect.fail(new TicketMessageNotFound({ id: m.messageId }))
-            if (msg.feedback_at !== null)
+            if (msg.feedback_note_id !== null)
               return yield* Effect.fail(new FeedbackAlreadySent({ id: m.messageId }))
             yield* Tickets.markFeedback(msg.id, m.noteId, at)
             const cleared = yield* Tickets.clearUpdateRequest(ctx.id, at)

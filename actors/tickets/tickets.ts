@@ -162,9 +162,7 @@ const sourceOf = (ctx: Ctx, t: Tickets.TicketRow) =>
 
 const viewOf = (t: Tickets.TicketRow) =>
   Effect.gen(function* () {
-    const [team] = yield* Tickets.backofficeTeams(t.workspace_id).pipe(
-      Effect.map((ts) => ts.filter((x) => x.id === t.team_id)),
-    )
+    const team = yield* Assignees.teamById(t.workspace_id, t.team_id)
     const contact = t.contact_id === null ? null : yield* Contacts.byId(t.workspace_id, t.contact_id)
     return {
       ...t,
@@ -496,7 +494,7 @@ export const post = (
       return yield* Effect.fail(invalid({ files: { key: 'field.too_many_files', params: { n: MAX_FILES } } }))
     if (uploads.some((f) => f.bytes.byteLength > MAX_FILE_BYTES))
       return yield* Effect.fail(tooLargeFile('files', MAX_FILE_BYTES))
-    const people = (yield* Tickets.candidates(ctx.workspace.id)).filter((p) => p.id > 0)
+    const people = yield* Tickets.candidates(ctx.workspace.id)
     const named = mentionList(body.mention_ids)
     if (named.some((id) => !people.some((p) => p.id === id)))
       return yield* Effect.fail(invalid({ mention_ids: { key: 'tickets.member' } }))
@@ -559,20 +557,25 @@ export const feedback = (ctx: Ctx, params: { readonly id: number; readonly messa
     if (!m) return yield* Effect.fail(notFound())
     const conversation = t.interaction_id === null ? null : yield* Conversations.byId(t.interaction_id)
     if (!conversation) return yield* Effect.fail(invalid({ ticket: { key: 'tickets.no_conversation' } }))
-    if (m.feedback_at !== null)
-      return yield* Effect.fail(new ApiError({ code: 'conflict', message: 'tickets.feedback_sent' }))
     const by = yield* actorOf(ctx.caller)
-    const note = yield* noteInto(conversation.id, t, by, m.body, 'ticket_feedback', m.id)
-    if (!note) return yield* Effect.fail(invalid({ ticket: { key: 'tickets.no_conversation' } }))
-    const r = yield* Effect.flatMap(TicketActor, (a) =>
-      a.ask(t.id, { _tag: 'Feedback', messageId: m.id, noteId: note.id, by }),
-    ).pipe(
-      Effect.catchTags({
-        TicketNotFound: ticketGone,
-        TicketMessageNotFound: ticketGone,
-        FeedbackAlreadySent: feedbackSent,
-      }),
+    const actor = yield* TicketActor
+    const gone = {
+      TicketNotFound: ticketGone,
+      TicketMessageNotFound: ticketGone,
+      FeedbackAlreadySent: feedbackSent,
+    } as const
+    // Claimed first (once per message, serialised by the actor), then noted, then recorded.
+    yield* actor.ask(t.id, { _tag: 'ClaimFeedback', messageId: m.id }).pipe(Effect.catchTags(gone))
+    const note = yield* noteInto(conversation.id, t, by, m.body, 'ticket_feedback', m.id).pipe(
+      Effect.tapErrorCause(() => actor.ask(t.id, { _tag: 'ReleaseFeedback', messageId: m.id })),
     )
+    if (!note) {
+      yield* actor.ask(t.id, { _tag: 'ReleaseFeedback', messageId: m.id })
+      return yield* Effect.fail(invalid({ ticket: { key: 'tickets.no_conversation' } }))
+    }
+    const r = yield* actor
+      .ask(t.id, { _tag: 'Feedback', messageId: m.id, noteId: note.id, by })
+      .pipe(Effect.catchTags(gone))
     return reply(r.message ? presentMessage(r.message) : null, {
       note_id: note.id,
       interaction_id: conversation.id,

@@ -135,7 +135,7 @@ describe('feedback and conclusions reach the conversation', () => {
     expect(fb.status).toBe(200)
     expect(fb.data.feedback).toMatchObject({ note_id: expect.any(Number) })
     const live = await conv.c.next(
-      (f) => f.event === 'message.created' && f.data.source === 'ticket_feedback',
+      (f: any) => f.event === 'message.created' && f.data.source === 'ticket_feedback',
     )
     expect(live.data).toMatchObject({
       type: 'note',
@@ -187,6 +187,16 @@ describe('feedback and conclusions reach the conversation', () => {
     ).toBe(201)
     const log = (await api(s, p.b1).get(`/v1/tickets/${t.id}/messages`)).meta.events
     expect(log.map((e: any) => e.kind)).toEqual(['created', 'conclusion', 'status', 'conclusion'])
+  })
+
+  it('a message sent as feedback twice at once makes one note (one 200, one 409)', async () => {
+    const t = await raise(s, p)
+    const m = await api(s, p.b1).post(`/v1/tickets/${t.id}/messages`, { body: 'Only once please' })
+    const path = `/v1/tickets/${t.id}/messages/${m.data.id}/feedback`
+    const both = await Promise.all([api(s, p.b1).post(path), api(s, p.b2).post(path)])
+    expect(both.map((r) => r.status).sort()).toEqual([200, 409])
+    const notes = await api(s, p.agent).get(`/v1/interactions/${p.conversation}/notes`)
+    expect(notes.data.filter((n: any) => n.body === 'Only once please')).toHaveLength(1)
   })
 
   it('feedback needs a ticket raised from a conversation (422)', async () => {
@@ -267,7 +277,9 @@ describe('events', () => {
   it('tickets.changed on ws:, and ticket.message / .updated / ticket.event / ticket.updated on ticket:', async () => {
     const ws = await sock('b1', `ws:${p.w.workspaceId}`)
     const t = await raise(s, p)
-    expect(await ws.c.next((f) => f.event === 'tickets.changed' && f.data.ticket_id === t.id)).toMatchObject({
+    expect(
+      await ws.c.next((f: any) => f.event === 'tickets.changed' && f.data.ticket_id === t.id),
+    ).toMatchObject({
       data: { ticket_id: t.id, reason: 'created' },
     })
     const tk = await sock('b1', `ticket:${t.id}`)
@@ -277,7 +289,7 @@ describe('events', () => {
       data: { id: m.data.id, body: 'hello', seq: 1 },
     })
     expect(
-      await ws.c.next((f) => f.event === 'tickets.changed' && f.data.reason === 'message'),
+      await ws.c.next((f: any) => f.event === 'tickets.changed' && f.data.reason === 'message'),
     ).toMatchObject({
       data: { ticket_id: t.id },
     })
@@ -285,7 +297,9 @@ describe('events', () => {
     expect(await tk.c.next((f) => f.event === 'ticket.event')).toMatchObject({
       data: { field: 'priority', old: 'normal', new: 'high' },
     })
-    expect(await tk.c.next((f) => f.event === 'ticket.updated' && f.data.priority === 'high')).toMatchObject({
+    expect(
+      await tk.c.next((f: any) => f.event === 'ticket.updated' && f.data.priority === 'high'),
+    ).toMatchObject({
       data: { id: t.id },
     })
     await api(s, p.b1).post(`/v1/tickets/${t.id}/messages/${m.data.id}/feedback`)

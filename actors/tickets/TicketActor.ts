@@ -121,6 +121,13 @@ const run = <E, R>(
     return { row: outcome.row, events: outcome.events, message }
   })
 
+/** A handler's answer: the command's outcome, the (unchanged) actor state. */
+const command = <E, R>(
+  state: TicketState,
+  id: number,
+  write: (row: Tickets.TicketRow, at: Date) => Effect.Effect<Omit<Outcome, 'row'>, E, R>,
+) => Effect.map(run(id, write), (r) => [r, state] as const)
+
 export interface NewPost {
   readonly body: string
   readonly sender: Tickets.Actor
@@ -136,38 +143,35 @@ export const definition = Actor.define({
   handlers: {
     /** A discussion message; the people it mentions become participants. */
     Post: (state: TicketState, m: NewPost, ctx) =>
-      Effect.map(
-        run(ctx.id, (_row, at) =>
-          Effect.gen(function* () {
-            const messageId = yield* Tickets.appendMessage(ctx.id, {
-              kind: 'comment',
-              body: m.body,
-              sender: m.sender,
-              mentionIds: m.mentionIds,
-              fileIds: m.fileIds,
-              at,
-            })
-            const events: Tickets.EventRow[] = []
-            for (const u of m.mentionIds) {
-              const before = yield* Tickets.setParticipant(ctx.id, u, 'mentioned', at)
-              if (before === null)
-                events.push(
-                  ...(yield* Tickets.appendEvents(
-                    ctx.id,
-                    [{ kind: 'mentioned', field: 'participants', old: null, new: { user_id: u } }],
-                    m.sender,
-                    at,
-                  )),
-                )
-            }
-            return {
-              events,
-              message: { id: messageId, event: 'ticket.message' as const },
-              reason: 'message' as const,
-            }
-          }),
-        ),
-        (r) => [r, state] as const,
+      command(state, ctx.id, (_row, at) =>
+        Effect.gen(function* () {
+          const messageId = yield* Tickets.appendMessage(ctx.id, {
+            kind: 'comment',
+            body: m.body,
+            sender: m.sender,
+            mentionIds: m.mentionIds,
+            fileIds: m.fileIds,
+            at,
+          })
+          const events: Tickets.EventRow[] = []
+          for (const u of m.mentionIds) {
+            const before = yield* Tickets.setParticipant(ctx.id, u, 'mentioned', at)
+            if (before === null)
+              events.push(
+                ...(yield* Tickets.appendEvents(
+                  ctx.id,
+                  [{ kind: 'mentioned', field: 'participants', old: null, new: { user_id: u } }],
+                  m.sender,
+                  at,
+                )),
+              )
+          }
+          return {
+            events,
+            message: { id: messageId, event: 'ticket.message' as const },
+            reason: 'message' as const,
+          }
+        }),
       ),
     /**
      * From the conversation side: a message into the discussion and/or an update request. Only
@@ -178,96 +182,90 @@ export const definition = Actor.define({
       m: { readonly text: string | null; readonly requestUpdate: boolean; readonly sender: Tickets.Actor },
       ctx,
     ) =>
-      Effect.map(
-        run(ctx.id, (row, at) =>
-          Effect.gen(function* () {
-            if (!isActive(row.status)) return yield* Effect.fail(new TicketNotActive({ status: row.status }))
-            const events: Tickets.EventRow[] = []
-            if (m.requestUpdate) {
-              const retryAt = nextUpdateRequestAt(row.last_update_request_at, at.getTime())
-              if (retryAt !== null) return yield* Effect.fail(new UpdateTooSoon({ retryAtMs: retryAt }))
-              yield* Tickets.requestUpdate(ctx.id, m.sender, at)
-              events.push(
-                ...(yield* Tickets.appendEvents(
-                  ctx.id,
-                  [
-                    {
-                      kind: 'update_request',
-                      field: 'update_request',
-                      old: null,
-                      new: { requested_at: at.toISOString() },
-                    },
-                  ],
-                  m.sender,
-                  at,
-                )),
-              )
-            }
-            const messageId = yield* Tickets.appendMessage(ctx.id, {
-              kind: m.requestUpdate ? 'update_request' : 'conversation',
-              body: m.text ?? '',
-              sender: m.sender,
-              mentionIds: [],
-              fileIds: [],
-              at,
-            })
-            return {
-              events,
-              message: { id: messageId, event: 'ticket.message' as const },
-              reason: m.requestUpdate ? ('update_request' as const) : ('message' as const),
-            }
-          }),
-        ),
-        (r) => [r, state] as const,
+      command(state, ctx.id, (row, at) =>
+        Effect.gen(function* () {
+          if (!isActive(row.status)) return yield* Effect.fail(new TicketNotActive({ status: row.status }))
+          const events: Tickets.EventRow[] = []
+          if (m.requestUpdate) {
+            const retryAt = nextUpdateRequestAt(row.last_update_request_at, at.getTime())
+            if (retryAt !== null) return yield* Effect.fail(new UpdateTooSoon({ retryAtMs: retryAt }))
+            yield* Tickets.requestUpdate(ctx.id, m.sender, at)
+            events.push(
+              ...(yield* Tickets.appendEvents(
+                ctx.id,
+                [
+                  {
+                    kind: 'update_request',
+                    field: 'update_request',
+                    old: null,
+                    new: { requested_at: at.toISOString() },
+                  },
+                ],
+                m.sender,
+                at,
+              )),
+            )
+          }
+          const messageId = yield* Tickets.appendMessage(ctx.id, {
+            kind: m.requestUpdate ? 'update_request' : 'conversation',
+            body: m.text ?? '',
+            sender: m.sender,
+            mentionIds: [],
+            fileIds: [],
+            at,
+          })
+          return {
+            events,
+            message: { id: messageId, event: 'ticket.message' as const },
+            reason: m.requestUpdate ? ('update_request' as const) : ('message' as const),
+          }
+        }),
       ),
     /** Field, status, team and custom changes of `PATCH /tickets/{id}`, each logged. */
     Update: (state: TicketState, m: { readonly patch: Patch; readonly by: Tickets.Actor }, ctx) =>
-      Effect.map(
-        run(ctx.id, (row, at) =>
-          Effect.gen(function* () {
-            const d = decidePatch(row, m.patch)
-            if (d._tag === 'BadTransition')
-              return yield* Effect.fail(new BadTransition({ from: d.from, to: d.to }))
-            const released =
-              m.patch.team_id !== undefined && m.patch.team_id !== row.team_id
-                ? yield* Tickets.assigneesOutside(ctx.id, row.workspace_id, m.patch.team_id)
-                : []
-            const logged = [
-              ...d.changes.map((c) => ({
-                kind: c.field === 'status' ? 'status' : 'field',
-                field: c.field,
-                old: c.old,
-                new: c.new,
-              })),
-              ...released.map((r) => ({
-                kind: 'unassigned',
-                field: 'assignees',
-                old: { user_id: r.user_id, name: r.name },
-                new: null,
-              })),
-            ]
-            if (logged.length === 0) return { events: [], reason: 'updated' as const }
-            for (const r of released) yield* Tickets.removeParticipant(ctx.id, r.user_id)
-            const customChanged = d.changes.some((c) => c.field.startsWith('custom.'))
-            yield* Tickets.updateFields(
-              ctx.id,
-              {
-                ...Object.fromEntries(
-                  d.changes.filter((c) => !c.field.startsWith('custom.')).map((c) => [c.field, c.new]),
-                ),
-                ...(customChanged ? { custom: d.next.custom } : {}),
-              },
-              at,
-            )
-            const events = yield* Tickets.appendEvents(ctx.id, logged, m.by, at)
-            return {
-              events,
-              reason: 'updated' as const,
-              recheck: released.length > 0 || d.changes.some((c) => c.field === 'team_id'),
-            }
-          }),
-        ),
-        (r) => [r, state] as const,
+      command(state, ctx.id, (row, at) =>
+        Effect.gen(function* () {
+          const d = decidePatch(row, m.patch)
+          if (d._tag === 'BadTransition')
+            return yield* Effect.fail(new BadTransition({ from: d.from, to: d.to }))
+          const released =
+            m.patch.team_id !== undefined && m.patch.team_id !== row.team_id
+              ? yield* Tickets.assigneesOutside(ctx.id, row.workspace_id, m.patch.team_id)
+              : []
+          const logged = [
+            ...d.changes.map((c) => ({
+              kind: c.field === 'status' ? 'status' : 'field',
+              field: c.field,
+              old: c.old,
+              new: c.new,
+            })),
+            ...released.map((r) => ({
+              kind: 'unassigned',
+              field: 'assignees',
+              old: { user_id: r.user_id, name: r.name },
+              new: null,
+            })),
+          ]
+          if (logged.length === 0) return { events: [], reason: 'updated' as const }
+          for (const r of released) yield* Tickets.removeParticipant(ctx.id, r.user_id)
+          const customChanged = d.changes.some((c) => c.field.startsWith('custom.'))
+          yield* Tickets.updateFields(
+            ctx.id,
+            {
+              ...Object.fromEntries(
+                d.changes.filter((c) => !c.field.startsWith('custom.')).map((c) => [c.field, c.new]),
+              ),
+              ...(customChanged ? { custom: d.next.custom } : {}),
+            },
+            at,
+          )
+          const events = yield* Tickets.appendEvents(ctx.id, logged, m.by, at)
+          return {
+            events,
+            reason: 'updated' as const,
+            recheck: released.length > 0 || d.changes.some((c) => c.field === 'team_id'),
+          }
+        }),
       ),
     /** Adds an assignee (a mentioned person or the creator is promoted). */
     Assign: (
@@ -275,23 +273,20 @@ export const definition = Actor.define({
       m: { readonly userId: number; readonly name: string; readonly by: Tickets.Actor },
       ctx,
     ) =>
-      Effect.map(
-        run(ctx.id, (_row, at) =>
-          Effect.gen(function* () {
-            const before = yield* Tickets.setParticipant(ctx.id, m.userId, 'assignee', at)
-            if (before === 'assignee') return { events: [], reason: 'assigned' as const }
-            yield* Tickets.touch(ctx.id, at)
-            const events = yield* Tickets.appendEvents(
-              ctx.id,
-              [{ kind: 'assigned', field: 'assignees', old: null, new: { user_id: m.userId, name: m.name } }],
-              m.by,
-              at,
-            )
-            // The first assignee takes the ticket out of the whole team's sight.
-            return { events, reason: 'assigned' as const, recheck: true }
-          }),
-        ),
-        (r) => [r, state] as const,
+      command(state, ctx.id, (_row, at) =>
+        Effect.gen(function* () {
+          const before = yield* Tickets.setParticipant(ctx.id, m.userId, 'assignee', at)
+          if (before === 'assignee') return { events: [], reason: 'assigned' as const }
+          yield* Tickets.touch(ctx.id, at)
+          const events = yield* Tickets.appendEvents(
+            ctx.id,
+            [{ kind: 'assigned', field: 'assignees', old: null, new: { user_id: m.userId, name: m.name } }],
+            m.by,
+            at,
+          )
+          // The first assignee takes the ticket out of the whole team's sight.
+          return { events, reason: 'assigned' as const, recheck: true }
+        }),
       ),
     /** Removes a participant; with no assignee left the whole team sees the ticket again. */
     RemoveParticipant: (
@@ -299,29 +294,26 @@ export const definition = Actor.define({
       m: { readonly userId: number; readonly name: string; readonly by: Tickets.Actor },
       ctx,
     ) =>
-      Effect.map(
-        run(ctx.id, (_row, at) =>
-          Effect.gen(function* () {
-            const role = yield* Tickets.removeParticipant(ctx.id, m.userId)
-            if (role === null) return yield* Effect.fail(new ParticipantNotFound({ userId: m.userId }))
-            yield* Tickets.touch(ctx.id, at)
-            const events = yield* Tickets.appendEvents(
-              ctx.id,
-              [
-                {
-                  kind: role === 'assignee' ? 'unassigned' : 'participant_removed',
-                  field: role === 'assignee' ? 'assignees' : 'participants',
-                  old: { user_id: m.userId, name: m.name, role },
-                  new: null,
-                },
-              ],
-              m.by,
-              at,
-            )
-            return { events, reason: 'participants' as const, recheck: true }
-          }),
-        ),
-        (r) => [r, state] as const,
+      command(state, ctx.id, (_row, at) =>
+        Effect.gen(function* () {
+          const role = yield* Tickets.removeParticipant(ctx.id, m.userId)
+          if (role === null) return yield* Effect.fail(new ParticipantNotFound({ userId: m.userId }))
+          yield* Tickets.touch(ctx.id, at)
+          const events = yield* Tickets.appendEvents(
+            ctx.id,
+            [
+              {
+                kind: role === 'assignee' ? 'unassigned' : 'participant_removed',
+                field: role === 'assignee' ? 'assignees' : 'participants',
+                old: { user_id: m.userId, name: m.name, role },
+                new: null,
+              },
+            ],
+            m.by,
+            at,
+          )
+          return { events, reason: 'participants' as const, recheck: true }
+        }),
       ),
     /**
      * Reserves a discussion message for feedback (once per message): the caller then notes it in
@@ -351,35 +343,32 @@ export const definition = Actor.define({
       m: { readonly messageId: number; readonly noteId: number; readonly by: Tickets.Actor },
       ctx,
     ) =>
-      Effect.map(
-        run(ctx.id, (_row, at) =>
-          Effect.gen(function* () {
-            const msg = yield* Tickets.messageOf(ctx.id, m.messageId)
-            if (!msg) return yield* Effect.fail(new TicketMessageNotFound({ id: m.messageId }))
-            if (msg.feedback_note_id !== null)
-              return yield* Effect.fail(new FeedbackAlreadySent({ id: m.messageId }))
-            yield* Tickets.markFeedback(msg.id, m.noteId, at)
-            const cleared = yield* Tickets.clearUpdateRequest(ctx.id, at)
-            if (!cleared) yield* Tickets.touch(ctx.id, at)
-            const events = yield* Tickets.appendEvents(
-              ctx.id,
-              [
-                { kind: 'feedback', field: null, old: null, new: { message_id: msg.id, note_id: m.noteId } },
-                ...(cleared
-                  ? [{ kind: 'update_request_cleared', field: 'update_request', old: true, new: null }]
-                  : []),
-              ],
-              m.by,
-              at,
-            )
-            return {
-              events,
-              message: { id: msg.id, event: 'ticket.message.updated' as const },
-              reason: 'feedback' as const,
-            }
-          }),
-        ),
-        (r) => [r, state] as const,
+      command(state, ctx.id, (_row, at) =>
+        Effect.gen(function* () {
+          const msg = yield* Tickets.messageOf(ctx.id, m.messageId)
+          if (!msg) return yield* Effect.fail(new TicketMessageNotFound({ id: m.messageId }))
+          if (msg.feedback_note_id !== null)
+            return yield* Effect.fail(new FeedbackAlreadySent({ id: m.messageId }))
+          yield* Tickets.markFeedback(msg.id, m.noteId, at)
+          const cleared = yield* Tickets.clearUpdateRequest(ctx.id, at)
+          if (!cleared) yield* Tickets.touch(ctx.id, at)
+          const events = yield* Tickets.appendEvents(
+            ctx.id,
+            [
+              { kind: 'feedback', field: null, old: null, new: { message_id: msg.id, note_id: m.noteId } },
+              ...(cleared
+                ? [{ kind: 'update_request_cleared', field: 'update_request', old: true, new: null }]
+                : []),
+            ],
+            m.by,
+            at,
+          )
+          return {
+            events,
+            message: { id: msg.id, event: 'ticket.message.updated' as const },
+            reason: 'feedback' as const,
+          }
+        }),
       ),
     /**
      * A conclusion: a discussion message (sent to the conversation as a note by the caller when
@@ -395,47 +384,44 @@ export const definition = Actor.define({
       },
       ctx,
     ) =>
-      Effect.map(
-        run(ctx.id, (row, at) =>
-          Effect.gen(function* () {
-            if (m.resolve && !isActive(row.status))
-              return yield* Effect.fail(new TicketNotActive({ status: row.status }))
-            const messageId = yield* Tickets.appendMessage(ctx.id, {
-              kind: 'conclusion',
-              body: m.body,
-              sender: m.by,
-              mentionIds: [],
-              fileIds: [],
-              at,
-            })
-            if (m.noteId !== null) yield* Tickets.markFeedback(messageId, m.noteId, at)
-            const cleared = yield* Tickets.clearUpdateRequest(ctx.id, at)
-            if (m.resolve) yield* Tickets.updateFields(ctx.id, { status: 'resolved' }, at)
-            const events = yield* Tickets.appendEvents(
-              ctx.id,
-              [
-                {
-                  kind: 'conclusion',
-                  field: null,
-                  old: null,
-                  new: { message_id: messageId, note_id: m.noteId },
-                },
-                ...(cleared
-                  ? [{ kind: 'update_request_cleared', field: 'update_request', old: true, new: null }]
-                  : []),
-                ...(m.resolve ? [{ kind: 'status', field: 'status', old: row.status, new: 'resolved' }] : []),
-              ],
-              m.by,
-              at,
-            )
-            return {
-              events,
-              message: { id: messageId, event: 'ticket.message' as const },
-              reason: 'conclusion' as const,
-            }
-          }),
-        ),
-        (r) => [r, state] as const,
+      command(state, ctx.id, (row, at) =>
+        Effect.gen(function* () {
+          if (m.resolve && !isActive(row.status))
+            return yield* Effect.fail(new TicketNotActive({ status: row.status }))
+          const messageId = yield* Tickets.appendMessage(ctx.id, {
+            kind: 'conclusion',
+            body: m.body,
+            sender: m.by,
+            mentionIds: [],
+            fileIds: [],
+            at,
+          })
+          if (m.noteId !== null) yield* Tickets.markFeedback(messageId, m.noteId, at)
+          const cleared = yield* Tickets.clearUpdateRequest(ctx.id, at)
+          if (m.resolve) yield* Tickets.updateFields(ctx.id, { status: 'resolved' }, at)
+          const events = yield* Tickets.appendEvents(
+            ctx.id,
+            [
+              {
+                kind: 'conclusion',
+                field: null,
+                old: null,
+                new: { message_id: messageId, note_id: m.noteId },
+              },
+              ...(cleared
+                ? [{ kind: 'update_request_cleared', field: 'update_request', old: true, new: null }]
+                : []),
+              ...(m.resolve ? [{ kind: 'status', field: 'status', old: row.status, new: 'resolved' }] : []),
+            ],
+            m.by,
+            at,
+          )
+          return {
+            events,
+            message: { id: messageId, event: 'ticket.message' as const },
+            reason: 'conclusion' as const,
+          }
+        }),
       ),
   },
 })

@@ -5,9 +5,10 @@ import * as Channel from './channels/ChannelActor'
 import type { MailServers } from './channels/MailServers'
 import type { NumberLink } from './channels/msgapp'
 import * as Conversation from './inbox/ConversationActor'
+import * as Ticket from './tickets/TicketActor'
 
 /** Every actor type of a node, each a service; requires the store, bus and rate limiter. */
-export const layer = Layer.mergeAll(Conversation.layer, Workspace.layer, Channel.layer)
+export const layer = Layer.mergeAll(Conversation.layer, Workspace.layer, Channel.layer, Ticket.layer)
 
 /**
  * The same actors spread over the nodes of a cluster (each entity on one node at a time); also
@@ -17,6 +18,7 @@ export const clusterLayer = Layer.mergeAll(
   ClusterActor.layer(Conversation.ConversationActor, Conversation.definition, { errors: [Conversation] }),
   ClusterActor.layer(Workspace.WorkspaceActor, Workspace.definition, { errors: [Workspace] }),
   ClusterActor.layer(Channel.ChannelActor, Channel.definition, { errors: [Channel] }),
+  ClusterActor.layer(Ticket.TicketActor, Ticket.definition, { errors: [Ticket] }),
 )
 
 /**
@@ -28,5 +30,6 @@ export type DomainServices =
   | Conversation.ConversationActor
   | Workspace.WorkspaceActor
   | Channel.ChannelActor
+  | Ticket.TicketActor
   | MailServers
   | NumberLink

@@ -82,6 +82,7 @@ export const finishMerge = (target: ContactRow, source: ContactRow) =>
         yield* sql`UPDATE contact_events SET contact_id = ${target.id} WHERE contact_id = ${source.id}`
         yield* sql`UPDATE livechat_visitors SET contact_id = ${target.id} WHERE contact_id = ${source.id}`
         yield* sql`UPDATE leads SET contact_id = ${target.id} WHERE contact_id = ${source.id}`
+        yield* sql`UPDATE tickets SET contact_id = ${target.id} WHERE contact_id = ${source.id}`
         const [merged] = yield* sql<ContactRow>`
           UPDATE contacts t SET
             name = CASE WHEN t.name = '' THEN s.name ELSE t.name END,

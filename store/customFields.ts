@@ -101,7 +101,7 @@ export const move = (workspaceId: number, entity: Entity, id: number, position: 
 
 /**
  * Deletes a definition and its values: contacts' and conversations' `custom` lose the key in the
- * same transaction (leads and clients too; tickets when their table exists), so a field created
+ * same transaction (leads, clients and tickets too), so a field created
  * again later under the same key starts empty.
  */
 export const remove = (f: FieldRow) =>
@@ -120,6 +120,9 @@ export const remove = (f: FieldRow) =>
             WHERE workspace_id = ${f.workspace_id} AND custom ? ${f.key}`
         if (f.entity === 'client')
           yield* sql`UPDATE clients SET custom = custom - ${f.key}
+            WHERE workspace_id = ${f.workspace_id} AND custom ? ${f.key}`
+        if (f.entity === 'ticket')
+          yield* sql`UPDATE tickets SET custom = custom - ${f.key}
             WHERE workspace_id = ${f.workspace_id} AND custom ? ${f.key}`
       }),
     ),

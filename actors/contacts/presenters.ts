@@ -81,12 +81,14 @@ export interface ProfileParts {
   readonly msgappLabels: readonly Profile.MsgappLabelRow[]
   readonly statistics: Profile.StatisticsRow
   readonly activity: readonly Profile.MonthRow[]
+  /** The contact's tickets the caller may see (actors/tickets/contactSide). */
+  readonly tickets: readonly unknown[]
 }
 
 /**
  * The full profile (`GET /contacts/{id}`): the contact, its identities, service and
  * messaging-app labels, custom fields with definitions, statistics and 12-month activity, and the
- * leads the caller may see. Tickets answer an empty list until their domain exists.
+ * tickets and leads the caller may see.
  */
 export const presentProfile = (
   c: ContactView,
@@ -119,7 +121,7 @@ export const presentProfile = (
       messages_in: p.statistics.messages_in,
       messages_out: p.statistics.messages_out,
       notes: p.statistics.notes,
-      tickets: 0,
+      tickets: p.tickets.length,
       leads: p.leads.total,
       first_conversation_at: iso(p.statistics.first_conversation_at),
       last_message_at: iso(p.statistics.last_message_at),
@@ -130,7 +132,7 @@ export const presentProfile = (
       messages_out: m.messages_out,
       conversations: m.conversations,
     })),
-    tickets: [] as const,
+    tickets: p.tickets,
     leads: p.leads.items,
   }
 }

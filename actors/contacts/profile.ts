@@ -1,6 +1,8 @@
 import { Effect } from 'effect'
 import * as Profile from '../../store/contactProfile'
 import type { Viewer } from '../../store/conversations'
+import * as ContactTickets from '../tickets/contactSide'
+import type { Ctx as TicketCtx } from '../tickets/visibility'
 import { definitions, find, labelMap } from './contacts'
 import { invalid } from './errors'
 import { type LeadsPart, parseTimelineId, presentProfile, presentTimelineItem } from './presenters'
@@ -9,23 +11,20 @@ import { type LeadsPart, parseTimelineId, presentProfile, presentTimelineItem } 
  * The full profile and the timeline of a contact (spec 2 §4.4). `leads` are the contact's leads as
  * the caller may see them (actors/pipeline), read once the contact is known to exist.
  */
-export const profile = <E, R>(
-  workspaceId: number,
-  id: number,
-  zone: string,
-  now: Date,
-  leads: Effect.Effect<LeadsPart, E, R>,
-) =>
+export const profile = <E, R>(ctx: TicketCtx, id: number, now: Date, leads: Effect.Effect<LeadsPart, E, R>) =>
   Effect.gen(function* () {
+    const workspaceId = ctx.workspace.id
     const c = yield* find(workspaceId, id)
-    const [labels, defs, identities, msgappLabels, statistics, activity] = yield* Effect.all(
+    const [labels, defs, identities, msgappLabels, statistics, activity, tickets] = yield* Effect.all(
       [
         labelMap(workspaceId),
         definitions(workspaceId),
         Profile.identities(id),
         Profile.msgappLabels(id),
         Profile.statistics(id),
-        Profile.activity(id, zone, now),
+        Profile.activity(id, ctx.workspace.timezone, now),
+        // The tickets the caller may see (spec 2 §1 rule 3), as GET /contacts/{id}/tickets lists them.
+        ContactTickets.ofContact(ctx, id, now),
       ],
       { concurrency: 'unbounded' },
     )
@@ -34,6 +33,7 @@ export const profile = <E, R>(
       msgappLabels,
       statistics,
       activity,
+      tickets,
       leads: yield* leads,
     })
   })

@@ -12,6 +12,7 @@ import type { Caller } from '../admin/caller'
 import { withValues } from '../contacts/customValues'
 import { ApiError, notFound } from '../errors'
 import { addMessages } from '../i18n'
+import * as TicketSide from '../tickets/conversationSide'
 import type { AlreadyPickedUp, ConversationNotFound } from './ConversationActor'
 
 /**
@@ -135,6 +136,10 @@ export const presentDetail = (
     readonly now: Date
     readonly contactsView: boolean
     readonly labels: readonly Contacts.LabelRow[]
+    /** Every ticket raised from the conversation (actors/tickets/conversationSide). */
+    readonly tickets?: readonly unknown[]
+    /** Ticket feedback and conclusions noted since the conversation's `feedback_seen_at`. */
+    readonly feedbackUnseen?: number
     /** Interaction and contact field definitions, and the contact's values (actors/contacts). */
     readonly fields?: {
       readonly interaction: readonly FieldRow[]
@@ -173,9 +178,10 @@ export const presentDetail = (
     // Every interaction field with its value (null when unset); a deleted field is not shown.
     custom_fields: withValues(opts.fields?.interaction ?? [], c.custom),
     notes_count: c.notes_count,
-    tickets: [],
+    tickets: opts.tickets ?? [],
     ai_summary: c.ai_summary,
     feedback_seen_at: iso(c.feedback_seen_at),
+    feedback_unseen: opts.feedbackUnseen ?? 0,
   }
 }
 
@@ -194,7 +200,13 @@ export const presentOrHidden = (ctx: Ctx, id: number, now: Date) =>
       contactsView && view.contact_id !== null
         ? yield* Contacts.byId(ctx.workspace.id, view.contact_id)
         : null
+    const [tickets, feedbackUnseen] = yield* Effect.all([
+      TicketSide.ofConversation(ctx, view.id, now),
+      TicketSide.unseenFeedback(view.id, view.feedback_seen_at),
+    ])
     return presentDetail(view, {
+      tickets,
+      feedbackUnseen,
       sla: slaPolicyOf(ctx.workspace, now),
       now,
       contactsView,

@@ -18,6 +18,7 @@ import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '.
 import { addMessages } from '../i18n'
 import { pageFields, pageMeta, pageOf } from '../pagination'
 import * as Pipeline from '../pipeline/leads'
+import * as TicketSide from '../tickets/conversationSide'
 import { AlreadyPickedUp, ConversationActor } from './ConversationActor'
 import type { Ctx } from './conversations'
 import * as Inbox from './conversations'
@@ -371,7 +372,14 @@ export const notes = (ctx: Ctx, params: ById) =>
     const items = rows.map(Outbound.presentSent)
     const source: Record<string, number> = { note: 0, ticket_feedback: 0, ticket_conclusion: 0 }
     for (const n of items) source[n.source ?? 'note'] = (source[n.source ?? 'note'] ?? 0) + 1
-    return reply(items, { limit: NOTES_LIMIT, total: c.notes_count, source })
+    const unseen = yield* TicketSide.unseenFeedback(c.id, c.feedback_seen_at)
+    return reply(items, {
+      limit: NOTES_LIMIT,
+      total: c.notes_count,
+      source,
+      feedback_seen_at: c.feedback_seen_at?.toISOString().replace(/\.\d{3}Z$/, 'Z') ?? null,
+      feedback_unseen: unseen,
+    })
   })
 
 export const assignees = (ctx: Ctx, params: ById) =>
@@ -402,12 +410,18 @@ export const assignees = (ctx: Ctx, params: ById) =>
     )
   })
 
-export const ticketMessage = (ctx: Ctx, params: ById & { readonly ticket: number }) =>
+/**
+ * Posts into a ticket raised from this conversation, or asks its team for an update
+ * (actors/tickets/conversationSide): no ticket access needed, only sight of the conversation.
+ */
+export const ticketMessage = (
+  ctx: Ctx,
+  params: ById & { readonly ticket: number },
+  body: TicketSide.FromConversationBody,
+) =>
   Effect.gen(function* () {
-    const { caller, workspace } = ctx
-    yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-    // No ticket exists yet (the tickets issue adds them): every ticket id names nothing.
-    return yield* Effect.fail(notFound())
+    const c = yield* Inbox.visibleOr404(ctx, params.id)
+    return yield* TicketSide.fromConversation(ctx, c, params.ticket, body)
   })
 
 export const feedbackSeen = (ctx: Ctx, params: ById) =>
@@ -416,7 +430,11 @@ export const feedbackSeen = (ctx: Ctx, params: ById) =>
     const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
     const at = yield* currentTime
     yield* Conversations.markFeedbackSeen(c.id, at)
-    return reply({ id: c.id, feedback_seen_at: at.toISOString().replace(/\.\d{3}Z$/, 'Z') })
+    return reply({
+      id: c.id,
+      feedback_seen_at: at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      feedback_unseen: yield* TicketSide.unseenFeedback(c.id, at),
+    })
   })
 
 export const summary = (ctx: Ctx, params: ById) =>

@@ -11,13 +11,14 @@ import { addMessages } from '../../actors/i18n'
 import * as Inbox from '../../actors/inbox/conversations'
 import { pageFields, pageMeta, pageOf } from '../../actors/pagination'
 import * as Pipeline from '../../actors/pipeline/leads'
+import * as ContactTickets from '../../actors/tickets/contactSide'
 import { currentTime } from '../../engine/clock'
 import * as Contacts from '../../store/contacts'
 import { created, ok, type Route, route } from '../route'
 
 /**
  * Spec 2 §4.4, the contact side: list (filters, orders, page or cursor pagination), create,
- * profile, changes, labels, timeline, tickets (empty until that domain exists), leads, notes,
+ * profile, changes, labels, timeline, tickets, leads, notes,
  * merge, delete, broadcast opt-out; the CSV import and export are in ./contactsCsv.ts. The rules
  * are in actors/contacts; this module is schema, access and presentation.
  */
@@ -229,9 +230,8 @@ export const routes: readonly Route[] = [
         Effect.map(
           Effect.flatMap(currentTime, (at) =>
             Profile.profile(
-              workspace.id,
+              { caller, workspace },
               params.id,
-              workspace.timezone,
               at,
               Pipeline.ofContact({ caller, workspace }, params.id, PROFILE_LEADS),
             ),
@@ -327,10 +327,16 @@ export const routes: readonly Route[] = [
     access: 'K',
     permission: 'contacts.view',
     tag: 'Contacts',
-    summary: 'Tickets of the contact the caller may see, with status log (empty until tickets exist)',
+    summary: 'Tickets of the contact the caller may see, newest first, each with its status log',
     params: IdParam,
-    handler: ({ workspace, params }) =>
-      asApiError(Effect.as(ContactWrites.find(workspace.id, params.id), ok([], { total: 0 }))),
+    handler: ({ caller, workspace, params }) =>
+      asApiError(
+        Effect.gen(function* () {
+          yield* ContactWrites.find(workspace.id, params.id)
+          const items = yield* ContactTickets.ofContact({ caller, workspace }, params.id, yield* currentTime)
+          return ok(items, { total: items.length })
+        }),
+      ),
   }),
   route({
     method: 'GET',

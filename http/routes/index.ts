@@ -34,6 +34,7 @@ import * as RoleRoutes from './roles'
 import * as SettingsRoutes from './settings'
 import * as TeamRoutes from './teams'
 import * as TemplateRoutes from './templates'
+import * as TicketRoutes from './tickets'
 import * as TransferRoutes from './transfers'
 import * as WorkspaceRoutes from './workspaces'
 
@@ -66,6 +67,7 @@ export const routes: readonly Route[] = [
   ...CategoryRoutes.routes,
   ...TemplateRoutes.routes,
   ...LabelRuleRoutes.routes,
+  ...TicketRoutes.routes,
   ...ContactCsvRoutes.routes,
   ...ContactRoutes.routes,
   ...LabelRoutes.routes,

@@ -2,6 +2,10 @@ import { Schema } from 'effect'
 import { BigIdFromString, Text } from '../../actors/fields'
 import * as Interactions from '../../actors/inbox/interactions'
 import { ListQuery, PatchBody, StartBody } from '../../actors/inbox/interactions'
+import {
+  BriefSchema as TicketBriefSchema,
+  MessageSchema as TicketMessageSchema,
+} from '../../actors/tickets/presenters'
 import { answer, type Route, route } from '../route'
 
 /**
@@ -86,14 +90,18 @@ export const routes: readonly Route[] = [
     permission: 'interactions.reply',
     tag: 'Interactions',
     summary:
-      'Post into a ticket discussion from the conversation (tickets come with their issue: 404 until then)',
+      'Post `{text}` into a ticket discussion from the conversation, or ask for an update (`request_update: true`, once per 15 minutes); active tickets only; answers `{message, tickets}`',
     params: Schema.Struct({ id: BigIdFromString, ticket: BigIdFromString }),
     body: Schema.Struct({
       text: Schema.optional(Text(1, 10_000)),
       request_update: Schema.optional(Schema.Boolean),
     }),
-    handler: ({ caller, workspace, params }) =>
-      answer(Interactions.ticketMessage({ caller, workspace }, params)),
+    response: Schema.Struct({
+      message: Schema.NullOr(TicketMessageSchema),
+      tickets: Schema.Array(TicketBriefSchema),
+    }),
+    handler: ({ caller, workspace, params, body }) =>
+      answer(Interactions.ticketMessage({ caller, workspace }, params, body)),
   }),
   route({
     method: 'POST',

@@ -89,7 +89,9 @@ describe('subscriptions (deny by default)', () => {
     expect(await subscribe(c, `ws:${other.workspaceId}`)).toMatchObject({ op: 'refused', code: 'forbidden' })
     expect(await subscribe(c, `user:${other.ownerId}`)).toMatchObject({ op: 'refused', code: 'forbidden' })
     expect(await subscribe(c, 'conv:999999')).toMatchObject({ op: 'refused', code: 'forbidden' })
-    expect(await subscribe(c, 'ticket:1')).toMatchObject({ op: 'refused', code: 'unknown_channel' })
+    // Tickets' channel exists (the ticket visibility rule decides): one that names nothing is refused.
+    expect(await subscribe(c, 'ticket:999999')).toMatchObject({ op: 'refused', code: 'forbidden' })
+    expect(await subscribe(c, 'ticket:abc')).toMatchObject({ op: 'refused', code: 'forbidden' })
     expect(await subscribe(c, 'nonsense')).toMatchObject({ op: 'refused', code: 'unknown_channel' })
     c.send({ op: 'fly' })
     expect(await c.next((f) => f.op === 'error')).toMatchObject({ code: 'invalid_message' })

@@ -377,6 +377,8 @@ describe('notes', () => {
       limit: 200,
       total: 3,
       source: { note: 3, ticket_feedback: 0, ticket_conclusion: 0 },
+      feedback_seen_at: null,
+      feedback_unseen: 0,
     })
     const detail = await I.body(await s.fetch(`/v1/interactions/${c.id}`, { headers: owner.headers() }))
     expect(detail.data.notes_count).toBe(3)

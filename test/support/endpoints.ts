@@ -78,6 +78,7 @@ export const BUILT: ReadonlyArray<readonly [string, string]> = [
   ['1', '4.7'],
   ['2', '4.1'],
   ['2', '4.2'],
+  ['2', '4.3'],
   ['2', '4.4'],
   ['2', '4.7'],
 ]

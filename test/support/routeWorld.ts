@@ -38,6 +38,9 @@ export type Fixture =
   | 'leadChecklist'
   | 'leadEvent'
   | 'leadExpense'
+  | 'ticket'
+  | 'ticketMessage'
+  | 'user'
   | 'missing'
 
 /** Values of path parameters that name no row of any kind, by how the parameter is spelled. */
@@ -142,6 +145,14 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
     (db) =>
       db`INSERT INTO groups (workspace_id, channel_id, name) VALUES (${w.workspaceId}, ${msgapp.id}, 'World group') RETURNING id`,
   )
+  // A ticket of a Back Office team raised from the world's conversation, with one message.
+  const backoffice = await I.team(s, w, [w.ownerId], 'backoffice')
+  const ticket = await post('/v1/tickets', {
+    subject: 'World ticket',
+    team_id: backoffice,
+    interaction_id: conversation.id,
+  })
+  const ticketMessage = await post(`/v1/tickets/${ticket.id}/messages`, { body: 'World ticket message' })
   return {
     w,
     owner,
@@ -178,6 +189,9 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       leadChecklist: String(leadChecklist.id),
       leadEvent: String(leadEvent.id),
       leadExpense: String(leadExpense.id),
+      ticket: String(ticket.id),
+      ticketMessage: String(ticketMessage.id),
+      user: String(spare.id),
       missing: MISSING_ID,
     },
   }
@@ -190,11 +204,13 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
  */
 export const fixtureFor = (path: string, param: string): Fixture => {
   if (param === 'key') return 'livechatKey'
-  if (param === 'message') return 'message'
+  if (param === 'message') return path.startsWith('/v1/tickets/') ? 'ticketMessage' : 'message'
+  if (param === 'ticket') return 'ticket'
+  if (param === 'user') return 'user'
   if (param === 'label') return 'contactLabel'
   if (param === 'note') return 'contactNote'
-  // Tickets, invoices, signed tokens, attachment indexes: none exists in the world (yet).
-  if (['ticket', 'number', 'token', 'index', 'provider'].includes(param)) return 'missing'
+  // Invoices, signed tokens, attachment indexes: none exists in the world (yet).
+  if (['number', 'token', 'index', 'provider'].includes(param)) return 'missing'
   if (param !== 'id') throw new Error(`test/support/routeWorld.ts: add a fixture for {${param}} (${path})`)
   const before = /\/([\w-]+)\/\{id\}/.exec(path)?.[1]
   const byResource: Record<string, Fixture> = {
@@ -212,6 +228,8 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     contacts: 'contact',
     labels: 'contactLabel',
     'custom-fields': 'customField',
+    tickets: 'ticket',
+    'ticket-messages': 'ticketMessage',
     'contact-fields': 'customField',
     pipelines: 'pipeline',
     leads: 'lead',

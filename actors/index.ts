@@ -1,6 +1,7 @@
 import { Layer } from 'effect'
 import * as ClusterActor from '../engine/cluster/ClusterActor'
 import * as Workspace from './admin/WorkspaceActor'
+import type { AiProvider } from './ai/AiProvider'
 import * as Channel from './channels/ChannelActor'
 import type { MailServers } from './channels/MailServers'
 import type { NumberLink } from './channels/msgapp'
@@ -30,3 +31,4 @@ export type DomainServices =
   | Channel.ChannelActor
   | MailServers
   | NumberLink
+  | AiProvider

@@ -5,8 +5,11 @@ import * as Actors from '../actors'
 import * as Billing from '../actors/admin/billing'
 import type { Mailer as MailerPort } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
+import type { AiProvider as AiProviderPort } from '../actors/ai/AiProvider'
 import { MailServers } from '../actors/channels/MailServers'
 import { NumberLink } from '../actors/channels/msgapp'
+import * as KbEmbedding from '../actors/kb/embedding'
+import * as AiProvider from '../connectors/ai/AiProvider'
 import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
@@ -65,6 +68,8 @@ export interface AppOptions {
   readonly mailer?: Layer.Layer<MailerPort, never, Config>
   /** The payment provider of billing; default the local one (README, "Billing"). */
   readonly paymentProvider?: Layer.Layer<PaymentProvider, never, SqlClient.SqlClient | Config>
+  /** The AI provider; default the OpenAI-compatible API when `AI_BASE_URL` is set, else off. */
+  readonly aiProvider?: Layer.Layer<AiProviderPort, never, Config | Log>
 }
 
 /** The services a running node is made of; the CLI uses the same layer without the HTTP server. */
@@ -94,6 +99,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const ports = Layer.mergeAll(
     opts.mailer ?? Mailer.layer,
     opts.paymentProvider ?? PaymentProviderLocal.layer,
+    opts.aiProvider ?? AiProvider.layer,
     // The channel operations' ports to mail servers and to this node's number sessions.
     Layer.succeed(MailServers, mailServers),
     Layer.succeed(NumberLink, numberLink),
@@ -181,6 +187,8 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     const webhooks = runtime.runFork(Webhooks.worker(cfg))
     // Plans whose paid period and grace ended: Pro to Free, Custom to frozen (every node; locked).
     const billing = runtime.runFork(Billing.settleLoop())
+    // Knowledge base articles waiting for semantic processing: every node takes due ones (leased).
+    const kbEmbedding = runtime.runFork(KbEmbedding.worker(cfg))
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
     return {
       port: server.port,
@@ -189,6 +197,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       stop: async () => {
         await runtime.runPromise(Fiber.interrupt(webhooks))
         await runtime.runPromise(Fiber.interrupt(billing))
+        await runtime.runPromise(Fiber.interrupt(kbEmbedding))
         gateway.close()
         server.close()
         await runtime.dispose()

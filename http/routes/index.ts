@@ -16,6 +16,7 @@ import * as GroupRoutes from './groups'
 import * as IdentityRoutes from './identity'
 import * as InteractionRoutes from './interactions'
 import * as InvitationRoutes from './invitations'
+import * as KbRoutes from './kb'
 import * as LabelRuleRoutes from './labelRules'
 import * as LabelRoutes from './labels'
 import * as LivechatChannelRoutes from './livechatChannels'
@@ -69,6 +70,7 @@ export const routes: readonly Route[] = [
   ...ContactRoutes.routes,
   ...LabelRoutes.routes,
   ...CustomFieldRoutes.routes,
+  ...KbRoutes.routes,
   ...ChannelRoutes.routes,
   ...ChannelApiRoutes.routes,
   ...EmailRoutes.routes,

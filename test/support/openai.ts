@@ -109,7 +109,7 @@ const hash = (s: string) => {
 
 /** The stand-in's embedding of a text: subjects weigh 1, other words 0.3 each; not unit length. */
 export const embedText = (text: string, dims = 64): number[] => {
-  const v = new Array<number>(dims).fill(0)
+  const v: number[] = new Array<number>(dims).fill(0)
   for (const w of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
     if (STOP.has(w)) continue
     const subject = subjectOf.get(w)

@@ -116,7 +116,7 @@ export const embedText = (text: string, dims = 64): number[] => {
     v[hash(subject ?? `w:${w}`) % dims]! += subject ? 1 : 0.3
   }
   // A text of no known word still gets a direction of its own.
-  if (v.every((x) => x === 0)) v[hash(text) % dims] = 1
+  if (!v.some((x) => x !== 0)) v[hash(text) % dims] = 1
   return v.map((x) => x * 3)
 }
 

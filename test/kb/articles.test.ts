@@ -196,12 +196,24 @@ describe('articles', () => {
   it('announces changes with kb.changed on ws:{id}', async () => {
     const { c } = await I.socketFor(s, owner, `ws:${w.workspaceId}`)
     const x = await K.article(s, o, { title: 'Evented' })
-    expect((await c.next((f) => f.event === 'kb.changed' && (f.data as { article_id?: number }).article_id === x.id)).data).toEqual({
+    expect(
+      (
+        await c.next(
+          (f) => f.event === 'kb.changed' && (f.data as { article_id?: number }).article_id === x.id,
+        )
+      ).data,
+    ).toEqual({
       article_id: x.id,
       reason: 'created',
     })
     const cat = (await K.api(s, o).post('/v1/kb/categories', { name: `Evented ${Date.now()}` })).data
-    expect((await c.next((f) => f.event === 'kb.changed' && (f.data as { category_id?: number }).category_id === cat.id)).data).toEqual({
+    expect(
+      (
+        await c.next(
+          (f) => f.event === 'kb.changed' && (f.data as { category_id?: number }).category_id === cat.id,
+        )
+      ).data,
+    ).toEqual({
       category_id: cat.id,
       reason: 'created',
     })

@@ -98,13 +98,21 @@ export const tsQueryOf = (q: string): string | null => {
   return words.length === 0 ? null : words.map((w) => `${w.slice(0, 60)}:*`).join(' & ')
 }
 
+const SEARCH_VECTOR = `setweight(to_tsvector('kb_text', title), 'A')
+  || setweight(to_tsvector('kb_text', array_to_string(tags, ' ')), 'B')
+  || setweight(to_tsvector('kb_text', body), 'C')`
+
 /** Recomputes the search vector of an article from its current title, tags and body. */
 const reindex = (sql: SqlClient.SqlClient, id: number) =>
-  sql`UPDATE kb_articles SET search_vector =
-        setweight(to_tsvector('kb_text', title), 'A')
-        || setweight(to_tsvector('kb_text', array_to_string(tags, ' ')), 'B')
-        || setweight(to_tsvector('kb_text', body), 'C')
-      WHERE id = ${id}`
+  sql`UPDATE kb_articles SET search_vector = ${sql.literal(SEARCH_VECTOR)} WHERE id = ${id}`
+
+/** Recomputes every article's search vector of a workspace (after a bulk load or a configuration change). */
+export const reindexWorkspace = (workspaceId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE kb_articles SET search_vector = ${sql.literal(SEARCH_VECTOR)} WHERE workspace_id = ${workspaceId}`.pipe(
+      Effect.asVoid,
+    ),
+  )
 
 export interface ArticleFields {
   readonly title: string

@@ -1,6 +1,7 @@
 import { Layer } from 'effect'
 import * as ClusterActor from '../engine/cluster/ClusterActor'
 import * as Workspace from './admin/WorkspaceActor'
+import type { AiProvider } from './ai/AiProvider'
 import * as Channel from './channels/ChannelActor'
 import type { MailServers } from './channels/MailServers'
 import type { NumberLink } from './channels/msgapp'
@@ -33,3 +34,4 @@ export type DomainServices =
   | Ticket.TicketActor
   | MailServers
   | NumberLink
+  | AiProvider

@@ -79,6 +79,29 @@ export interface AppConfig {
   readonly msgappBackoffBaseMs: number
   /** Least gap between two sends of one number (jittered ±50 %); bursts are spaced, single replies are not delayed. */
   readonly msgappPaceMs: number
+  /** The AI provider (an OpenAI-compatible HTTP API); absent = AI features off (503 `ai_unavailable`). */
+  readonly ai: AiConfig | undefined
+  /** Knowledge base embedding queue: how long a node holds an article it took, and how often it looks for work. */
+  readonly kbEmbedLeaseMs: number
+  readonly kbEmbedPollMs: number
+  /** A failed embedding is tried again after this long, then three times longer; the third failure is final. */
+  readonly kbEmbedRetryBaseMs: number
+}
+
+export interface AiConfig {
+  /** Base URL of the API, ending before `/chat/completions` (`https://api.openai.com/v1`, `http://localhost:11434/v1`). */
+  readonly baseUrl: string
+  /** Sent as `Authorization: Bearer …`; local servers often need none. */
+  readonly apiKey: string | undefined
+  readonly chatModel: string
+  readonly embeddingModel: string
+  /** Asked of the embedding model (`dimensions`) and checked on every answer; absent = the model's own. */
+  readonly dimensions: number | undefined
+  /** Longest wait for one answer. */
+  readonly timeoutMs: number
+  /** Further attempts after a timeout, a refused connection, 429 or 5xx (backoff doubling from `retryBaseMs`). */
+  readonly retries: number
+  readonly retryBaseMs: number
 }
 
 export interface ClusterConfig {
@@ -138,6 +161,25 @@ const smtpUrl = (env: NodeJS.ProcessEnv): string | undefined => {
     throw new ConfigError('SMTP_URL must look like smtp://user:pass@host:587 or smtps://host:465')
   }
   return url
+}
+
+const aiConfig = (env: NodeJS.ProcessEnv): AiConfig | undefined => {
+  const baseUrl = nonEmpty(env, 'AI_BASE_URL')
+  if (!baseUrl) return undefined
+  if (!/^https?:\/\/[^/\s]+/i.test(baseUrl)) {
+    throw new ConfigError('AI_BASE_URL must look like https://api.openai.com/v1 or http://localhost:11434/v1')
+  }
+  const dimensions = int(env, 'AI_EMBEDDING_DIMENSIONS', 0, 0, 16_000)
+  return {
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    apiKey: nonEmpty(env, 'AI_API_KEY'),
+    chatModel: nonEmpty(env, 'AI_CHAT_MODEL') ?? 'gpt-4o-mini',
+    embeddingModel: nonEmpty(env, 'AI_EMBEDDING_MODEL') ?? 'text-embedding-3-small',
+    dimensions: dimensions === 0 ? undefined : dimensions,
+    timeoutMs: int(env, 'AI_TIMEOUT_MS', 30_000, 100, 600_000),
+    retries: int(env, 'AI_RETRIES', 2, 0, 10),
+    retryBaseMs: int(env, 'AI_RETRY_BASE_MS', 500, 1, 60_000),
+  }
 }
 
 /** The host part of PUBLIC_URL, for the default sender address. */
@@ -202,6 +244,10 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     msgappPollMs: int(env, 'MSGAPP_POLL_MS', 5000, 50, 600_000),
     msgappBackoffBaseMs: int(env, 'MSGAPP_BACKOFF_BASE_MS', 2000, 10, 600_000),
     msgappPaceMs: int(env, 'MSGAPP_PACE_MS', 1500, 0, 60_000),
+    ai: aiConfig(env),
+    kbEmbedLeaseMs: int(env, 'KB_EMBED_LEASE_MS', 120_000, 100, 3_600_000),
+    kbEmbedPollMs: int(env, 'KB_EMBED_POLL_MS', 1000, 20, 600_000),
+    kbEmbedRetryBaseMs: int(env, 'KB_EMBED_RETRY_BASE_MS', 60_000, 10, 3_600_000),
   }
 }
 

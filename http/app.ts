@@ -5,9 +5,12 @@ import * as Actors from '../actors'
 import * as Billing from '../actors/admin/billing'
 import type { Mailer as MailerPort } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
+import type { AiProvider as AiProviderPort } from '../actors/ai/AiProvider'
 import { MailServers } from '../actors/channels/MailServers'
 import { NumberLink } from '../actors/channels/msgapp'
+import * as KbEmbedding from '../actors/kb/embedding'
 import * as LeadReminders from '../actors/pipeline/reminders'
+import * as AiProvider from '../connectors/ai/AiProvider'
 import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
@@ -66,6 +69,8 @@ export interface AppOptions {
   readonly mailer?: Layer.Layer<MailerPort, never, Config>
   /** The payment provider of billing; default the local one (README, "Billing"). */
   readonly paymentProvider?: Layer.Layer<PaymentProvider, never, SqlClient.SqlClient | Config>
+  /** The AI provider; default the OpenAI-compatible API when `AI_BASE_URL` is set, else off. */
+  readonly aiProvider?: Layer.Layer<AiProviderPort, never, Config | Log>
 }
 
 /** The services a running node is made of; the CLI uses the same layer without the HTTP server. */
@@ -95,6 +100,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const ports = Layer.mergeAll(
     opts.mailer ?? Mailer.layer,
     opts.paymentProvider ?? PaymentProviderLocal.layer,
+    opts.aiProvider ?? AiProvider.layer,
     // The channel operations' ports to mail servers and to this node's number sessions.
     Layer.succeed(MailServers, mailServers),
     Layer.succeed(NumberLink, numberLink),
@@ -184,6 +190,8 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     const billing = runtime.runFork(Billing.settleLoop())
     // Reminders of lead events that are due (every node; each fires once, docs/decisions.md Pipeline).
     const reminders = runtime.runFork(LeadReminders.loop())
+    // Knowledge base articles waiting for semantic processing: every node takes due ones (leased).
+    const kbEmbedding = runtime.runFork(KbEmbedding.worker(cfg))
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
     return {
       port: server.port,
@@ -193,6 +201,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
         await runtime.runPromise(Fiber.interrupt(webhooks))
         await runtime.runPromise(Fiber.interrupt(billing))
         await runtime.runPromise(Fiber.interrupt(reminders))
+        await runtime.runPromise(Fiber.interrupt(kbEmbedding))
         gateway.close()
         server.close()
         await runtime.dispose()

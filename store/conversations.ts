@@ -341,6 +341,14 @@ export const markRead = (id: number) =>
     ),
   )
 
+/** The AI summary of the conversation (spec 2 §2 `ai_summary`). */
+export const setSummary = (id: number, summary: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ConversationRow>`UPDATE conversations SET ai_summary = ${summary} WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
 export const markFeedbackSeen = (id: number, at: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE conversations SET feedback_seen_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid),

@@ -4,6 +4,8 @@ import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { PGlite } from '@electric-sql/pglite'
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
+import { unaccent } from '@electric-sql/pglite/contrib/unaccent'
+import { vector } from '@electric-sql/pglite-pgvector'
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { Effect, Layer, Redacted } from 'effect'
 import pg from 'pg'
@@ -73,8 +75,9 @@ const embedded = (opts: DatabaseOptions) =>
       fs.rmSync(socketPath, { force: true })
       const db = yield* Effect.acquireRelease(
         Effect.promise(async () => {
-          // pg_trgm serves the inbox search's indexes (migration 0012), as on PostgreSQL.
-          const options = { extensions: { pg_trgm } }
+          // pg_trgm serves the inbox search's indexes (migration 0012), as on PostgreSQL; unaccent
+          // and pgvector the knowledge base's keyword and semantic search (migration 0075).
+          const options = { extensions: { pg_trgm, unaccent, vector } }
           const instance =
             opts.dataDir === 'memory'
               ? new PGlite(options)

@@ -337,6 +337,17 @@ export const definition = Actor.define({
         yield* recheckTopic(topicOf(row.id))
         return [row, { ...state, row }] as const
       }),
+    /** Saves the AI summary (spec 2 §4.1 `/summary`); `interaction.updated` says the summary changed. */
+    SetSummary: (state: ConversationState, m: { readonly summary: string }, ctx) =>
+      Effect.gen(function* () {
+        yield* existing(state, ctx.id)
+        const row = yield* changed(yield* Conversations.setSummary(ctx.id, m.summary), ctx.id)
+        yield* publishEvent(topicOf(row.id), 'interaction.updated', {
+          ...presentChange(row),
+          summary_changed: true,
+        })
+        return [row, { ...state, row }] as const
+      }),
     MarkRead: (state: ConversationState, _: unknown, ctx) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)

@@ -8,7 +8,6 @@ import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
 import * as CustomFields from '../../store/customFields'
 import * as Messages from '../../store/messages'
-import { isPaidActive } from '../../store/plans'
 import { createdReply, reply } from '../answer'
 import { ChannelActor } from '../channels/ChannelActor'
 import { checkValues } from '../contacts/customValues'
@@ -437,14 +436,8 @@ export const feedbackSeen = (ctx: Ctx, params: ById) =>
     })
   })
 
-export const summary = (ctx: Ctx, params: ById) =>
-  Effect.gen(function* () {
-    const { caller, workspace } = ctx
-    yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-    if (!isPaidActive(workspace, yield* currentTime))
-      return yield* Effect.fail(new ApiError({ code: 'plan_required' }))
-    return yield* Effect.fail(new ApiError({ code: 'ai_unavailable' }))
-  })
+/** `POST /interactions/{id}/summary`: actors/inbox/summary.ts. */
+export { summary } from './summary'
 
 /**
  * Leads made from the conversation and the contact's other open leads (`meta.other`), each only

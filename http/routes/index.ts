@@ -16,6 +16,7 @@ import * as GroupRoutes from './groups'
 import * as IdentityRoutes from './identity'
 import * as InteractionRoutes from './interactions'
 import * as InvitationRoutes from './invitations'
+import * as KbRoutes from './kb'
 import * as LabelRuleRoutes from './labelRules'
 import * as LabelRoutes from './labels'
 import * as LivechatChannelRoutes from './livechatChannels'
@@ -73,6 +74,7 @@ export const routes: readonly Route[] = [
   ...LabelRoutes.routes,
   ...CustomFieldRoutes.routes,
   ...PipelineRoutes.routes,
+  ...KbRoutes.routes,
   ...ChannelRoutes.routes,
   ...ChannelApiRoutes.routes,
   ...EmailRoutes.routes,

@@ -120,7 +120,8 @@ export const routes: readonly Route[] = [
     access: 'K',
     permission: 'ai.use',
     tag: 'Interactions',
-    summary: 'AI summary (Pro or Custom); 503 ai_unavailable until an AI provider is set up',
+    summary:
+      'AI summary in 3 to 6 bullet points, saved in `ai_summary` (Pro or Custom, one AI request; 502 `ai_error` uses none; 503 without a provider)',
     params: IdParam,
     handler: ({ caller, workspace, params }) => answer(Interactions.summary({ caller, workspace }, params)),
   }),

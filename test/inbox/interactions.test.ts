@@ -621,7 +621,7 @@ describe('conversation actions', () => {
     ).toBe(409)
   })
 
-  it('answers the parts whose domains come later: tickets 404, leads empty, summary 503 (402 on Free), feedback seen', async () => {
+  it('answers the parts whose domains come later: tickets 404, leads empty; summary 503 without an AI provider (402 on Free); feedback seen', async () => {
     const w = await F.workspace(s, { plan: 'pro' })
     const session = await F.signIn(s, w.ownerEmail)
     const conv = await I.conversation(s, w)

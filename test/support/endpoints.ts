@@ -81,6 +81,7 @@ export const BUILT: ReadonlyArray<readonly [string, string]> = [
   ['2', '4.3'],
   ['2', '4.4'],
   ['2', '4.7'],
+  ['2', '4.5'],
 ]
 
 /**

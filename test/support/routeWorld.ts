@@ -30,6 +30,8 @@ export type Fixture =
   | 'contactLabel'
   | 'customField'
   | 'contactNote'
+  | 'kbCategory'
+  | 'kbArticle'
   | 'livechatKey'
   | 'pipeline'
   | 'lead'
@@ -117,6 +119,8 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
     type: 'text',
   })
   const contactNote = await post(`/v1/contacts/${contact.id}/notes`, { body: 'World note' })
+  const kbCategory = await post('/v1/kb/categories', { name: 'World category' })
+  const kbArticle = await post('/v1/kb/articles', { title: 'World article', status: 'published' })
   const conversation = await I.conversation(s, w, { channelId: msgapp.id, contactId: contact.id })
   const message = await I.inbound(s, conversation.id, 'World message')
   // The pipeline: a workflow, a lead in it, and one of each piece of work on the lead.
@@ -181,6 +185,8 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       contactLabel: String(contactLabel.id),
       customField: String(customField.id),
       contactNote: String(contactNote.id),
+      kbCategory: String(kbCategory.id),
+      kbArticle: String(kbArticle.id),
       livechatKey: chat.livechat.key,
       pipeline: String(pipeline.id),
       lead: String(lead.id),
@@ -238,6 +244,8 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     'lead-checklist': 'leadChecklist',
     'lead-events': 'leadEvent',
     'lead-expenses': 'leadExpense',
+    categories: 'kbCategory',
+    articles: 'kbArticle',
     // Transfers, live chat files, local checkouts: none exists in the world.
     transfers: 'missing',
     files: 'missing',

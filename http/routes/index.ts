@@ -30,6 +30,7 @@ import * as PlanRequestRoutes from './planRequests'
 import * as PublicRoutes from './public'
 import * as RealtimeRoutes from './realtime'
 import * as RoleRoutes from './roles'
+import * as SegmentRoutes from './segments'
 import * as SettingsRoutes from './settings'
 import * as TeamRoutes from './teams'
 import * as TemplateRoutes from './templates'
@@ -69,6 +70,7 @@ export const routes: readonly Route[] = [
   ...ContactRoutes.routes,
   ...LabelRoutes.routes,
   ...CustomFieldRoutes.routes,
+  ...SegmentRoutes.routes,
   ...ChannelRoutes.routes,
   ...ChannelApiRoutes.routes,
   ...EmailRoutes.routes,

@@ -79,6 +79,11 @@ export interface AppConfig {
   readonly msgappBackoffBaseMs: number
   /** Least gap between two sends of one number (jittered ±50 %); bursts are spaced, single replies are not delayed. */
   readonly msgappPaceMs: number
+  /**
+   * How often each node looks for broadcasts to send, and the longest a sender sleeps between two
+   * readings of the clock while it waits (pace, quiet hours, a scheduled start).
+   */
+  readonly broadcastPollMs: number
 }
 
 export interface ClusterConfig {
@@ -202,6 +207,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     msgappPollMs: int(env, 'MSGAPP_POLL_MS', 5000, 50, 600_000),
     msgappBackoffBaseMs: int(env, 'MSGAPP_BACKOFF_BASE_MS', 2000, 10, 600_000),
     msgappPaceMs: int(env, 'MSGAPP_PACE_MS', 1500, 0, 60_000),
+    broadcastPollMs: int(env, 'BROADCAST_POLL_MS', 1000, 5, 600_000),
   }
 }
 

@@ -5,6 +5,7 @@ import * as Actors from '../actors'
 import * as Billing from '../actors/admin/billing'
 import type { Mailer as MailerPort } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
+import * as BroadcastSenders from '../actors/broadcasts/senders'
 import { MailServers } from '../actors/channels/MailServers'
 import { NumberLink } from '../actors/channels/msgapp'
 import * as ApiAdapter from '../connectors/api/adapter'
@@ -122,8 +123,14 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     : Layer.merge(Actors.layer, Cluster.healthOff)
   const core = Layer.mergeAll(actors, Credentials.layer).pipe(Layer.provideMerge(connectors))
   // What runs on top of the actors: the sessions of stateful connectors (mailboxes, numbers), which
-  // feed inbound messages to conversation actors. One line per connector.
-  const supervisors = Layer.mergeAll(Layer.empty, EmailSessions.layer, MsgappSessions.layer)
+  // feed inbound messages to conversation actors. One line per connector; then the broadcast
+  // senders, which hand their messages to the actors.
+  const supervisors = Layer.mergeAll(
+    Layer.empty,
+    EmailSessions.layer,
+    MsgappSessions.layer,
+    BroadcastSenders.layer,
+  )
   return supervisors.pipe(Layer.provideMerge(core))
 }
 

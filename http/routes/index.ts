@@ -3,6 +3,7 @@ import * as ApiKeyRoutes from './apiKeys'
 import * as AuditLogRoutes from './auditLogs'
 import * as AuthRoutes from './auth'
 import * as BillingRoutes from './billing'
+import * as BroadcastRoutes from './broadcasts'
 import * as CategoryRoutes from './categories'
 import * as ChannelApiRoutes from './channelApi'
 import * as ChannelIconRoutes from './channelIcons'
@@ -71,6 +72,7 @@ export const routes: readonly Route[] = [
   ...LabelRoutes.routes,
   ...CustomFieldRoutes.routes,
   ...SegmentRoutes.routes,
+  ...BroadcastRoutes.routes,
   ...ChannelRoutes.routes,
   ...ChannelApiRoutes.routes,
   ...EmailRoutes.routes,

@@ -62,6 +62,8 @@ CREATE TABLE broadcast_recipients (
   name            text NOT NULL DEFAULT '',
   phone           text,
   variant         integer NOT NULL DEFAULT 0,
+  -- Bumped by each retry: the message of a retry is a new one (its client id names the attempt).
+  attempt         integer NOT NULL DEFAULT 0,
   state           text NOT NULL CHECK (state IN ('queued', 'sending', 'sent', 'failed', 'skipped')),
   reason          text,
   body            text,

@@ -66,6 +66,7 @@ export const BUILT: ReadonlyArray<readonly [string, string]> = [
   ['2', '4.1'],
   ['2', '4.2'],
   ['2', '4.4'],
+  ['2', '4.8'],
 ]
 
 /** Deliberate deviations from the spec's permission column (docs/decisions.md, Channels). */

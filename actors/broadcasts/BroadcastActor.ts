@@ -195,8 +195,8 @@ export const run = (broadcastId: number, tickMs: number) =>
       Effect.gen(function* () {
         const now = yield* Clock.currentTimeMillis
         if (!force && now - lastEvent < EVENT_GAP_MS) return
-        lastEvent = now
         const c = (yield* Broadcasts.countsOf([b.id])).get(b.id)
+        lastEvent = yield* Clock.currentTimeMillis
         yield* broadcastsChanged(b.workspace_id, b.id, 'progress', {
           counts: c ? { ...c, reasons: undefined } : null,
         })
@@ -238,7 +238,7 @@ export const run = (broadcastId: number, tickMs: number) =>
         channel.status === 'banned' ||
         channel.status === 'logged_out'
       ) {
-        if (channel) yield* pauseNumber(channel, 'number_unavailable')
+        if (channel) yield* Effect.uninterruptible(pauseNumber(channel, 'number_unavailable'))
         else
           yield* Broadcasts.transition(b.workspace_id, b.id, ['running'], 'paused', (sql) => [
             sql`pause_reason = 'number_unavailable'`,
@@ -255,14 +255,21 @@ export const run = (broadcastId: number, tickMs: number) =>
           resolved = false
           continue
         }
-        const done = yield* Broadcasts.transition(b.workspace_id, b.id, ['running'], 'completed', (sql) => [
-          sql`completed_at = ${new Date(now)}`,
-          sql`wait = NULL`,
-        ])
-        if (done) {
-          yield* progress(done, true)
-          yield* broadcastsChanged(b.workspace_id, b.id, 'completed')
-        }
+        yield* Effect.uninterruptible(
+          Effect.gen(function* () {
+            const done = yield* Broadcasts.transition(
+              b.workspace_id,
+              b.id,
+              ['running'],
+              'completed',
+              (sql) => [sql`completed_at = ${new Date(now)}`, sql`wait = NULL`],
+            )
+            if (done) {
+              yield* progress(done, true)
+              yield* broadcastsChanged(b.workspace_id, b.id, 'completed')
+            }
+          }),
+        )
         return
       }
       const settings = settingsOf(b)
@@ -285,8 +292,10 @@ export const run = (broadcastId: number, tickMs: number) =>
       const r = yield* Effect.uninterruptible(sendOne(b, workspace, channel, claimed))
       jitter = null
       if (r.restricted) {
-        yield* pauseNumber(channel, 'number_restricted')
-        yield* progress(b, true)
+        // Pausing ends this sender's ownership: what follows must not be cut short by that.
+        yield* Effect.uninterruptible(
+          Effect.zipRight(pauseNumber(channel, 'number_restricted'), progress(b, true)),
+        )
         return
       }
       yield* progress(b)

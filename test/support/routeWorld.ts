@@ -31,6 +31,8 @@ export type Fixture =
   | 'customField'
   | 'contactNote'
   | 'livechatKey'
+  | 'segment'
+  | 'broadcast'
   | 'missing'
 
 /** Values of path parameters that name no row of any kind, by how the parameter is spelled. */
@@ -109,6 +111,13 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
   const contactNote = await post(`/v1/contacts/${contact.id}/notes`, { body: 'World note' })
   const conversation = await I.conversation(s, w, { channelId: msgapp.id, contactId: contact.id })
   const message = await I.inbound(s, conversation.id, 'World message')
+  const segment = await post('/v1/segments', { name: 'World segment', rules: [] })
+  const broadcast = await post('/v1/broadcasts', {
+    name: 'World broadcast',
+    channel_id: msgapp.id,
+    audience: { contact_ids: [contact.id] },
+    messages: [{ text: 'Hello {{name}}' }],
+  })
   const [group] = await I.sql<{ id: number }>(
     s,
     (db) =>
@@ -143,6 +152,8 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       customField: String(customField.id),
       contactNote: String(contactNote.id),
       livechatKey: chat.livechat.key,
+      segment: String(segment.id),
+      broadcast: String(broadcast.id),
       missing: MISSING_ID,
     },
   }
@@ -178,6 +189,8 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     labels: 'contactLabel',
     'custom-fields': 'customField',
     'contact-fields': 'customField',
+    segments: 'segment',
+    broadcasts: 'broadcast',
     // Transfers, live chat files, local checkouts: none exists in the world.
     transfers: 'missing',
     files: 'missing',

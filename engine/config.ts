@@ -86,6 +86,11 @@ export interface AppConfig {
   readonly kbEmbedPollMs: number
   /** A failed embedding is tried again after this long, then three times longer; the third failure is final. */
   readonly kbEmbedRetryBaseMs: number
+  /**
+   * How often each node looks for broadcasts to send, and the longest a sender sleeps between two
+   * readings of the clock while it waits (pace, quiet hours, a scheduled start).
+   */
+  readonly broadcastPollMs: number
 }
 
 export interface AiConfig {
@@ -248,6 +253,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     kbEmbedLeaseMs: int(env, 'KB_EMBED_LEASE_MS', 120_000, 100, 3_600_000),
     kbEmbedPollMs: int(env, 'KB_EMBED_POLL_MS', 1000, 20, 600_000),
     kbEmbedRetryBaseMs: int(env, 'KB_EMBED_RETRY_BASE_MS', 60_000, 10, 3_600_000),
+    broadcastPollMs: int(env, 'BROADCAST_POLL_MS', 1000, 5, 600_000),
   }
 }
 

@@ -6,6 +6,7 @@ import * as Billing from '../actors/admin/billing'
 import type { Mailer as MailerPort } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
 import type { AiProvider as AiProviderPort } from '../actors/ai/AiProvider'
+import * as BroadcastSenders from '../actors/broadcasts/senders'
 import { MailServers } from '../actors/channels/MailServers'
 import { NumberLink } from '../actors/channels/msgapp'
 import * as KbEmbedding from '../actors/kb/embedding'
@@ -129,8 +130,14 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     : Layer.merge(Actors.layer, Cluster.healthOff)
   const core = Layer.mergeAll(actors, Credentials.layer).pipe(Layer.provideMerge(connectors))
   // What runs on top of the actors: the sessions of stateful connectors (mailboxes, numbers), which
-  // feed inbound messages to conversation actors. One line per connector.
-  const supervisors = Layer.mergeAll(Layer.empty, EmailSessions.layer, MsgappSessions.layer)
+  // feed inbound messages to conversation actors. One line per connector; then the broadcast
+  // senders, which hand their messages to the actors.
+  const supervisors = Layer.mergeAll(
+    Layer.empty,
+    EmailSessions.layer,
+    MsgappSessions.layer,
+    BroadcastSenders.layer,
+  )
   return supervisors.pipe(Layer.provideMerge(core))
 }
 

@@ -3,6 +3,7 @@ import * as ApiKeyRoutes from './apiKeys'
 import * as AuditLogRoutes from './auditLogs'
 import * as AuthRoutes from './auth'
 import * as BillingRoutes from './billing'
+import * as BroadcastRoutes from './broadcasts'
 import * as CategoryRoutes from './categories'
 import * as ChannelApiRoutes from './channelApi'
 import * as ChannelIconRoutes from './channelIcons'
@@ -32,6 +33,7 @@ import * as PlanRequestRoutes from './planRequests'
 import * as PublicRoutes from './public'
 import * as RealtimeRoutes from './realtime'
 import * as RoleRoutes from './roles'
+import * as SegmentRoutes from './segments'
 import * as SettingsRoutes from './settings'
 import * as TeamRoutes from './teams'
 import * as TemplateRoutes from './templates'
@@ -75,6 +77,8 @@ export const routes: readonly Route[] = [
   ...CustomFieldRoutes.routes,
   ...PipelineRoutes.routes,
   ...KbRoutes.routes,
+  ...SegmentRoutes.routes,
+  ...BroadcastRoutes.routes,
   ...ChannelRoutes.routes,
   ...ChannelApiRoutes.routes,
   ...EmailRoutes.routes,

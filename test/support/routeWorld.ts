@@ -43,6 +43,8 @@ export type Fixture =
   | 'ticket'
   | 'ticketMessage'
   | 'user'
+  | 'segment'
+  | 'broadcast'
   | 'missing'
 
 /** Values of path parameters that name no row of any kind, by how the parameter is spelled. */
@@ -144,6 +146,13 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
   })
   expect(fileRes.status, await fileRes.clone().text()).toBe(201)
   const leadFile = (await I.body(fileRes)).data
+  const segment = await post('/v1/segments', { name: 'World segment', rules: [] })
+  const broadcast = await post('/v1/broadcasts', {
+    name: 'World broadcast',
+    channel_id: msgapp.id,
+    audience: { contact_ids: [contact.id] },
+    messages: [{ text: 'Hello {{name}}' }],
+  })
   const [group] = await I.sql<{ id: number }>(
     s,
     (db) =>
@@ -198,6 +207,8 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       ticket: String(ticket.id),
       ticketMessage: String(ticketMessage.id),
       user: String(spare.id),
+      segment: String(segment.id),
+      broadcast: String(broadcast.id),
       missing: MISSING_ID,
     },
   }
@@ -246,6 +257,8 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     'lead-expenses': 'leadExpense',
     categories: 'kbCategory',
     articles: 'kbArticle',
+    segments: 'segment',
+    broadcasts: 'broadcast',
     // Transfers, live chat files, local checkouts: none exists in the world.
     transfers: 'missing',
     files: 'missing',

@@ -1,0 +1,50 @@
+import { Context, Effect, Layer } from 'effect'
+import { Config } from '../../engine/config'
+import * as ClaimsPg from '../../engine/owner/ClaimsPg'
+import * as Owned from '../../engine/owner/Owned'
+import * as Broadcasts from '../../store/broadcasts'
+import { run } from './BroadcastActor'
+import { onNudge } from './nudge'
+
+/**
+ * BroadcastSenders: every running or scheduled broadcast has one sender (BroadcastActor.ts) on
+ * exactly one node (`Owned` with a PostgreSQL advisory lock `(LOCK_CLASS, broadcast id)`; the
+ * embedded database is one node). A broadcast that leaves the list (paused, cancelled, completed,
+ * unscheduled) stops its sender; a node that dies drops its locks and another node takes its
+ * broadcasts over at its next look, resuming from the recipients' durable progress. A sender that
+ * fails is restarted with a capped backoff.
+ *
+ * The sender is supervised work rather than an entity of the actor kit for the reason numbers are
+ * (docs/decisions.md, "Messaging-app numbers"): it is long-lived and must not move on every shard
+ * rebalance; the lock gives the same one-owner guarantee and the database guards every step.
+ */
+export const LOCK_CLASS = 0x4b42
+
+export interface BroadcastSendersShape {
+  readonly running: () => readonly number[]
+}
+export class BroadcastSenders extends Context.Tag('kotak/BroadcastSenders')<
+  BroadcastSenders,
+  BroadcastSendersShape
+>() {}
+
+const make = Effect.gen(function* () {
+  const cfg = yield* Config
+  const owned = yield* Owned.supervise({
+    name: 'broadcast',
+    pollMs: cfg.broadcastPollMs,
+    claims: ClaimsPg.makeConfig(cfg.databaseUrl, LOCK_CLASS),
+    list: Broadcasts.live,
+    key: (row) => row.id,
+    // Scheduled → running is the sender's own step: it must not restart it.
+    version: () => 1,
+    start: Owned.restarting('broadcast', (row: { readonly id: number }) => run(row.id, cfg.broadcastPollMs), {
+      baseMs: 1000,
+      maxMs: 60_000,
+    }),
+    wake: onNudge,
+  })
+  return { running: owned.running } satisfies BroadcastSendersShape
+})
+
+export const layer = Layer.scoped(BroadcastSenders, make)

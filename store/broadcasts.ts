@@ -389,7 +389,7 @@ export const lock = (workspaceId: number, id: number, l: Lock) =>
           yield* sql`SELECT pg_advisory_xact_lock(${workspaceId}, hashtext('broadcast_quota'))`
           const [row] = yield* sql<BroadcastRow>`
             SELECT * FROM broadcasts WHERE id = ${id} AND workspace_id = ${workspaceId} FOR UPDATE`
-          if (!row || row.status !== 'draft') return { _tag: 'NotDraft' } as LockResult
+          if (row?.status !== 'draft') return { _tag: 'NotDraft' } as LockResult
           if (l.segmentIds.length > 0)
             yield* sql`SELECT id FROM segments WHERE id = ANY(${pgArray(l.segmentIds)}::int[]) FOR SHARE`
           yield* sql`DELETE FROM broadcast_recipients WHERE broadcast_id = ${id}`

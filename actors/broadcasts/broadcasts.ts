@@ -301,7 +301,7 @@ const checkParts = (
     const problems: Problems = {}
     if (body.channel_id !== undefined && body.channel_id !== null) {
       const c = yield* Channels.liveInWorkspace(ctx.workspace.id, body.channel_id)
-      if (!c || c.type !== 'msgapp') problems.channel_id = { key: 'broadcasts.channel_type' }
+      if (c?.type !== 'msgapp') problems.channel_id = { key: 'broadcasts.channel_type' }
     }
     if (body.audience?.segment_ids?.length) {
       const ids = [...new Set(body.audience.segment_ids)]

@@ -247,7 +247,7 @@ export const test = (ctx: Ctx, params: { readonly id: number }, body: typeof Tes
     const variant = b.messages[body.variant ?? 0]
     if (!variant) return yield* Effect.fail(invalid({ variant: { key: 'broadcasts.variant' } }))
     const channel = yield* liveChannel(ctx, b.channel_id)
-    if (!channel || channel.type !== 'msgapp')
+    if (channel?.type !== 'msgapp')
       return yield* Effect.fail(invalid({ channel_id: { key: 'broadcasts.channel_required' } }))
     const phone = normalizePhone(body.phone, regionOf(ctx.workspace.timezone))
     if (!phone) return yield* Effect.fail(invalid({ phone: { key: 'contacts.phone_invalid' } }))
@@ -301,7 +301,7 @@ export const schedule = (ctx: Ctx, params: { readonly id: number }, body: typeof
     const problems: Record<string, { key: string }> = {}
     if (body.risk_ack !== true) problems.risk_ack = { key: 'broadcasts.risk_ack' }
     const channel = yield* liveChannel(ctx, b.channel_id)
-    if (!channel || channel.type !== 'msgapp') problems.channel_id = { key: 'broadcasts.channel_required' }
+    if (channel?.type !== 'msgapp') problems.channel_id = { key: 'broadcasts.channel_required' }
     if (b.messages.length === 0) problems.messages = { key: 'broadcasts.messages_required' }
     const a = b.audience
     if (!a.segment_ids?.length && !a.label_ids?.length && !a.contact_ids?.length)

@@ -7,6 +7,7 @@ import type { Mailer as MailerPort } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
 import { MailServers } from '../actors/channels/MailServers'
 import { NumberLink } from '../actors/channels/msgapp'
+import * as Rollup from '../actors/reports/rollup'
 import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
@@ -181,6 +182,8 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     const webhooks = runtime.runFork(Webhooks.worker(cfg))
     // Plans whose paid period and grace ended: Pro to Free, Custom to frozen (every node; locked).
     const billing = runtime.runFork(Billing.settleLoop())
+    // Report facts into the roll-ups (every node; one per workspace at a time, locked).
+    const rollup = runtime.runFork(Rollup.rollupLoop())
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
     return {
       port: server.port,
@@ -189,6 +192,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       stop: async () => {
         await runtime.runPromise(Fiber.interrupt(webhooks))
         await runtime.runPromise(Fiber.interrupt(billing))
+        await runtime.runPromise(Fiber.interrupt(rollup))
         gateway.close()
         server.close()
         await runtime.dispose()

@@ -29,6 +29,7 @@ import * as NotificationRoutes from './notifications'
 import * as PlanRequestRoutes from './planRequests'
 import * as PublicRoutes from './public'
 import * as RealtimeRoutes from './realtime'
+import * as ReportRoutes from './reports'
 import * as RoleRoutes from './roles'
 import * as SettingsRoutes from './settings'
 import * as TeamRoutes from './teams'
@@ -65,6 +66,7 @@ export const routes: readonly Route[] = [
   ...CategoryRoutes.routes,
   ...TemplateRoutes.routes,
   ...LabelRuleRoutes.routes,
+  ...ReportRoutes.routes,
   ...ContactCsvRoutes.routes,
   ...ContactRoutes.routes,
   ...LabelRoutes.routes,

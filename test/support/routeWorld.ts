@@ -31,6 +31,7 @@ export type Fixture =
   | 'customField'
   | 'contactNote'
   | 'livechatKey'
+  | 'user'
   | 'missing'
 
 /** Values of path parameters that name no row of any kind, by how the parameter is spelled. */
@@ -143,6 +144,7 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       customField: String(customField.id),
       contactNote: String(contactNote.id),
       livechatKey: chat.livechat.key,
+      user: String(w.ownerId),
       missing: MISSING_ID,
     },
   }
@@ -178,6 +180,8 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     labels: 'contactLabel',
     'custom-fields': 'customField',
     'contact-fields': 'customField',
+    // `/kpi/users/{id}`: a person (user id) of the workspace.
+    users: 'user',
     // Transfers, live chat files, local checkouts: none exists in the world.
     transfers: 'missing',
     files: 'missing',

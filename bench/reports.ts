@@ -105,23 +105,24 @@ export const seedReports = async (db: pg.Client, workspaceId: number, plan: Repo
      FROM seed_conv c, generate_series(0, $1::int - 1) j`,
     [plan.perConversation],
   )
+  await q('CREATE INDEX ON seed_conv (i)')
+  await q('CREATE INDEX ON seed_msg (i, j)')
+  await q('ALTER TABLE seed_conv ADD COLUMN id bigint')
+  await q('CREATE INDEX ON seed_conv (t0)')
   await q(
-    `ALTER TABLE seed_conv ADD COLUMN id bigint;
-     WITH ins AS (
+    `WITH ins AS (
        INSERT INTO conversations (workspace_id, channel_id, contact_id, team_id, assignee_id, category_id, status,
                                   reply_state, created_at, updated_at, first_in_at, first_response_at, last_seq,
                                   last_message_at, preview)
-       SELECT ${workspaceId}, c.channel_id, c.contact_id, c.team_id, c.assignee_id, c.category_id,
-              CASE WHEN c.solved THEN 'solved' ELSE 'open' END, 'replied', c.t0, c.t0,
-              (SELECT at FROM seed_msg m WHERE m.i = c.i AND m.j = 0),
-              (SELECT at FROM seed_msg m WHERE m.i = c.i AND m.j = 1), ${plan.perConversation},
-              (SELECT max(at) FROM seed_msg m WHERE m.i = c.i), 'seeded'
-       FROM seed_conv c ORDER BY c.i RETURNING id, created_at, channel_id, contact_id)
-     UPDATE seed_conv c SET id = ins.id FROM ins
-     WHERE ins.created_at = c.t0 AND ins.channel_id = c.channel_id AND ins.contact_id = c.contact_id`,
+       SELECT $1::int, c.channel_id, c.contact_id, c.team_id, c.assignee_id, c.category_id,
+              CASE WHEN c.solved THEN 'solved' ELSE 'open' END, 'replied', c.t0, c.t0, m0.at, m1.at, $2::int,
+              ml.at, 'seeded'
+       FROM seed_conv c JOIN seed_msg m0 ON m0.i = c.i AND m0.j = 0 JOIN seed_msg m1 ON m1.i = c.i AND m1.j = 1
+       JOIN seed_msg ml ON ml.i = c.i AND ml.j = $2::int - 1
+       RETURNING id, created_at)
+     UPDATE seed_conv c SET id = ins.id FROM ins WHERE ins.created_at = c.t0`,
+    [workspaceId, plan.perConversation],
   )
-  await q('CREATE INDEX ON seed_conv (i)')
-  await q('CREATE INDEX ON seed_msg (i, j)')
   await q(
     `INSERT INTO messages (workspace_id, conversation_id, seq, direction, type, body, sender, created_at, sent_at)
      SELECT $1::int, c.id, m.j + 1, CASE WHEN m.j % 2 = 0 THEN 'in' ELSE 'out' END, 'text', 'message ' || m.j,

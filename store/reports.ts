@@ -112,10 +112,11 @@ export const pendingWorkspaces = (limit = 1000) =>
 
 export const hasPending = (workspaceId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ x: boolean }>`
-      SELECT EXISTS (SELECT 1 FROM report_facts WHERE workspace_id = ${workspaceId} AND NOT rolled) AS x`.pipe(
-      Effect.map((r) => r[0]?.x === true),
-    ),
+    // In the pending index's order, so the answer is one probe of it whatever the statistics say
+    // (after a bulk roll-up they can still count a million pending facts, and pick a full scan).
+    sql<{ x: number }>`
+      SELECT 1 AS x FROM report_facts WHERE workspace_id = ${workspaceId} AND NOT rolled
+      ORDER BY workspace_id, id LIMIT 1`.pipe(Effect.map((r) => r.length > 0)),
   )
 
 /** One roll-up of a workspace at a time (transaction-level lock; every node may try). */
@@ -129,7 +130,9 @@ export const pending = (workspaceId: number, limit: number) =>
     SqlClient.SqlClient,
     (sql) => sql<PendingFact>`
       SELECT id::float8 AS id, at, kind, channel_id, channel_type, team_id, user_id, first, since
-      FROM report_facts WHERE workspace_id = ${workspaceId} AND NOT rolled ORDER BY id LIMIT ${limit}`,
+      FROM report_facts WHERE workspace_id = ${workspaceId} AND NOT rolled
+      -- The order of the pending index (the primary key's order would walk every rolled fact).
+      ORDER BY workspace_id, id LIMIT ${limit}`,
   )
 
 /**
@@ -184,6 +187,16 @@ export const rebuild = (workspaceId: number, zone: string) =>
       yield* q.hours
       yield* sql`UPDATE workspaces SET report_zone = ${zone} WHERE id = ${workspaceId}`
     }),
+  )
+
+/**
+ * After a bulk roll-up: fresh statistics (the planner's view of what is pending) and a vacuumed
+ * fact table (the roll-up rewrote every row; index-only reads need the visibility map back).
+ * Outside any transaction.
+ */
+export const tidy = () =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.zipRight(sql`VACUUM (ANALYZE) report_facts`, sql`ANALYZE report_days, report_hours`).pipe(Effect.asVoid),
   )
 
 export const setRollupZone = (workspaceId: number, zone: string) =>

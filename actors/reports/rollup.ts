@@ -91,5 +91,6 @@ export const rebuild = (workspaceId?: number) =>
       )
       done.push({ workspace: id, facts_rolled: rolled })
     }
+    yield* Reports.tidy()
     return done
   })

@@ -196,7 +196,9 @@ export const rebuild = (workspaceId: number, zone: string) =>
  */
 export const tidy = () =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.zipRight(sql`VACUUM (ANALYZE) report_facts`, sql`ANALYZE report_days, report_hours`).pipe(Effect.asVoid),
+    Effect.zipRight(sql`VACUUM (ANALYZE) report_facts`, sql`ANALYZE report_days, report_hours`).pipe(
+      Effect.asVoid,
+    ),
   )
 
 export const setRollupZone = (workspaceId: number, zone: string) =>

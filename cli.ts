@@ -1,5 +1,6 @@
 import { Effect, type Layer, ManagedRuntime } from 'effect'
 import * as Billing from './actors/admin/billing'
+import * as Rollup from './actors/reports/rollup'
 import * as PaymentProviderLocal from './connectors/payments/PaymentProviderLocal'
 import { parse, need as requireOption, UsageError, usageText, type Values } from './engine/commandLine'
 import { loadConfig } from './engine/config'
@@ -33,7 +34,9 @@ const usage = `Usage: npx kotak <command> [options]   (or: npm run kotak -- <com
                    Confirms a payment taken outside the server (local payment provider).
   plan-requests    [--limit 1..500]  The newest Custom plan requests from the public site (default 50).
   billing settle   Moves plans whose paid period and grace ended now (the server does this
-                   every minute): Pro to Free, Custom to frozen.`
+                   every minute): Pro to Free, Custom to frozen.
+  reports rebuild  [--workspace ID]  Recomputes the report roll-ups from their facts (one
+                   workspace, or all).`
 
 const options = {
   name: { type: 'string' },
@@ -208,6 +211,10 @@ const command = (
       return Effect.map(Billing.settleNow(), (settled) => ({
         settled: settled.map((x) => ({ workspace: x.workspaceId, change: x.change })),
       }))
+    case 'reports rebuild': {
+      const id = o.workspace === undefined ? undefined : idOf(o.workspace)
+      return Effect.map(Rollup.rebuild(id), (done) => ({ rebuilt: done }))
+    }
     default:
       throw new UsageError(words.length ? `unknown command: ${cmd}` : 'no command given')
   }

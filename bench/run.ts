@@ -4,6 +4,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import pg from 'pg'
 import { markdown as profileMarkdown, summarise } from './profile'
+import { seedReports } from './reports'
 
 /**
  * `npm run bench -- <scenario> [--smoke]`: builds the load driver (bench/driver, Go), starts Kotak
@@ -702,6 +703,176 @@ const scenarios: Record<string, () => Promise<void>> = {
       getRate: setting('BENCH_GET_RATE', 50, 10),
       churnS: setting('BENCH_CHURN_S', 3, 2),
     }),
+  reports: () => reportsScenario(),
+}
+
+/**
+ * Reports and KPIs (spec 2 §4.6) over a year: `BENCH_CONVERSATIONS` conversations (100,000) of 10
+ * messages each (1,000,000) seeded with SQL, the facts rolled up by `kotak reports rebuild`, then
+ * every report endpoint timed one request after another (`BENCH_REQUESTS` each) over 30 and 366
+ * days (KPIs: 30 and 93, their maximum), the server's and PostgreSQL's CPU sampled per endpoint.
+ * Target: p99 ≤ 300 ms for each at 366 days; the KPI raw export streamed at flat server memory.
+ */
+const reportsScenario = async () => {
+  const conversations = setting('BENCH_CONVERSATIONS', 100_000, 300)
+  const requests = setting('BENCH_REQUESTS', 40, 2)
+  const loadStart = loadavg()
+  const kotak = await startKotak()
+  try {
+    const s = await seed(kotak)
+    const db = new pg.Client({ connectionString: kotak.env.DATABASE_URL })
+    await db.connect()
+    let seeded: Awaited<ReturnType<typeof seedReports>>
+    const t0 = Date.now()
+    try {
+      seeded = await seedReports(db, s.workspaceId, { conversations, perConversation: 10 })
+    } finally {
+      await db.end()
+    }
+    const seedSeconds = round((Date.now() - t0) / 1000, 1)
+    log(`reports: seeded ${seeded.messages} messages, ${seeded.facts} facts in ${seedSeconds} s; rolling up`)
+    const t1 = Date.now()
+    cli(kotak.env, ['reports', 'rebuild', '--workspace', String(s.workspaceId)])
+    const rollupSeconds = round((Date.now() - t1) / 1000, 1)
+    log(`reports: rolled up in ${rollupSeconds} s`)
+    const today = new Date()
+    const day = (back: number) => new Date(today.getTime() - back * 86_400_000).toISOString().slice(0, 10)
+    const agent = seeded.agents[0]!
+    const byKey = { Authorization: `Bearer ${s.key}` }
+    const bySession = { cookie: s.cookie }
+    const cases: Array<{ name: string; days: number; path: string; headers: Record<string, string> }> = []
+    for (const days of [30, 366]) {
+      const r = `from=${day(days - 1)}&to=${day(0)}`
+      for (const p of [
+        'summary',
+        'daily',
+        'hourly',
+        'breakdown?type=channel',
+        'breakdown?type=label',
+        'breakdown?type=category',
+        'breakdown?type=team',
+        'agents',
+      ]) {
+        cases.push({
+          name: p,
+          days,
+          path: `/v1/reports/${p}${p.includes('?') ? '&' : '?'}${r}`,
+          headers: byKey,
+        })
+      }
+      cases.push({
+        name: 'export?type=daily',
+        days,
+        path: `/v1/reports/export?type=daily&${r}`,
+        headers: bySession,
+      })
+      cases.push({
+        name: 'export?type=agents',
+        days,
+        path: `/v1/reports/export?type=agents&${r}`,
+        headers: bySession,
+      })
+    }
+    for (const days of [30, 93]) {
+      const r = `from=${day(days - 1)}&to=${day(0)}`
+      cases.push({ name: 'kpi', days, path: `/v1/kpi?${r}`, headers: byKey })
+      cases.push({ name: 'kpi/users/{id}', days, path: `/v1/kpi/users/${agent}?${r}`, headers: byKey })
+    }
+    cases.push({ name: 'kpi/me', days: 7, path: '/v1/kpi/me', headers: byKey })
+    cases.push({ name: 'kpi/config', days: 0, path: '/v1/kpi/config', headers: byKey })
+    const pid = kotak.child.pid!
+    const results: Json[] = []
+    for (const c of cases) {
+      const server = sampler(pid)
+      const postgres = postgresSampler()
+      const times: number[] = []
+      for (let i = 0; i < requests; i++) {
+        const started = performance.now()
+        const res = await fetch(`${kotak.url}${c.path}`, { headers: c.headers })
+        await res.arrayBuffer()
+        times.push(performance.now() - started)
+        if (res.status !== 200) throw new Error(`${c.path}: ${res.status}`)
+      }
+      const sv = server.stop()
+      const pgu = postgres.stop()
+      times.sort((a, b) => a - b)
+      const pct = (p: number) => round(times[Math.min(times.length - 1, Math.ceil(p * times.length) - 1)]!, 1)
+      results.push({
+        endpoint: c.name,
+        days: c.days,
+        requests,
+        p50_ms: pct(0.5),
+        p99_ms: pct(0.99),
+        max_ms: round(times[times.length - 1]!, 1),
+        server_cpu_ms_per_request: round((sv.cpu_seconds * 1000) / requests, 1),
+        postgres_cpu_ms_per_request: round((pgu.cpu_seconds * 1000) / requests, 1),
+      })
+      log(`${c.name} ${c.days}d: p99 ${pct(0.99)} ms`)
+    }
+    // The KPI raw export of 93 days (every reply: ~127,000 rows at full size), streamed: the
+    // server's RSS is sampled during it.
+    const server = sampler(pid)
+    const rssBefore = sample(pid)?.rssBytes ?? 0
+    const te = performance.now()
+    const res = await fetch(`${kotak.url}/v1/kpi/export?type=replies&from=${day(92)}&to=${day(0)}`, {
+      headers: bySession,
+    })
+    let lines = 0
+    let bytes = 0
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      bytes += chunk.byteLength
+      for (const b of chunk) if (b === 0x0a) lines++
+    }
+    const exportSeconds = (performance.now() - te) / 1000
+    const sv = server.stop()
+    const exportRow = {
+      rows: lines - 1,
+      mb: round(bytes / 2 ** 20, 1),
+      seconds: round(exportSeconds, 2),
+      rows_per_second: Math.round((lines - 1) / exportSeconds),
+      server_rss_before_mb: round(rssBefore / 2 ** 20, 1),
+      server_rss_peak_mb: round(sv.rss_peak_bytes / 2 ** 20, 1),
+      server_cpu_seconds: round(sv.cpu_seconds, 2),
+    }
+    check('reports', results.length === cases.length && lines > 1, 'no report measured or empty export')
+    const at366 = results.filter((r) => r.days === 366 || r.days === 93)
+    const worst = Math.max(...at366.map((r) => r.p99_ms as number))
+    const met = worst <= 300
+    write(
+      'reports',
+      {
+        ...base('reports', loadStart),
+        seeded: {
+          ...seeded,
+          agents: seeded.agents.length,
+          teams: seeded.teams.length,
+          channels: seeded.channels.length,
+        },
+        seed_seconds: seedSeconds,
+        rollup_seconds: rollupSeconds,
+        endpoints: results,
+        kpi_export: exportRow,
+        targets: { p99_ms_at_366_days: 300 },
+        met,
+      },
+      heading('reports', loadStart) +
+        `Seeded with SQL: ${seeded.messages} messages in ${conversations} conversations over 12 months, ${seeded.agents.length} agents, ` +
+        `${seeded.teams.length} teams, ${seeded.channels.length} channels; ${seeded.facts} facts (${seedSeconds} s), rolled up by ` +
+        `\`kotak reports rebuild\` in ${rollupSeconds} s. Each endpoint: ${requests} requests one after another (client on the same machine).\n\n` +
+        '| endpoint | days | p50 ms | p99 ms | max ms | server CPU ms/req | PostgreSQL CPU ms/req |\n| --- | --- | --- | --- | --- | --- | --- |\n' +
+        results
+          .map(
+            (r) =>
+              `| ${r.endpoint} | ${r.days} | ${r.p50_ms} | ${r.p99_ms} | ${r.max_ms} | ${r.server_cpu_ms_per_request} | ${r.postgres_cpu_ms_per_request} |`,
+          )
+          .join('\n') +
+        `\n\nKPI raw export (replies, 93 days): ${exportRow.rows} rows, ${exportRow.mb} MB in ${exportRow.seconds} s ` +
+        `(${exportRow.rows_per_second} rows/s); server RSS ${exportRow.server_rss_before_mb} MB before, peak ${exportRow.server_rss_peak_mb} MB during.\n\n` +
+        `Target p99 ≤ 300 ms at 366 days (KPIs at 93): worst ${worst} ms, ${met ? 'met' : 'missed'}.\n`,
+    )
+  } finally {
+    await kotak.stop()
+  }
 }
 
 /** Seeds `n` conversations (with contacts) on one messaging-app channel straight into the database. */

@@ -11,6 +11,7 @@ import { MailServers } from '../actors/channels/MailServers'
 import { NumberLink } from '../actors/channels/msgapp'
 import * as KbEmbedding from '../actors/kb/embedding'
 import * as LeadReminders from '../actors/pipeline/reminders'
+import * as Rollup from '../actors/reports/rollup'
 import * as AiProvider from '../connectors/ai/AiProvider'
 import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
@@ -199,6 +200,8 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     const reminders = runtime.runFork(LeadReminders.loop())
     // Knowledge base articles waiting for semantic processing: every node takes due ones (leased).
     const kbEmbedding = runtime.runFork(KbEmbedding.worker(cfg))
+    // Report facts into the roll-ups (every node; one per workspace at a time, locked).
+    const rollup = runtime.runFork(Rollup.rollupLoop())
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
     return {
       port: server.port,
@@ -209,6 +212,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
         await runtime.runPromise(Fiber.interrupt(billing))
         await runtime.runPromise(Fiber.interrupt(reminders))
         await runtime.runPromise(Fiber.interrupt(kbEmbedding))
+        await runtime.runPromise(Fiber.interrupt(rollup))
         gateway.close()
         server.close()
         await runtime.dispose()

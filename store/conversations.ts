@@ -3,6 +3,7 @@ import type { Fragment } from '@effect/sql/Statement'
 import { Effect } from 'effect'
 import * as Memo from '../engine/memo'
 import { pgArray } from './arrays'
+import * as ReportFacts from './reportFacts'
 
 export type ConversationStatus = 'open' | 'solved' | 'closed'
 export type ReplyState = 'new' | 'waiting' | 'replied'
@@ -28,6 +29,9 @@ export interface ConversationRow {
   readonly waiting_since: Date | null
   readonly first_in_at: Date | null
   readonly first_response_at: Date | null
+  /** The current episode: its first customer message, and its first reply (migration 0080). */
+  readonly episode_at: Date | null
+  readonly episode_replied_at: Date | null
   readonly last_in_at: Date | null
   readonly last_out_at: Date | null
   readonly unread_count: number
@@ -189,8 +193,10 @@ export const previewOf = (m: { readonly type: string; readonly body: string }): 
 /**
  * What a message does to its conversation, besides the sequence: a note only counts; a
  * customer's message makes a replied conversation wait again (and reopens a solved or closed one:
- * the customer came back on a thread Kotak keeps, an API channel's or a live chat's); an
- * agent's reply answers it.
+ * the customer came back on a thread Kotak keeps, an API channel's or a live chat's), and starts
+ * an episode when none runs (the first message, or a reopening: a new reply clock); an agent's
+ * reply answers it. An automatic reply is the channel's, not an agent's: it answers nothing
+ * (actors/reports/metrics.ts has the definitions).
  */
 const effectOf = (sql: SqlClient.SqlClient, m: NewMessage, at: Date): Fragment => {
   if (m.type === 'note') return sql`notes_count = notes_count + 1`
@@ -198,12 +204,20 @@ const effectOf = (sql: SqlClient.SqlClient, m: NewMessage, at: Date): Fragment =
   if (m.direction === 'in') {
     return sql`last_message_at = ${at}, preview = ${preview}, last_in_at = ${at},
       first_in_at = COALESCE(first_in_at, ${at}), unread_count = unread_count + 1,
-      waiting_since = COALESCE(waiting_since, ${at}),
+      waiting_since = CASE WHEN status IN ('solved', 'closed') THEN ${at} ELSE COALESCE(waiting_since, ${at}) END,
+      episode_at = CASE WHEN status IN ('solved', 'closed') OR episode_at IS NULL THEN ${at} ELSE episode_at END,
+      episode_replied_at = CASE WHEN status IN ('solved', 'closed') OR episode_at IS NULL THEN NULL
+                                ELSE episode_replied_at END,
       reply_state = CASE WHEN reply_state = 'replied' THEN 'waiting' ELSE reply_state END,
       status = CASE WHEN status IN ('solved', 'closed') THEN 'open' ELSE status END`
   }
+  if (ReportFacts.isAutomatic(m)) {
+    return sql`last_message_at = ${at}, preview = ${preview}, last_out_at = ${at}`
+  }
   return sql`last_message_at = ${at}, preview = ${preview}, last_out_at = ${at}, unread_count = 0,
     first_response_at = CASE WHEN first_in_at IS NOT NULL THEN COALESCE(first_response_at, ${at}) ELSE first_response_at END,
+    episode_replied_at = CASE WHEN episode_at IS NOT NULL AND waiting_since IS NOT NULL
+                              THEN COALESCE(episode_replied_at, ${at}) ELSE episode_replied_at END,
     waiting_since = NULL, reply_state = 'replied'`
 }
 
@@ -214,6 +228,8 @@ const CONVERSATION_TIMES = [
   'waiting_since',
   'first_in_at',
   'first_response_at',
+  'episode_at',
+  'episode_replied_at',
   'last_in_at',
   'last_out_at',
   'picked_up_at',
@@ -261,7 +277,7 @@ export const append = (conversationId: number, m: NewMessage) =>
                  ${m.fileId ?? null}::bigint, ${m.replyToId ?? null}::bigint, ${JSON.stringify(m.payload ?? {})}::jsonb,
                  ${m.externalId ?? null}, ${m.sentAt ?? at}::timestamptz, ${at}::timestamptz
           FROM conv RETURNING *
-        )
+        )${ReportFacts.ofMessage(sql, m)}
         SELECT msg.*, to_jsonb(conv.*) AS conv FROM msg, conv`.pipe(
         // A concurrent duplicate of the same client id lost the race: answer with the stored one.
         Effect.catchTag('SqlError', (e) =>
@@ -281,18 +297,32 @@ export const append = (conversationId: number, m: NewMessage) =>
     }),
   )
 
-export const setStatus = (id: number, status: ConversationStatus) =>
+/**
+ * A change of the row that reports record (status, team, assignee): the UPDATE and its facts
+ * (store/reportFacts `ofChange`) in one statement.
+ */
+const changeRow = (sql: SqlClient.SqlClient, update: Fragment, at: Date) =>
+  sql<ConversationRow>`WITH conv AS (${update} RETURNING *)${ReportFacts.ofChange(sql, at)}
+    SELECT * FROM conv`.pipe(Effect.map((r) => r[0] ?? null))
+
+export const setStatus = (id: number, status: ConversationStatus, at: Date = new Date()) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<ConversationRow>`UPDATE conversations SET status = ${status}, updated_at = now() WHERE id = ${id} RETURNING *`.pipe(
-      Effect.map((r) => r[0] ?? null),
+    changeRow(
+      sql,
+      sql`UPDATE conversations SET ${ReportFacts.endsEpisode(sql, status)}, status = ${status}, updated_at = ${at}
+        WHERE id = ${id}`,
+      at,
     ),
   )
 
-export const assign = (id: number, teamId: number | null, assigneeId: number | null) =>
+export const assign = (id: number, teamId: number | null, assigneeId: number | null, at: Date = new Date()) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<ConversationRow>`
-      UPDATE conversations SET team_id = ${teamId}, assignee_id = ${assigneeId}, updated_at = now()
-      WHERE id = ${id} RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
+    changeRow(
+      sql,
+      sql`UPDATE conversations SET team_id = ${teamId}, assignee_id = ${assigneeId}, updated_at = ${at}
+        WHERE id = ${id}`,
+      at,
+    ),
   )
 
 /** A change of `PATCH /interactions/{id}`; absent fields stay as they are. */
@@ -309,7 +339,9 @@ export interface ConversationPatch {
 export const update = (id: number, patch: ConversationPatch, at: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const sets: Fragment[] = [sql`updated_at = ${at}`]
-    if (patch.status !== undefined) sets.push(sql`status = ${patch.status}`)
+    if (patch.status !== undefined) {
+      sets.push(ReportFacts.endsEpisode(sql, patch.status), sql`status = ${patch.status}`)
+    }
     if (patch.teamId !== undefined) sets.push(sql`team_id = ${patch.teamId}`)
     if (patch.assigneeId !== undefined) sets.push(sql`assignee_id = ${patch.assigneeId}`)
     if (patch.categoryId !== undefined) sets.push(sql`category_id = ${patch.categoryId}`)
@@ -318,9 +350,7 @@ export const update = (id: number, patch: ConversationPatch, at: Date) =>
         sql`custom = (custom || ${JSON.stringify(patch.customSet ?? {})}::jsonb) - ${pgArray(patch.customClear ?? [])}::text[]`,
       )
     }
-    return sql<ConversationRow>`UPDATE conversations SET ${sql.csv(sets)} WHERE id = ${id} RETURNING *`.pipe(
-      Effect.map((r) => r[0] ?? null),
-    )
+    return changeRow(sql, sql`UPDATE conversations SET ${sql.csv(sets)} WHERE id = ${id}`, at)
   })
 
 /**
@@ -329,9 +359,12 @@ export const update = (id: number, patch: ConversationPatch, at: Date) =>
  */
 export const pickUp = (id: number, userId: number, at: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<ConversationRow>`
-      UPDATE conversations SET assignee_id = ${userId}, picked_up_at = ${at}, updated_at = ${at}
-      WHERE id = ${id} AND assignee_id IS NULL RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
+    changeRow(
+      sql,
+      sql`UPDATE conversations SET assignee_id = ${userId}, picked_up_at = ${at}, updated_at = ${at}
+        WHERE id = ${id} AND assignee_id IS NULL`,
+      at,
+    ),
   )
 
 export const markRead = (id: number) =>

@@ -1,4 +1,4 @@
-import { localParts, startOfLocalDay } from '../engine/time'
+import { localParts, offsetMs } from '../engine/time'
 
 /**
  * The reply target of a waiting conversation (spec 2 §2 `sla`, Pro and Custom): how long the
@@ -49,6 +49,17 @@ const hhmm = (s: string): number => {
   return m ? Math.min(24 * 60, Number(m[1]) * 60 + Number(m[2])) : 0
 }
 
+/**
+ * The instant of a local wall time (`minute` after local midnight, 1440 = the next midnight), found
+ * like engine/time `startOfLocalDay`: by the zone's offset at the instant itself, so an opening
+ * time on a daylight-saving day is that wall time, not midnight plus a fixed number of hours.
+ */
+const localInstant = (year: number, month: number, day: number, minute: number, zone: string): number => {
+  const guess = Date.UTC(year, month - 1, day, 0, minute)
+  const first = guess - offsetMs(new Date(guess), zone)
+  return guess - offsetMs(new Date(first), zone)
+}
+
 /** Open intervals (epoch ms) of each local day from the one holding `from`, in order. */
 function* openIntervals(
   from: Date,
@@ -57,20 +68,25 @@ function* openIntervals(
 ): Generator<readonly [number, number]> {
   const l = localParts(from, zone)
   for (let i = 0; i < MAX_DAYS; i++) {
-    const dayStart = startOfLocalDay(l.year, l.month, l.day + i, zone).getTime()
     const weekday = ((new Date(Date.UTC(l.year, l.month - 1, l.day + i)).getUTCDay() + 6) % 7) + 1
     const rule = hours.days.find((d) => d.day === weekday)
     if (!rule?.open) continue
     const open = hhmm(rule.from)
     const close = hhmm(rule.to) > open ? hhmm(rule.to) : 24 * 60
-    yield [dayStart + open * MINUTE, dayStart + close * MINUTE] as const
+    yield [
+      localInstant(l.year, l.month, l.day + i, open, zone),
+      localInstant(l.year, l.month, l.day + i, close, zone),
+    ] as const
   }
 }
 
-const aroundTheClock = (p: SlaPolicy) => p.hours === null || !p.hours.enabled
+/** What business time is measured in: the hours in force and the zone they are read in. */
+export type Calendar = Pick<SlaPolicy, 'hours' | 'zone'>
+
+const aroundTheClock = (p: Calendar) => p.hours === null || !p.hours.enabled
 
 /** Business milliseconds between two instants. */
-export const businessMs = (from: Date, to: Date, p: SlaPolicy): number => {
+export const businessMs = (from: Date, to: Date, p: Calendar): number => {
   if (to.getTime() <= from.getTime()) return 0
   if (aroundTheClock(p)) return to.getTime() - from.getTime()
   let total = 0
@@ -81,8 +97,15 @@ export const businessMs = (from: Date, to: Date, p: SlaPolicy): number => {
   return total
 }
 
+/**
+ * Business minutes between two instants, to the nearest whole minute: the measure of every report
+ * and KPI time (actors/reports/metrics.ts).
+ */
+export const businessMinutes = (from: Date, to: Date, p: Calendar): number =>
+  Math.round(businessMs(from, to, p) / MINUTE)
+
 /** The instant `minutes` business minutes after `from`, or null when no open hours come. */
-export const addBusinessMinutes = (from: Date, minutes: number, p: SlaPolicy): Date | null => {
+export const addBusinessMinutes = (from: Date, minutes: number, p: Calendar): Date | null => {
   if (aroundTheClock(p)) return new Date(from.getTime() + minutes * MINUTE)
   let left = minutes * MINUTE
   for (const [a, b] of openIntervals(from, p.hours!, p.zone)) {

@@ -173,5 +173,11 @@ describe('operator CLI and restart', () => {
     } finally {
       await stopNode(node)
     }
+
+    // The report roll-ups recomputed from their facts (the figures themselves: test/reports).
+    const rebuilt = await runCli(['reports', 'rebuild', '--workspace', id], env)
+    expect(rebuilt.code, rebuilt.stderr).toBe(0)
+    expect(JSON.parse(rebuilt.stdout)).toEqual({ rebuilt: [{ workspace: Number(id), facts_rolled: 0 }] })
+    expect((await runCli(['reports', 'rebuild', '--workspace', 'x'], env)).code).toBe(2)
   }, 120_000)
 })

@@ -358,7 +358,10 @@ export const definition = Actor.define({
     SetStatus: (state: ConversationState, m: { readonly status: Conversations.ConversationStatus }, ctx) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        const row = yield* changed(yield* Conversations.setStatus(ctx.id, m.status), ctx.id)
+        const row = yield* changed(
+          yield* Conversations.setStatus(ctx.id, m.status, yield* currentTime),
+          ctx.id,
+        )
         yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
         return [row, { ...state, row }] as const
@@ -370,7 +373,10 @@ export const definition = Actor.define({
     ) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        const row = yield* changed(yield* Conversations.assign(ctx.id, m.teamId, m.assigneeId), ctx.id)
+        const row = yield* changed(
+          yield* Conversations.assign(ctx.id, m.teamId, m.assigneeId, yield* currentTime),
+          ctx.id,
+        )
         yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
         // Whoever may no longer see it is unsubscribed on every node.

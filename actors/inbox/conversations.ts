@@ -6,12 +6,13 @@ import * as Conversations from '../../store/conversations'
 import type { FieldRow } from '../../store/customFields'
 import * as CustomFields from '../../store/customFields'
 import { isPaidActive } from '../../store/plans'
-import { defaultPolicy, type SlaPolicy, slaOf } from '../../store/sla'
+import { type SlaPolicy, slaOf } from '../../store/sla'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
 import { withValues } from '../contacts/customValues'
 import { ApiError, notFound } from '../errors'
 import { addMessages } from '../i18n'
+import * as Metrics from '../reports/metrics'
 import * as TicketSide from '../tickets/conversationSide'
 import type { AlreadyPickedUp, ConversationNotFound } from './ConversationActor'
 
@@ -83,15 +84,29 @@ export const viewOr404 = (ctx: Ctx, id: number) =>
 /** The caller's zone: their own, else the workspace's. */
 export const zoneOf = (ctx: Ctx) => ctx.caller.user.timezone ?? ctx.workspace.timezone
 
-/** SLA flags are a Pro and Custom feature (spec 2 §2). */
-export const slaPolicyOf = (workspace: WorkspaceRow, now: Date): SlaPolicy | null =>
-  isPaidActive(workspace, now) ? defaultPolicy(workspace.timezone) : null
+/** The reply-target policy of one conversation (actors/reports/metrics.ts `slaPolicyFor`). */
+export type SlaPolicies = (c: Parameters<typeof Metrics.slaPolicyFor>[1]) => SlaPolicy
+
+/**
+ * SLA flags are a Pro and Custom feature (spec 2 §2), measured like the reports measure them: the
+ * target of the conversation's channel type (first response or reply, with team and personal
+ * overrides) in its channel's business hours (actors/reports/metrics.ts).
+ */
+export const slaPolicyOf = (workspace: WorkspaceRow, now: Date) =>
+  isPaidActive(workspace, now)
+    ? Effect.map(
+        Metrics.contextOf(workspace),
+        (ctx): SlaPolicies | null =>
+          (c) =>
+            Metrics.slaPolicyFor(ctx, c),
+      )
+    : Effect.succeed<SlaPolicies | null>(null)
 
 const named = (id: number | null, name: string | null) => (id === null ? null : { id, name: name ?? '' })
 
 /** A conversation as a list item (spec 2 §2): no message content beyond the one-line preview. */
-export const presentItem = (c: Conversations.ConversationView, sla: SlaPolicy | null, now: Date) => {
-  const flag = sla && c.status === 'open' ? slaOf(c.waiting_since, now, sla) : null
+export const presentItem = (c: Conversations.ConversationView, sla: SlaPolicies | null, now: Date) => {
+  const flag = sla && c.status === 'open' ? slaOf(c.waiting_since, now, sla(c)) : null
   return {
     id: c.id,
     kind: c.kind,
@@ -132,7 +147,9 @@ const seconds = (from: Date | null, to: Date | null) =>
 export const presentDetail = (
   c: Conversations.ConversationView,
   opts: {
-    readonly sla: SlaPolicy | null
+    readonly sla: SlaPolicies | null
+    /** The workspace's hours and targets, for business-time response times. */
+    readonly metrics?: Metrics.Context
     readonly now: Date
     readonly contactsView: boolean
     readonly labels: readonly Contacts.LabelRow[]
@@ -171,6 +188,8 @@ export const presentDetail = (
       first_message_at: iso(c.first_in_at),
       first_response_at: iso(c.first_response_at),
       first_response_seconds: seconds(c.first_in_at, c.first_response_at),
+      // The same measure as reports: business minutes in the channel's hours.
+      first_response_minutes: opts.metrics ? Metrics.firstResponseMinutes(opts.metrics, c) : null,
       waiting_since: iso(c.waiting_since),
       last_in_at: iso(c.last_in_at),
       last_out_at: iso(c.last_out_at),
@@ -200,14 +219,16 @@ export const presentOrHidden = (ctx: Ctx, id: number, now: Date) =>
       contactsView && view.contact_id !== null
         ? yield* Contacts.byId(ctx.workspace.id, view.contact_id)
         : null
-    const [tickets, feedbackUnseen] = yield* Effect.all([
+    const [tickets, feedbackUnseen, metrics] = yield* Effect.all([
       TicketSide.ofConversation(ctx, view.id, now),
       TicketSide.unseenFeedback(view.id, view.feedback_seen_at),
+      Metrics.contextOf(ctx.workspace),
     ])
     return presentDetail(view, {
       tickets,
       feedbackUnseen,
-      sla: slaPolicyOf(ctx.workspace, now),
+      sla: isPaidActive(ctx.workspace, now) ? (c) => Metrics.slaPolicyFor(metrics, c) : null,
+      metrics,
       now,
       contactsView,
       labels,

@@ -182,15 +182,15 @@ export const list = (ctx: Ctx, query: typeof ListQuery.Type) =>
     }
     const page = pageOf(query)
     const at = yield* currentTime
-    const [rows, counts, teams] = yield* Effect.all(
+    const [rows, counts, teams, sla] = yield* Effect.all(
       [
         Conversations.list(viewer, filter, query.tab, page),
         Conversations.counts(viewer, filter),
         Assignees.frontlineTeams(workspace.id),
+        Inbox.slaPolicyOf(workspace, at),
       ],
       { concurrency: 'unbounded' },
     )
-    const sla = Inbox.slaPolicyOf(workspace, at)
     const { all, ...perTab } = counts
     return reply(
       rows.map((r) => Inbox.presentItem(r, sla, at)),

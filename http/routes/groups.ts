@@ -31,7 +31,7 @@ export const routes: readonly Route[] = [
           limit: 100,
           offset: 0,
         })
-        const sla = Inbox.slaPolicyOf(workspace, now)
+        const sla = yield* Inbox.slaPolicyOf(workspace, now)
         return ok({
           id: group.id,
           name: group.name,

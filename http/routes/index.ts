@@ -32,6 +32,7 @@ import * as PipelineRoutes from './pipeline'
 import * as PlanRequestRoutes from './planRequests'
 import * as PublicRoutes from './public'
 import * as RealtimeRoutes from './realtime'
+import * as ReportRoutes from './reports'
 import * as RoleRoutes from './roles'
 import * as SegmentRoutes from './segments'
 import * as SettingsRoutes from './settings'
@@ -71,6 +72,7 @@ export const routes: readonly Route[] = [
   ...TemplateRoutes.routes,
   ...LabelRuleRoutes.routes,
   ...TicketRoutes.routes,
+  ...ReportRoutes.routes,
   ...ContactCsvRoutes.routes,
   ...ContactRoutes.routes,
   ...LabelRoutes.routes,

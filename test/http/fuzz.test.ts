@@ -330,6 +330,9 @@ const VOLATILE_TABLES = new Set([
   'webhook_deliveries',
   'msgapp_send_log',
   'sessions',
+  // Report roll-ups: sums the background roll-up keeps of the facts (which stay checked).
+  'report_days',
+  'report_hours',
 ])
 const VOLATILE_COLUMNS = [
   'updated_at',
@@ -339,6 +342,11 @@ const VOLATILE_COLUMNS = [
   'status',
   'status_at',
   'error',
+  // Set by the report roll-up on facts and the workspace, in the background.
+  'rolled',
+  'minutes',
+  'met',
+  'report_zone',
 ]
 
 let digestSql = ''

@@ -259,6 +259,8 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     articles: 'kbArticle',
     segments: 'segment',
     broadcasts: 'broadcast',
+    // `/kpi/users/{id}`: a person (user id) of the workspace.
+    users: 'user',
     // Transfers, live chat files, local checkouts: none exists in the world.
     transfers: 'missing',
     files: 'missing',

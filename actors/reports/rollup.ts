@@ -1,0 +1,96 @@
+import { SqlClient } from '@effect/sql'
+import { type Duration, Effect, Schedule } from 'effect'
+import { Log } from '../../engine/log'
+import * as Reports from '../../store/reports'
+import * as Workspaces from '../../store/workspaces'
+import * as Metrics from './metrics'
+
+/**
+ * The roll-up: adds facts (store/reportFacts.ts) to the roll-ups that reports read. Every node
+ * runs it every few seconds (`rollupLoop`) and every report read runs it for its workspace first
+ * (`catchUp`), so reports are exact at the moment of asking while the write path pays only one
+ * INSERT of a fact. One roll-up per workspace at a time (an advisory lock); each batch measures its
+ * facts (business minutes, target met: actors/reports/metrics.ts), stores the measures in the facts
+ * and adds them to the roll-ups in one transaction, so a fact is counted once whatever fails.
+ */
+export const BATCH = 5000
+
+const batch = (workspaceId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* Reports.lockWorkspace(workspaceId)
+        const workspace = yield* Workspaces.byId(workspaceId)
+        if (!workspace) return 0
+        // `report_days` follow the workspace zone: a new zone re-adds every day first.
+        const zone = yield* Reports.rollupZone(workspaceId)
+        if (zone && zone.report_zone !== zone.timezone) yield* Reports.rebuild(workspaceId, zone.timezone)
+        const facts = yield* Reports.pending(workspaceId, BATCH)
+        if (facts.length === 0) return 0
+        const ctx = yield* Metrics.contextOf(workspace)
+        yield* Reports.roll(
+          workspaceId,
+          workspace.timezone,
+          facts.map((f) => ({ id: f.id, ...Metrics.measure(ctx, f) })),
+        )
+        return facts.length
+      }),
+    ),
+  )
+
+/** Rolls up every pending fact of a workspace; cheap (one index probe) when there is none. */
+export const catchUp = (workspaceId: number) =>
+  Effect.gen(function* () {
+    if (!(yield* Reports.hasPending(workspaceId))) return 0
+    let total = 0
+    for (;;) {
+      const n = yield* batch(workspaceId)
+      total += n
+      if (n < BATCH) return total
+    }
+  })
+
+/** Every workspace with pending facts, rolled up. */
+export const catchUpAll = () =>
+  Effect.flatMap(Reports.pendingWorkspaces(), (ids) =>
+    Effect.map(
+      Effect.forEach(ids, (id) => catchUp(id)),
+      (ns) => ns.reduce((a, b) => a + b, 0),
+    ),
+  )
+
+/** `catchUpAll` every `every` for the life of the node; errors are logged. */
+export const rollupLoop = (every: Duration.DurationInput = '5 seconds') =>
+  Effect.suspend(() => catchUpAll()).pipe(
+    Effect.catchAllCause((cause) =>
+      Effect.flatMap(Log, (log) =>
+        Effect.sync(() => log.error('report roll-up failed', { cause: String(cause) })),
+      ),
+    ),
+    Effect.repeat(Schedule.spaced(every)),
+  )
+
+/**
+ * Recomputes the roll-ups of one workspace (or all) from their facts (`kotak reports rebuild`):
+ * pending facts are rolled up first, then every day and hour is added up again from the measures
+ * the facts hold, in the workspace's zone now.
+ */
+export const rebuild = (workspaceId?: number) =>
+  Effect.gen(function* () {
+    const ids = workspaceId === undefined ? yield* Reports.workspaceIds() : [workspaceId]
+    const sql = yield* SqlClient.SqlClient
+    const done: Array<{ workspace: number; facts_rolled: number }> = []
+    for (const id of ids) {
+      const rolled = yield* catchUp(id)
+      yield* sql.withTransaction(
+        Effect.gen(function* () {
+          yield* Reports.lockWorkspace(id)
+          const w = yield* Workspaces.byId(id)
+          if (w) yield* Reports.rebuild(id, w.timezone)
+        }),
+      )
+      done.push({ workspace: id, facts_rolled: rolled })
+    }
+    yield* Reports.tidy()
+    return done
+  })

@@ -1,0 +1,520 @@
+import { SqlClient } from '@effect/sql'
+import { parse } from 'csv-parse/sync'
+import { Effect } from 'effect'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ConversationActor } from '../../actors/inbox/ConversationActor'
+import * as Rollup from '../../actors/reports/rollup'
+import { WallClock } from '../../engine/clock'
+import * as Settings from '../../store/settings'
+import * as I from '../inbox/support'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+
+/**
+ * Reports and KPIs (spec 2 §4.6) on hand-computed fixtures: a workspace in New York (daylight
+ * saving starts Sunday 9 March 2025), open Monday to Friday 09:00–17:00 (weekends closed), response
+ * target 60 minutes; one conversation waits over the weekend and the DST change, is solved, and is
+ * reopened by the customer; another is on a channel with its own hours (every day 08:00–20:00).
+ * Notes and an automatic reply sit between, and must not count. Every figure below is worked out
+ * by hand in the comments.
+ */
+let s: TestServer
+let w: F.Seeded
+let owner: F.Session
+let agentA: Awaited<ReturnType<typeof I.agent>>
+let agentB: Awaited<ReturnType<typeof I.agent>>
+let teamA: number
+let c1: number
+let c2: number
+let c3: number
+let msgapp: { id: number }
+let api: { id: number }
+
+const ZONE = 'America/New_York'
+
+/** Sets the server's wall clock to an instant. */
+const setClock = (at: string) =>
+  s.run(
+    Effect.flatMap(WallClock, (c) =>
+      Effect.flatMap(c.millis, (now) => c.advance(new Date(at).getTime() - now)),
+    ),
+  )
+
+const send = async (session: F.Session, id: number, b: unknown) => {
+  const res = await s.fetch(`/v1/interactions/${id}/messages`, F.json(b, session.headers()))
+  expect(res.status, await res.clone().text()).toBe(201)
+}
+
+const customer = async (id: number, at: string, text = 'Halo') => {
+  await setClock(at)
+  await I.inbound(s, id, text)
+}
+
+const get = async (path: string, session: F.Session = owner) => {
+  const res = await s.fetch(path, { headers: session.headers() })
+  return { status: res.status, body: await I.body(res) }
+}
+
+const RANGE = 'from=2025-03-07&to=2025-03-11'
+
+beforeAll(async () => {
+  s = await startTestServer({ CONNECTORS: 'local' })
+  w = await F.workspace(s, { plan: 'pro' })
+  await s.run(
+    Settings.update(w.workspaceId, {
+      timezone: ZONE,
+      response_target_minutes: 60,
+      business_hours: {
+        enabled: true,
+        days: [1, 2, 3, 4, 5, 6, 7].map((day) => ({ day, open: day <= 5, from: '09:00', to: '17:00' })),
+      },
+    }),
+  )
+  owner = await F.signIn(s, w.ownerEmail)
+  agentA = await I.agent(s, w)
+  agentB = await I.agent(s, w)
+  teamA = await I.team(s, w, [agentA.user.id])
+  msgapp = await I.channel(s, w, 'msgapp')
+  api = await I.channel(s, w, 'api', {
+    hours: {
+      enabled: true,
+      days: [1, 2, 3, 4, 5, 6, 7].map((day) => ({ day, open: true, from: '08:00', to: '20:00' })),
+    },
+  })
+  const contact = async () => (await I.contact(s, w)).id
+  c1 = (await I.conversation(s, w, { channelId: msgapp.id, contactId: await contact() })).id
+  c2 = (await I.conversation(s, w, { channelId: api.id, contactId: await contact() })).id
+  c3 = (await I.conversation(s, w, { channelId: msgapp.id, contactId: await contact() })).id
+
+  // C1, Friday 7 March 16:30 EST: the customer writes; 16:31 the away message goes out (automatic).
+  await customer(c1, '2025-03-07T21:30:00Z')
+  await setClock('2025-03-07T21:31:00Z')
+  await s.run(
+    Effect.flatMap(ConversationActor, (a) =>
+      a.ask(c1, {
+        _tag: 'Append',
+        direction: 'out',
+        type: 'text',
+        body: 'We are closed',
+        sender: { name: 'Channel', user_id: null, auto: true },
+        payload: { auto_reply: 'away' },
+      }),
+    ),
+  )
+  // 16:35 the owner gives it to team A and agent A.
+  await setClock('2025-03-07T21:35:00Z')
+  const assigned = await s.fetch(
+    `/v1/interactions/${c1}`,
+    I.patch({ team_id: teamA, assignee_id: agentA.user.id }, owner.headers()),
+  )
+  expect(assigned.status).toBe(200)
+  // Saturday: a note (never a reply).
+  await setClock('2025-03-08T15:00:00Z')
+  await send(agentA.session, c1, { type: 'note', text: 'look at this Monday' })
+  // C2, Saturday 8 March 19:00 EST (Sunday 00:00 UTC) on the API channel (open 08:00–20:00 daily).
+  await customer(c2, '2025-03-09T00:00:00Z')
+  // Sunday 9 March 08:30 EDT (after the switch to daylight time): agent B answers C2.
+  // First response C2 = Sat 19:00–20:00 (60) + Sun 08:00–08:30 (30) = 90 business minutes.
+  await setClock('2025-03-09T12:30:00Z')
+  await send(agentB.session, c2, { text: 'Hi from B' })
+  // Monday 10 March 09:45 EDT: agent A answers C1.
+  // First response C1 = Fri 16:30–17:00 (30) + Mon 09:00–09:45 (45) = 75 (weekend closed).
+  await setClock('2025-03-10T13:45:00Z')
+  await send(agentA.session, c1, { text: 'Sorry for the wait' })
+  // 10:00 EDT agent A solves C1: resolution = Fri 30 + Mon 09:00–10:00 (60) = 90.
+  await setClock('2025-03-10T14:00:00Z')
+  const solved = await s.fetch(
+    `/v1/interactions/${c1}`,
+    I.patch({ status: 'solved' }, agentA.session.headers()),
+  )
+  expect(solved.status).toBe(200)
+  // C3, Monday 12:00 EDT: a customer nobody answers (unreplied now).
+  await customer(c3, '2025-03-10T16:00:00Z')
+  // Tuesday 11 March 11:00 EDT the customer reopens C1 (a new episode, a new reply clock);
+  // 11:20 agent A answers (first response 20), 11:30 the customer again, 11:40 A answers (reply 10).
+  await customer(c1, '2025-03-11T15:00:00Z', 'Again')
+  await setClock('2025-03-11T15:20:00Z')
+  await send(agentA.session, c1, { text: 'Answer 1' })
+  await customer(c1, '2025-03-11T15:30:00Z', 'One more')
+  await setClock('2025-03-11T15:40:00Z')
+  await send(agentA.session, c1, { text: 'Answer 2' })
+  // Reports are asked "today" = Wednesday 12 March.
+  await setClock('2025-03-12T14:00:00Z')
+})
+afterAll(() => s?.stop())
+
+describe('reports', () => {
+  it('summary: counts, first response average/median/within target, replies, resolution, unreplied', async () => {
+    const { status, body } = await get(`/v1/reports/summary?${RANGE}`)
+    expect(status).toBe(200)
+    expect(body.meta).toMatchObject({ from: '2025-03-07', to: '2025-03-11', timezone: ZONE })
+    expect(body.data).toEqual({
+      conversations: 3,
+      // C1 ×3, C2, C3; out: agent replies only (no away message, no note).
+      messages_in: 5,
+      messages_out: 4,
+      // 75, 90, 20: average 61.7, median 75, within 60 minutes: 1 of 3.
+      first_response: { count: 3, average_minutes: 61.7, median_minutes: 75, within_target_percent: 33.3 },
+      // 75, 90, 20, 10: average 48.75, within target: 20 and 10.
+      reply_time: { count: 4, average_minutes: 48.8, within_target_percent: 50 },
+      resolution: { count: 1, average_minutes: 90, within_target_percent: 100 },
+      unreplied_now: 1,
+      tickets: { created: 0, resolved: 0 },
+    })
+  })
+
+  it('daily: one row per date of the workspace zone, 0-filled; hourly in the same zone', async () => {
+    const daily = await get(`/v1/reports/daily?${RANGE}`)
+    expect(daily.body.data).toEqual([
+      { date: '2025-03-07', conversations: 1, messages_in: 1, messages_out: 0 },
+      { date: '2025-03-08', conversations: 1, messages_in: 1, messages_out: 0 },
+      { date: '2025-03-09', conversations: 0, messages_in: 0, messages_out: 1 },
+      { date: '2025-03-10', conversations: 1, messages_in: 1, messages_out: 1 },
+      { date: '2025-03-11', conversations: 0, messages_in: 2, messages_out: 2 },
+    ])
+    const hourly = (await get(`/v1/reports/hourly?${RANGE}`)).body.data as Array<{
+      hour: number
+      messages_in: number
+    }>
+    expect(hourly).toHaveLength(24)
+    expect(hourly.filter((h) => h.messages_in > 0)).toEqual([
+      { hour: 11, messages_in: 2 },
+      { hour: 12, messages_in: 1 },
+      { hour: 16, messages_in: 1 },
+      { hour: 19, messages_in: 1 },
+    ])
+  })
+
+  it("a caller in another zone gets that zone's days and hours", async () => {
+    const utc = await I.agent(s, w, await I.role(s, w, ['reports.view', 'interactions.view']))
+    await I.sql(s, (db) => db`UPDATE users SET timezone = 'UTC' WHERE id = ${utc.user.id}`)
+    await I.setMember(s, w, utc.user.id, {})
+    const daily = await get(`/v1/reports/daily?${RANGE}`, utc.session)
+    expect(daily.body.meta.timezone).toBe('UTC')
+    // C2's Saturday 19:00 EST is Sunday 00:00 UTC.
+    expect(daily.body.data).toEqual([
+      { date: '2025-03-07', conversations: 1, messages_in: 1, messages_out: 0 },
+      { date: '2025-03-08', conversations: 0, messages_in: 0, messages_out: 0 },
+      { date: '2025-03-09', conversations: 1, messages_in: 1, messages_out: 1 },
+      { date: '2025-03-10', conversations: 1, messages_in: 1, messages_out: 1 },
+      { date: '2025-03-11', conversations: 0, messages_in: 2, messages_out: 2 },
+    ])
+    const hourly = (await get(`/v1/reports/hourly?${RANGE}`, utc.session)).body.data as Array<{
+      hour: number
+      messages_in: number
+    }>
+    expect(hourly.filter((h) => h.messages_in > 0)).toEqual([
+      { hour: 0, messages_in: 1 },
+      { hour: 15, messages_in: 2 },
+      { hour: 16, messages_in: 1 },
+      { hour: 21, messages_in: 1 },
+    ])
+  })
+
+  it('breakdown by channel and team, agents', async () => {
+    const channels = (await get(`/v1/reports/breakdown?${RANGE}&type=channel`)).body.data as Array<
+      Record<string, any>
+    >
+    expect(channels.find((r) => r.channel.id === msgapp.id)).toMatchObject({
+      conversations: 2,
+      messages_in: 4,
+      messages_out: 3,
+      first_responses: 2,
+      avg_first_response_minutes: 47.5,
+    })
+    expect(channels.find((r) => r.channel.id === api.id)).toMatchObject({
+      conversations: 1,
+      messages_in: 1,
+      messages_out: 1,
+      first_responses: 1,
+      avg_first_response_minutes: 90,
+    })
+    const teams = (await get(`/v1/reports/breakdown?${RANGE}&type=team`)).body.data as Array<
+      Record<string, any>
+    >
+    // Team A got C1 once; while with the team, 2 customer messages came and 3 replies went out.
+    expect(teams.find((r) => r.team.id === teamA)).toMatchObject({
+      conversations: 1,
+      messages_in: 2,
+      messages_out: 3,
+      tickets_created: 0,
+      tickets_resolved: 0,
+    })
+    const agents = (await get(`/v1/reports/agents?${RANGE}`)).body.data as Array<Record<string, any>>
+    expect(agents.find((r) => r.user.id === agentA.user.id)).toMatchObject({
+      replies: 3,
+      conversations: 1,
+      first_responses: 2,
+      avg_first_response_minutes: 47.5,
+      avg_reply_minutes: 35,
+      resolutions: 1,
+      tickets_resolved: 0,
+    })
+    expect(agents.find((r) => r.user.id === agentB.user.id)).toMatchObject({
+      replies: 1,
+      conversations: 0,
+      first_responses: 1,
+      avg_first_response_minutes: 90,
+    })
+  })
+
+  it('category breakdown in tree order with subcategories; labels', async () => {
+    const post = async (b: unknown) =>
+      (await I.body(await s.fetch('/v1/conversation-categories', F.json(b, owner.headers())))).data
+    const parent = await post({ name: 'Billing' })
+    const child = await post({ name: 'Refunds', parent_id: parent.id })
+    for (const [id, cat] of [
+      [c1, child.id],
+      [c2, parent.id],
+    ] as const) {
+      expect(
+        (await s.fetch(`/v1/interactions/${id}`, I.patch({ category_id: cat }, owner.headers()))).status,
+      ).toBe(200)
+    }
+    const rows = (await get(`/v1/reports/breakdown?${RANGE}&type=category`)).body.data as Array<
+      Record<string, any>
+    >
+    const mine = rows.filter((r) => r.category === null || [parent.id, child.id].includes(r.category.id))
+    expect(mine.map((r) => [r.category?.id ?? null, r.conversations, r.conversations_direct])).toEqual([
+      [parent.id, 2, 1],
+      [child.id, 1, 1],
+      [null, 1, 1],
+    ])
+    const label = (await I.body(await s.fetch('/v1/labels', F.json({ name: 'VIP' }, owner.headers())))).data
+    const [{ contact_id }] = await I.sql<{ contact_id: number }>(
+      s,
+      (db) => db`SELECT contact_id FROM conversations WHERE id = ${c2}`,
+    )
+    await I.sql(
+      s,
+      (db) => db`INSERT INTO contact_labels (contact_id, label_id) VALUES (${contact_id}, ${label.id})`,
+    )
+    const labels = (await get(`/v1/reports/breakdown?${RANGE}&type=label`)).body.data as Array<
+      Record<string, any>
+    >
+    expect(labels.find((r) => r.label.id === label.id)?.conversations).toBe(1)
+  })
+
+  it('CSV exports open in a CSV parser: UTF-8 with BOM, one row per date', async () => {
+    const res = await s.fetch(`/v1/reports/export?${RANGE}&type=daily`, { headers: owner.headers() })
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toContain('text/csv')
+    const bytes = new Uint8Array(await res.arrayBuffer())
+    expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf])
+    const rows = parse(Buffer.from(bytes), { bom: true, columns: true }) as Array<Record<string, string>>
+    expect(rows).toHaveLength(5)
+    expect(rows[3]).toEqual({ date: '2025-03-10', conversations: '1', messages_in: '1', messages_out: '1' })
+    for (const type of ['summary', 'channel', 'label', 'category', 'agents', 'tickets']) {
+      const r = await s.fetch(`/v1/reports/export?${RANGE}&type=${type}`, { headers: owner.headers() })
+      expect(r.status, type).toBe(200)
+      const parsed = parse(Buffer.from(await r.arrayBuffer()), { bom: true, columns: true }) as unknown[]
+      expect(parsed.length, type).toBeGreaterThan(0)
+    }
+    const summary = parse(
+      Buffer.from(
+        await (
+          await s.fetch(`/v1/reports/export?${RANGE}&type=summary`, { headers: owner.headers() })
+        ).arrayBuffer(),
+      ),
+      { bom: true, columns: true },
+    ) as Array<{ metric: string; value: string }>
+    expect(summary.find((r) => r.metric === 'first_response_median_minutes')?.value).toBe('75')
+    // An API key gets 403 on the app-only export.
+    const key = await F.apiKey(s, w)
+    expect((await s.fetch(`/v1/reports/export?${RANGE}&type=daily`, { headers: F.bearer(key) })).status).toBe(
+      403,
+    )
+  })
+
+  it('refuses a range over 366 days or backwards (422) and needs reports.view (403)', async () => {
+    expect((await get('/v1/reports/summary?from=2024-01-01&to=2025-01-01')).status).toBe(422)
+    expect((await get('/v1/reports/summary?from=2024-01-02&to=2025-01-01')).status).toBe(200)
+    expect((await get('/v1/reports/daily?from=2025-03-11&to=2025-03-07')).status).toBe(422)
+    expect((await get('/v1/reports/summary?from=2025-02-30')).status).toBe(422)
+    expect((await get(`/v1/reports/summary?${RANGE}`, agentA.session)).status).toBe(403)
+  })
+
+  it('the rebuild recomputes the roll-ups from the facts with identical figures', async () => {
+    const paths = [
+      `/v1/reports/summary?${RANGE}`,
+      `/v1/reports/daily?${RANGE}`,
+      `/v1/reports/hourly?${RANGE}`,
+      `/v1/reports/breakdown?${RANGE}&type=channel`,
+      `/v1/reports/breakdown?${RANGE}&type=team`,
+      `/v1/reports/agents?${RANGE}`,
+      `/v1/kpi?${RANGE}`,
+    ]
+    const before = await Promise.all(paths.map(async (p) => (await get(p)).body))
+    // Lose the roll-ups entirely: only the rebuild can bring the figures back.
+    await I.sql(s, (db) => db`DELETE FROM report_days WHERE workspace_id = ${w.workspaceId}`)
+    await I.sql(s, (db) => db`DELETE FROM report_hours WHERE workspace_id = ${w.workspaceId}`)
+    expect((await get(`/v1/reports/summary?${RANGE}`)).body.data.messages_in).toBe(0)
+    await s.run(Rollup.rebuild(w.workspaceId))
+    const after = await Promise.all(paths.map(async (p) => (await get(p)).body))
+    expect(after).toEqual(before)
+  })
+})
+
+describe('conversation sla and response times follow the same definitions', () => {
+  it('the detail shows the first response in business minutes of the channel', async () => {
+    const detail = (await get(`/v1/interactions/${c2}`)).body.data
+    expect(detail.response_times.first_response_minutes).toBe(90)
+    expect(detail.response_times.first_response_seconds).toBe(750 * 60)
+  })
+
+  it('the sla flag uses the stored target and business hours', async () => {
+    // C3 waits since Monday 12:00 EDT; on Wednesday 10:00 EDT that is Mon 12:00–17:00 (300) + Tue
+    // 09:00–17:00 (480) + Wed 09:00–10:00 (60) = 840 business minutes, over the 60-minute target.
+    const detail = (await get(`/v1/interactions/${c3}`)).body.data
+    expect(detail.sla).toEqual({ level: 'breach', minutes: 840, due_at: '2025-03-10T17:00:00Z' })
+  })
+})
+
+describe('KPIs', () => {
+  it('per-person cards in business minutes with targets met', async () => {
+    const { status, body } = await get(`/v1/kpi?${RANGE}`)
+    expect(status).toBe(200)
+    const a = (body.data.frontline as Array<Record<string, any>>).find((r) => r.user.id === agentA.user.id)
+    expect(a).toMatchObject({
+      replies: 3,
+      conversations: 1,
+      first_response: { count: 2, average_minutes: 47.5, within_target_percent: 50 },
+      reply_time: { count: 3, average_minutes: 35, within_target_percent: 66.7 },
+      resolution: { count: 1, average_minutes: 90 },
+    })
+    const api = await get(`/v1/kpi?${RANGE}&channel_type=api`)
+    const b = (api.body.data.frontline as Array<Record<string, any>>).find(
+      (r) => r.user.id === agentB.user.id,
+    )
+    expect(b?.first_response).toMatchObject({ count: 1, average_minutes: 90, average_hours: 1.5 })
+  })
+
+  it('a personal override changes the target and its source; past breaches stay as measured then', async () => {
+    const put = await s.fetch('/v1/kpi/config', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...owner.headers() },
+      body: JSON.stringify({
+        targets: { msgapp_first_response: 30 },
+        overrides: [{ scope: 'user', id: agentA.user.id, metric: 'msgapp_first_response', value: 80 }],
+      }),
+    })
+    expect(put.status, await put.clone().text()).toBe(200)
+    const config = (await I.body(put)).data
+    expect(config.targets.msgapp_first_response).toBe(30)
+    expect(config.overrides).toEqual([
+      { scope: 'user', id: agentA.user.id, metric: 'msgapp_first_response', value: 80 },
+    ])
+    const mine = await get(`/v1/kpi/users/${agentA.user.id}?${RANGE}`, agentA.session)
+    expect(mine.status).toBe(200)
+    const targets = mine.body.data.targets as Array<Record<string, any>>
+    expect(targets.find((t) => t.metric === 'msgapp_first_response')).toMatchObject({
+      value: 80,
+      source: 'personal',
+    })
+    expect(targets.find((t) => t.metric === 'email_reply')).toMatchObject({
+      value: 1,
+      unit: 'hours',
+      source: 'default',
+    })
+    expect(mine.body.data.daily).toHaveLength(5)
+    expect(mine.body.data.daily[3]).toMatchObject({ date: '2025-03-10', replies: 1, first_responses: 1 })
+    // The breach of the 75-minute first response (against the 60 in force then).
+    expect(mine.body.data.breaches).toEqual([
+      expect.objectContaining({
+        kind: 'first_response',
+        minutes: 75,
+        conversation_id: c1,
+        channel_type: 'msgapp',
+      }),
+    ])
+    // Someone else's KPIs need reports.view.
+    expect((await get(`/v1/kpi/users/${agentB.user.id}?${RANGE}`, agentA.session)).status).toBe(403)
+    expect((await get(`/v1/kpi/users/${agentB.user.id}?${RANGE}`)).status).toBe(200)
+    expect((await get('/v1/kpi/users/2147483000')).status).toBe(404)
+    const me = await get('/v1/kpi/me', agentA.session)
+    expect(me.status).toBe(200)
+    expect(me.body.data.last_7_days.frontline.replies).toBe(3)
+    expect(me.body.data.today.frontline.replies).toBe(0)
+  })
+
+  it('refuses unknown metrics and members (422)', async () => {
+    const res = await s.fetch('/v1/kpi/config', {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json', ...owner.headers() },
+      body: JSON.stringify({
+        targets: { nonsense: 5 },
+        overrides: [{ scope: 'team', id: 2147483000, metric: 'api_reply', value: 3 }],
+      }),
+    })
+    expect(res.status).toBe(422)
+    expect(Object.keys((await I.body(res)).error.fields).sort()).toEqual([
+      'overrides.0.id',
+      'targets.nonsense',
+    ])
+  })
+
+  it('the KPI export streams raw rows ending with channel_type, own rows without reports.view', async () => {
+    const res = await s.fetch(`/v1/kpi/export?${RANGE}&type=replies`, { headers: owner.headers() })
+    expect(res.status).toBe(200)
+    const rows = parse(Buffer.from(await res.arrayBuffer()), { bom: true, columns: true }) as Array<
+      Record<string, string>
+    >
+    expect(rows).toHaveLength(4)
+    expect(Object.keys(rows[0]!).at(-1)).toBe('channel_type')
+    expect(rows.map((r) => [r.business_minutes, r.first_response, r.channel_type])).toEqual([
+      ['90', 'yes', 'api'],
+      ['75', 'yes', 'msgapp'],
+      ['20', 'yes', 'msgapp'],
+      ['10', 'no', 'msgapp'],
+    ])
+    const own = await s.fetch(`/v1/kpi/export?${RANGE}&type=replies&user_id=${agentA.user.id}`, {
+      headers: agentA.session.headers(),
+    })
+    expect(own.status).toBe(200)
+    expect(
+      (parse(Buffer.from(await own.arrayBuffer()), { bom: true, columns: true }) as unknown[]).length,
+    ).toBe(3)
+    expect(
+      (await s.fetch(`/v1/kpi/export?${RANGE}&type=replies`, { headers: agentA.session.headers() })).status,
+    ).toBe(403)
+    const resolutions = parse(
+      Buffer.from(
+        await (
+          await s.fetch(`/v1/kpi/export?${RANGE}&type=conversations`, { headers: owner.headers() })
+        ).arrayBuffer(),
+      ),
+      { bom: true, columns: true },
+    ) as Array<Record<string, string>>
+    expect(resolutions.map((r) => [r.conversation_id, r.business_minutes])).toEqual([[String(c1), '90']])
+  })
+
+  it('Free plan: 402 on every KPI endpoint; reports still answer', async () => {
+    const free = await F.workspace(s, { plan: 'free' })
+    const session = await F.signIn(s, free.ownerEmail)
+    for (const p of ['/v1/kpi', `/v1/kpi/users/${free.ownerId}`, '/v1/kpi/me', '/v1/kpi/config']) {
+      const res = await s.fetch(p, { headers: session.headers() })
+      expect(res.status, p).toBe(402)
+      expect((await I.body(res)).error.code).toBe('plan_required')
+    }
+    expect((await s.fetch('/v1/reports/summary', { headers: session.headers() })).status).toBe(200)
+  })
+})
+
+describe('the roll-up', () => {
+  it('rolls facts up without a report read (the loop every node runs)', async () => {
+    const c = (await I.conversation(s, w, { channelId: msgapp.id, contactId: (await I.contact(s, w)).id })).id
+    await customer(c, '2025-03-12T14:30:00Z')
+    // Whether the loop got there first or this call does it, the day's roll-up holds the message.
+    await s.run(Rollup.catchUpAll())
+    const [row] = await s.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (db) => db<{ n: number; pending: number }>`
+          SELECT (SELECT COALESCE(sum(messages_in), 0)::int FROM report_days
+                  WHERE workspace_id = ${w.workspaceId} AND day = '2025-03-12') AS n,
+                 (SELECT count(*)::int FROM report_facts WHERE workspace_id = ${w.workspaceId} AND NOT rolled) AS pending`,
+      ),
+    )
+    expect(row).toEqual({ n: 1, pending: 0 })
+  })
+})

@@ -146,10 +146,13 @@ const onceForTicket = (
         AND EXISTS (SELECT 1 FROM report_facts c WHERE c.workspace_id = t.workspace_id AND c.at = t.created_at
                       AND c.kind = 'ticket_created' AND c.ticket_id = t.id)
         AND NOT EXISTS (
-          SELECT 1 FROM report_facts p
-          WHERE p.workspace_id = t.workspace_id AND p.kind = ${kind} AND p.ticket_id = t.id
-            AND p.at IN (SELECT m.created_at FROM ticket_messages m WHERE m.ticket_id = t.id
-                         UNION SELECT e.created_at FROM ticket_events e WHERE e.ticket_id = t.id))
+          -- A join on the instants, not "at IN (…)": with the latter the planner scanned every fact
+          -- of the kind (30 ms at 200,000 facts against 0.6 ms, measured with EXPLAIN ANALYZE).
+          SELECT 1
+          FROM (SELECT m.created_at AS at FROM ticket_messages m WHERE m.ticket_id = t.id
+                UNION SELECT e.created_at FROM ticket_events e WHERE e.ticket_id = t.id) x
+          JOIN report_facts p ON p.workspace_id = t.workspace_id AND p.at = x.at
+          WHERE p.kind = ${kind} AND p.ticket_id = t.id)
       RETURNING id::float8 AS id`.pipe(Effect.map((r) => r.length > 0)),
   )
 

@@ -2,6 +2,7 @@ import { SqlClient } from '@effect/sql'
 import type { Fragment } from '@effect/sql/Statement'
 import { Effect } from 'effect'
 import { pgArray } from './arrays'
+import { recordTicketFact } from './reportFacts'
 
 /**
  * Tickets (spec 2 §2, §4.3): the ticket, its participants, discussion, attachments and change
@@ -161,6 +162,16 @@ export const create = (t: NewTicket) =>
           t.creator,
           t.at,
         )
+        // The report fact (store/reportFacts.ts) exists exactly when the ticket does.
+        yield* recordTicketFact({
+          workspaceId: t.workspaceId,
+          kind: 'ticket_created',
+          ticketId: id,
+          teamId: t.teamId,
+          userId: t.creator.user_id,
+          at: t.at,
+          conversationId: t.interactionId,
+        })
         return (yield* byId(id))!
       }),
     ),

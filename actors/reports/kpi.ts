@@ -242,7 +242,9 @@ export const person = (ctx: Ctx, params: { readonly id: number }, q: typeof KpiQ
               r.first_responses -
               r.first_met +
               (r.replies - r.replies_met) +
-              (r.resolutions - r.resolutions_met),
+              (r.resolutions - r.resolutions_met) +
+              (r.ticket_first_responses - r.ticket_first_met) +
+              (r.tickets_resolved - r.tickets_met),
           }
         }),
         breaches: breaches.map((b) => ({

@@ -26,7 +26,19 @@ import { type BusinessHours, businessMinutes, type Calendar, type SlaPolicy } fr
  *   did it: their personal override, else their team's (the conversation's team at the time),
  *   else the workspace's target for the channel type, else the default (the workspace's response
  *   target from General settings; e-mail in whole hours of it, at least one).
- * - Breach: a measured first response, reply or resolution over its target.
+ * - Breach: a measured first response, reply or resolution (of a conversation or a ticket) over
+ *   its target.
+ * - Tickets (the Back Office card, the team breakdown's tickets created/resolved), in the
+ *   workspace's business hours, measured from the ticket's creation, attributed to the ticket's
+ *   Back Office team at that moment (facts: store/reportFacts.ts):
+ *   - created: a ticket created, counted for its creator;
+ *   - first response: the first message on the ticket's side of the discussion (a comment or a
+ *     conclusion) by a member who is not its creator and is in its team or one of its assignees;
+ *     once per ticket. Posts from the conversation side, update requests and API keys never
+ *     count; feedback is a message already counted, sent on;
+ *   - resolution: the first move of the ticket from an active status into `resolved` or `closed`
+ *     (a conclusion with `resolve: true` included), counted for who did it; once per ticket, so a
+ *     reopened ticket finished again adds nothing.
  */
 
 export type ChannelType = 'msgapp' | 'email' | 'livechat' | 'api'

@@ -3,6 +3,7 @@ import { Data, Effect } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
 import { currentTime } from '../../engine/clock'
 import { publishEvent, recheckTopic } from '../../engine/events'
+import { recordTicketFirstResponse, recordTicketResolution } from '../../store/reportFacts'
 import * as Tickets from '../../store/tickets'
 import { presentChange, presentEvent, presentMessage } from './presenters'
 import { decidePatch, isActive, nextUpdateRequestAt, type Patch, type Status } from './rules'
@@ -36,6 +37,9 @@ export class ParticipantNotFound extends Data.TaggedError('ParticipantNotFound')
 export class FeedbackAlreadySent extends Data.TaggedError('FeedbackAlreadySent')<{ readonly id: number }> {}
 
 export const topicOf = (id: number) => `ticket:${id}`
+
+/** A move out of the active statuses into `resolved` or `closed`: a resolution in the reports. */
+const finishes = (from: Status, to: Status) => isActive(from) && !isActive(to)
 
 export type ChangeReason =
   | 'created'
@@ -153,6 +157,7 @@ export const definition = Actor.define({
             fileIds: m.fileIds,
             at,
           })
+          yield* recordTicketFirstResponse({ ticketId: ctx.id, userId: m.sender.user_id, at })
           const events: Tickets.EventRow[] = []
           for (const u of m.mentionIds) {
             const before = yield* Tickets.setParticipant(ctx.id, u, 'mentioned', at)
@@ -260,6 +265,8 @@ export const definition = Actor.define({
             at,
           )
           const events = yield* Tickets.appendEvents(ctx.id, logged, m.by, at)
+          if (finishes(row.status, d.next.status))
+            yield* recordTicketResolution({ ticketId: ctx.id, userId: m.by.user_id, at })
           return {
             events,
             reason: 'updated' as const,
@@ -399,6 +406,9 @@ export const definition = Actor.define({
           if (m.noteId !== null) yield* Tickets.markFeedback(messageId, m.noteId, at)
           const cleared = yield* Tickets.clearUpdateRequest(ctx.id, at)
           if (m.resolve) yield* Tickets.updateFields(ctx.id, { status: 'resolved' }, at)
+          // A conclusion is a message of the ticket's side: it may be the first response too.
+          yield* recordTicketFirstResponse({ ticketId: ctx.id, userId: m.by.user_id, at })
+          if (m.resolve) yield* recordTicketResolution({ ticketId: ctx.id, userId: m.by.user_id, at })
           const events = yield* Tickets.appendEvents(
             ctx.id,
             [

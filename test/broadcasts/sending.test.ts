@@ -215,6 +215,7 @@ describe('a broadcast through the number', () => {
     const lastReceipt = await socket.next(
       (f) =>
         f.event === 'broadcasts.changed' &&
+        (f.data as Changed).broadcast_id === b.id &&
         (f.data as Changed).reason === 'receipt' &&
         (f.data as Changed).counts.read === 6,
       10_000,
@@ -225,6 +226,7 @@ describe('a broadcast through the number', () => {
     const lastReply = await socket.next(
       (f) =>
         f.event === 'broadcasts.changed' &&
+        (f.data as Changed).broadcast_id === b.id &&
         (f.data as Changed).reason === 'reply' &&
         (f.data as Changed).counts.replied === 3,
       10_000,
@@ -233,7 +235,8 @@ describe('a broadcast through the number', () => {
     textFrom(sock, sent[0]!.phone.slice(1), 'Masih ada?')
     await waitFor('the second message stored', async () => {
       const r = await get(s, owner, `/v1/broadcasts/${b.id}/recipients?status=replied`)
-      const conv = r.data[0].interaction_id
+      const conv = r.data[0]?.interaction_id
+      if (!conv) return false
       const msgs = await get(s, owner, `/v1/interactions/${conv}/messages`)
       return msgs.data.some((m: { body: string }) => m.body === 'Masih ada?')
     })

@@ -73,6 +73,11 @@ export interface AppConfig {
   readonly emailBackoffBaseMs: number
   /** `baileys` (default) or `test`: the messaging-app transport; `test` is for the test suite only. */
   readonly msgappTransport: 'baileys' | 'test'
+  /**
+   * With the test transport: the URL of a stand-in messaging service on loopback that the sockets
+   * talk to (cluster tests, whose nodes are other processes); absent = in-process only.
+   */
+  readonly msgappTestService: string | undefined
   /** How often each node looks for added, changed or removed messaging-app numbers. */
   readonly msgappPollMs: number
   /** First reconnect delay after a dropped number connection; doubles per failure (±50 % jitter, at most 5 min). */
@@ -246,6 +251,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     emailPollMs: int(env, 'EMAIL_POLL_MS', 5000, 50, 600_000),
     emailBackoffBaseMs: int(env, 'EMAIL_BACKOFF_BASE_MS', 60_000, 10, 3_600_000),
     msgappTransport: env.MSGAPP_TRANSPORT === 'test' ? 'test' : 'baileys',
+    msgappTestService: nonEmpty(env, 'MSGAPP_TEST_SERVICE'),
     msgappPollMs: int(env, 'MSGAPP_POLL_MS', 5000, 50, 600_000),
     msgappBackoffBaseMs: int(env, 'MSGAPP_BACKOFF_BASE_MS', 2000, 10, 600_000),
     msgappPaceMs: int(env, 'MSGAPP_PACE_MS', 1500, 0, 60_000),

@@ -526,3 +526,29 @@ export const managers = (workspaceId: number) =>
       WHERE m.workspace_id = ${workspaceId} AND m.status = 'active'
         AND (r.is_owner OR r.is_admin OR 'broadcasts.manage' = ANY(r.permissions))`,
   )
+
+/** The broadcasts a stored message was sent for (a receipt for it changes their counts). */
+export const ofMessage = (messageId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ id: number; workspace_id: number }>`
+      SELECT DISTINCT b.id, b.workspace_id FROM broadcast_recipients r JOIN broadcasts b ON b.id = r.broadcast_id
+      WHERE r.message_id = ${messageId} AND r.state = 'sent'`,
+  )
+
+/**
+ * The broadcasts whose recipient in this conversation the inbound message `messageId` is the
+ * first reply to (see STATUS_EXPR): sent messages of theirs after the conversation's previous
+ * inbound message.
+ */
+export const repliedBy = (conversationId: number, messageId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ id: number; workspace_id: number }>`
+      SELECT DISTINCT b.id, b.workspace_id FROM messages m
+        JOIN broadcast_recipients r ON r.message_id = m.id AND r.state = 'sent'
+        JOIN broadcasts b ON b.id = r.broadcast_id
+      WHERE m.conversation_id = ${conversationId} AND m.id < ${messageId} AND m.id > COALESCE((
+        SELECT max(p.id) FROM messages p WHERE p.conversation_id = ${conversationId}
+          AND p.direction = 'in' AND p.id < ${messageId}), 0)`,
+  )

@@ -12,7 +12,7 @@ import * as Workspaces from '../../store/workspaces'
 import { warmupOf } from '../channels/msgapp'
 import { ConversationActor } from '../inbox/ConversationActor'
 import * as Delivery from './delivery'
-import { broadcastsChanged } from './events'
+import { broadcastsChanged, EVENT_GAP_MS } from './events'
 import { decide, render, type Settings, settingsOf } from './rules'
 
 /**
@@ -37,7 +37,6 @@ import { decide, render, type Settings, settingsOf } from './rules'
 const RESTRICTION = /\((403|463)\)\s*$/
 export const INTERRUPTED =
   'Interrupted while the number was sending it: it may or may not have arrived, so it was not sent again.'
-const EVENT_GAP_MS = 1000
 
 const DAY = 86_400_000
 

@@ -16,6 +16,13 @@ import { quietLogger } from './Transport'
  * The test transport (`MSGAPP_TRANSPORT=test`; never in production): each `connect` hands out a
  * socket whose `ev` is Baileys' own event buffer, registered here by channel so a test in the same
  * process can emit real protocol objects into it and read what the service sent.
+ *
+ * With `MSGAPP_TEST_SERVICE` (a URL on loopback) the sockets also talk to a stand-in messaging
+ * service in the test process (`test/support/msgappService.ts`), for nodes that run as other
+ * processes: `POST /connect` announces each socket, `GET /commands` is polled for what the service
+ * does to it (`open`, `close`, `emit` of a Baileys event with JSON data), and every send is
+ * `POST /send`, answered with the message id or a refusal `{statusCode, message}`, so the service
+ * sees a send the moment it leaves the node, as the real one would.
  */
 export interface SentRecord {
   readonly jid: string
@@ -39,12 +46,41 @@ export class FakeSocket implements MsgappSocket {
   readonly avatars = new Map<string, string>()
   ended = false
   private n = 0
+  /** This socket's name at the stand-in service. */
+  readonly socketId = `${process.pid}-${Math.random().toString(36).slice(2, 10)}`
 
   /** `auth` is the state the session connected with (stored creds are reused after a restart). */
   constructor(
     readonly channelId: number,
     readonly auth: AuthenticationState | null = null,
+    readonly service: string | undefined = undefined,
   ) {}
+
+  /** A call to the stand-in service (JSON both ways). */
+  private async call(method: 'GET' | 'POST', path: string, body?: Record<string, unknown>) {
+    const res = await fetch(`${this.service}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    })
+    return (await res.json()) as Record<string, unknown>
+  }
+
+  /** Announces the socket to the stand-in service and carries out its commands until it ends. */
+  async attach() {
+    await this.call('POST', '/connect', { channel: this.channelId, socket: this.socketId, pid: process.pid })
+    void (async () => {
+      while (!this.ended) {
+        await new Promise((r) => setTimeout(r, 50))
+        const r = await this.call('GET', `/commands?socket=${this.socketId}`).catch(() => null)
+        for (const c of (r?.commands ?? []) as ServiceCommand[]) {
+          if (c.op === 'open') this.open(c.phone)
+          else if (c.op === 'close') this.close(c.code)
+          else this.emit(c.event, c.data as never)
+        }
+      }
+    })()
+  }
 
   emit<K extends keyof BaileysEventMap>(event: K, data: BaileysEventMap[K]) {
     this.ev.emit(event, data)
@@ -71,7 +107,19 @@ export class FakeSocket implements MsgappSocket {
     const failure = this.failures.shift()
     if (failure) throw failure
     this.sent.push({ jid, content, options })
-    const id = `3EB0${(++this.n).toString(16).padStart(6, '0')}${this.channelId}`
+    let id = `3EB0${(++this.n).toString(16).padStart(6, '0')}${this.channelId}`
+    if (this.service) {
+      const r = await this.call('POST', '/send', {
+        channel: this.channelId,
+        socket: this.socketId,
+        pid: process.pid,
+        jid,
+        content: content as Record<string, unknown>,
+      })
+      const refused = r.error as { statusCode: number; message: string } | undefined
+      if (refused) throw closeError(refused.statusCode, refused.message)
+      id = String(r.id)
+    }
     return {
       key: { remoteJid: jid, fromMe: true, id },
       message: { conversation: 'text' in content ? String(content.text) : '' },
@@ -132,6 +180,12 @@ export class FakeSocket implements MsgappSocket {
   updateMediaMessage = async (m: WAMessage) => m
 }
 
+/** What the stand-in service does to a socket. */
+export type ServiceCommand =
+  | { readonly op: 'open'; readonly phone: string }
+  | { readonly op: 'close'; readonly code: number }
+  | { readonly op: 'emit'; readonly event: keyof BaileysEventMap; readonly data: unknown }
+
 const sockets = new Map<number, FakeSocket[]>()
 const waiters = new Set<() => void>()
 
@@ -157,12 +211,14 @@ export const nthSocket = async (channelId: number, count = 1, timeoutMs = 5000):
   }
 }
 
-export const make = (): TransportShape => ({
+/** `service`: the stand-in messaging service's URL (`MSGAPP_TEST_SERVICE`), if any. */
+export const make = (service?: string): TransportShape => ({
   connect: async (channelId, auth) => {
-    const s = new FakeSocket(channelId, auth)
+    const s = new FakeSocket(channelId, auth, service)
     if (auth.creds.me) s.user = { id: auth.creds.me.id }
     sockets.set(channelId, [...socketsOf(channelId), s])
     for (const w of [...waiters]) w()
+    if (service) await s.attach()
     return s
   },
 })

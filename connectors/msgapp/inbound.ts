@@ -9,6 +9,7 @@ import {
   type WAMessageKey,
 } from 'baileys'
 import { Effect } from 'effect'
+import * as BroadcastActivity from '../../actors/broadcasts/activity'
 import { afterInbound } from '../../actors/inbox/autoReply'
 import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/inbox/ConversationActor'
 import { publishEvent } from '../../engine/events'
@@ -314,6 +315,7 @@ export const importMessage = (
         reason: 'conversation.created',
       })
     }
+    if (opts.live && !fromMe && !isJidGroup(jid)) yield* BroadcastActivity.reply(conversation.id, message.id)
     const fresh = Date.now() - at.getTime() < FRESH_MS
     if (opts.live && fresh && !fromMe && !isJidGroup(jid)) {
       yield* afterInbound(channel, conversation.id, { newConversation: !reused })
@@ -361,8 +363,9 @@ export const messageUpdate = (channel: ChannelRow, u: { key: WAMessageKey; updat
     if (!id) return
     const status = u.update.status
     if (status !== undefined && status !== null) {
-      if (status >= 4) yield* remoteChange(channel, id, { kind: 'status', status: 'read' })
-      else if (status === 3) yield* remoteChange(channel, id, { kind: 'status', status: 'delivered' })
+      const seen = status >= 4 ? 'read' : status === 3 ? 'delivered' : null
+      if (seen && (yield* remoteChange(channel, id, { kind: 'status', status: seen })))
+        yield* BroadcastActivity.receipt(channel.id, id)
     }
     if ('message' in u.update) {
       const m = u.update.message

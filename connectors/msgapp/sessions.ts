@@ -405,7 +405,8 @@ export const transportLayer = Layer.effect(
   Transport,
   Effect.gen(function* () {
     const cfg = yield* Config
-    if (cfg.msgappTransport === 'test') return (yield* Effect.promise(() => import('./TransportTest'))).make()
+    if (cfg.msgappTransport === 'test')
+      return (yield* Effect.promise(() => import('./TransportTest'))).make(cfg.msgappTestService)
     return (yield* Effect.promise(() => import('./TransportBaileys'))).make()
   }),
 )

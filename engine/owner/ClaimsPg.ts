@@ -21,7 +21,9 @@ export const make =
         const old = client
         client = null
         await old?.end().catch(() => {})
-        const c = new pg.Client({ connectionString: url })
+        // Named after the process, so an operator (or a test) sees in pg_stat_activity which
+        // node holds which lock.
+        const c = new pg.Client({ connectionString: url, application_name: `kotak-claims ${process.pid}` })
         c.on('error', () => {
           if (client === c && !broken) {
             broken = true

@@ -176,6 +176,83 @@ describe('a broadcast through the number', () => {
     socket.close()
   }, 600_000)
 
+  it('publishes receipts and replies as broadcasts.changed, at most about once a second each', async () => {
+    const o = api(s, owner)
+    const { sock, b } = await setup('Receipts', 6, '4')
+    const before = sock.sent.length
+    expect((await o.post(`/v1/broadcasts/${b.id}/schedule`, { risk_ack: true })).status).toBe(200)
+    await drive(async () => sock.sent.length - before, 6)
+    await waitFor(
+      'completion',
+      async () => (await get(s, owner, `/v1/broadcasts/${b.id}`)).data.status === 'completed',
+    )
+    const sent = await sql<{ external_id: string; phone: string }>(
+      s,
+      (db) =>
+        db`SELECT external_id, phone FROM broadcast_recipients WHERE broadcast_id = ${b.id} ORDER BY position`,
+    )
+    expect(sent.length).toBe(6)
+    const { c: socket } = await I.socketFor(s, session, `ws:${w.workspaceId}`)
+    type Changed = { broadcast_id: number; reason: string; counts: Record<string, number> }
+    const changes = (reason: string) =>
+      socket.frames.filter(
+        (f) =>
+          f.event === 'broadcasts.changed' &&
+          (f.data as Changed).broadcast_id === b.id &&
+          (f.data as Changed).reason === reason,
+      )
+    const jid = (phone: string) => `${phone.slice(1)}@s.whatsapp.net`
+    // A burst of twelve receipts: each message delivered, then read.
+    for (const status of [3, 4])
+      sock.emit(
+        'messages.update',
+        sent.map((r) => ({
+          key: { remoteJid: jid(r.phone), id: r.external_id, fromMe: true },
+          update: { status },
+        })),
+      )
+    // The last event carries the final figures (a burst ends with one event at the gap's end).
+    const lastReceipt = await socket.next(
+      (f) =>
+        f.event === 'broadcasts.changed' &&
+        (f.data as Changed).broadcast_id === b.id &&
+        (f.data as Changed).reason === 'receipt' &&
+        (f.data as Changed).counts.read === 6,
+      10_000,
+    )
+    expect((lastReceipt.data as Changed).counts).toMatchObject({ delivered: 6, read: 6, replied: 0 })
+    // Three contacts reply; a second message of one of them is not a new reply.
+    for (const r of sent.slice(0, 3)) textFrom(sock, r.phone.slice(1), 'Mau!')
+    const lastReply = await socket.next(
+      (f) =>
+        f.event === 'broadcasts.changed' &&
+        (f.data as Changed).broadcast_id === b.id &&
+        (f.data as Changed).reason === 'reply' &&
+        (f.data as Changed).counts.replied === 3,
+      10_000,
+    )
+    const replies = changes('reply').length
+    textFrom(sock, sent[0]!.phone.slice(1), 'Masih ada?')
+    await waitFor('the second message stored', async () => {
+      const r = await get(s, owner, `/v1/broadcasts/${b.id}/recipients?status=replied`)
+      const conv = r.data[0]?.interaction_id
+      if (!conv) return false
+      const msgs = await get(s, owner, `/v1/interactions/${conv}/messages`)
+      return msgs.data.some((m: { body: string }) => m.body === 'Masih ada?')
+    })
+    await new Promise((r) => setTimeout(r, 1200))
+    expect(changes('reply').length).toBe(replies)
+    // At most about one a second per broadcast and reason.
+    for (const [reason, last] of [
+      ['receipt', lastReceipt],
+      ['reply', lastReply],
+    ] as const) {
+      const at = [...changes(reason), last].map((f) => Date.parse(String(f.at)))
+      for (let i = 1; i < at.length; i++) expect(at[i]! - at[i - 1]!, reason).toBeGreaterThanOrEqual(900)
+    }
+    socket.close()
+  }, 120_000)
+
   it('pauses every broadcast of the number when the service restricts it mid-run, and notifies', async () => {
     const o = api(s, owner)
     const { sock, b } = await setup('Restricted', 20, '2')

@@ -2,9 +2,6 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
-import { PGlite } from '@electric-sql/pglite'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { Effect, Layer, Redacted } from 'effect'
 import pg from 'pg'
 
@@ -71,6 +68,14 @@ const embedded = (opts: DatabaseOptions) =>
       if (opts.dataDir !== 'memory') yield* lockDataDir(opts.dataDir)
       const socketPath = path.join(socketDir, '.s.PGSQL.5432')
       fs.rmSync(socketPath, { force: true })
+      // PGlite loads only in embedded mode: a node on PostgreSQL never loads it.
+      const [{ PGlite }, { pg_trgm }, { PGLiteSocketServer }] = yield* Effect.promise(() =>
+        Promise.all([
+          import('@electric-sql/pglite'),
+          import('@electric-sql/pglite/contrib/pg_trgm'),
+          import('@electric-sql/pglite-socket'),
+        ]),
+      )
       const db = yield* Effect.acquireRelease(
         Effect.promise(async () => {
           // pg_trgm serves the inbox search's indexes (migration 0012), as on PostgreSQL.

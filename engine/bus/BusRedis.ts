@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Effect, Layer, Runtime, type Scope } from 'effect'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import { pack, unpack } from 'msgpackr'
 import * as RedisConnection from '../redis'
 import { Bus, type BusShape } from './Bus'
@@ -175,15 +175,17 @@ export const layerRedis = (redis: Redis | string, options: RedisBusOptions = {})
     Bus,
     Effect.gen(function* () {
       const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+      // ioredis loads here, with the first Redis layer: a single node never loads it.
+      const { Redis: IORedis } = yield* Effect.promise(() => import('ioredis'))
       const pub =
         typeof redis === 'string'
-          ? yield* open(() => new Redis(redis, { maxRetriesPerRequest: 1 }), 'publish', runFork)
+          ? yield* open(() => new IORedis(redis, { maxRetriesPerRequest: 1 }), 'publish', runFork)
           : redis
       // The subscriber's commands wait out an outage (no retry limit); ioredis resubscribes on reconnect.
       const sub = yield* open(
         () =>
           typeof redis === 'string'
-            ? new Redis(redis, { maxRetriesPerRequest: null })
+            ? new IORedis(redis, { maxRetriesPerRequest: null })
             : redis.duplicate({ maxRetriesPerRequest: null }),
         'subscribe',
         runFork,

@@ -14,6 +14,100 @@ const root = path.dirname(fileURLToPath(import.meta.url))
 const outdir = path.join(root, 'dist')
 const entryPoints = ['main.ts', 'cli.ts', 'social/main.ts', 'social/cli.ts']
 
+/**
+ * Packages stay in node_modules, except Effect's (`effect`, `@effect/*`): bundled, so that only
+ * the modules the service uses are loaded (their barrels import every module, ~600 for `effect`
+ * alone) and one copy of Effect serves every @effect package. (measured: docs/decisions.md,
+ * "Production start and footprint")
+ */
+const externalExceptEffect = {
+  name: 'external-except-effect',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) =>
+      /^(effect|@effect\/[^/]+)(\/|$)/.test(args.path) ? undefined : { path: args.path, external: true },
+    )
+  },
+}
+
+// Base64 VLQ, the encoding of source map segments.
+const B64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'
+const decodeVlq = (s) => {
+  const out = []
+  let value = 0
+  let shift = 0
+  for (const ch of s) {
+    const digit = B64.indexOf(ch)
+    value += (digit & 31) << shift
+    if (digit & 32) shift += 5
+    else {
+      out.push(value & 1 ? -(value >>> 1) : value >>> 1)
+      value = 0
+      shift = 0
+    }
+  }
+  return out
+}
+const encodeVlq = (n) => {
+  let v = n < 0 ? (-n << 1) | 1 : n << 1
+  let s = ''
+  do {
+    let digit = v & 31
+    v >>>= 5
+    if (v > 0) digit |= 32
+    s += B64[digit]
+  } while (v > 0)
+  return s
+}
+
+/**
+ * Keeps the source map's mappings of our own code only. Node parses the whole map of every module
+ * it loads when source maps are on (`--enable-source-maps`): Effect's bundled code would cost
+ * about 20 MB of heap for stack frames nobody reads as TypeScript. Its segments are left unmapped,
+ * and a chunk of nothing but Effect has no map.
+ */
+const ownMappingsOnly = (file) => {
+  const map = JSON.parse(fs.readFileSync(file, 'utf8'))
+  const foreign = map.sources.map((s) => s.includes('node_modules/'))
+  if (foreign.every(Boolean)) {
+    // A chunk of Effect alone: no map at all (Node would still parse every unmapped segment).
+    fs.rmSync(file)
+    const js = file.slice(0, -'.map'.length)
+    const code = fs.readFileSync(js, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\n?$/, '\n')
+    fs.writeFileSync(js, code)
+    return
+  }
+  const state = [0, 0, 0, 0] // source, line, column, name (absolute, carried across lines)
+  const out = []
+  let outState = [0, 0, 0, 0]
+  for (const line of map.mappings.split(';')) {
+    let col = 0
+    let outCol = 0
+    const kept = []
+    for (const seg of line ? line.split(',') : []) {
+      const d = decodeVlq(seg)
+      col += d[0]
+      if (d.length === 1) continue
+      for (let i = 1; i < d.length; i++) state[i - 1] += d[i]
+      const mapped = !foreign[state[0]]
+      let enc = encodeVlq(col - outCol)
+      outCol = col
+      if (mapped) {
+        enc += encodeVlq(state[0] - outState[0]) + encodeVlq(state[1] - outState[1])
+        enc += encodeVlq(state[2] - outState[2])
+        outState = [state[0], state[1], state[2], outState[3]]
+        if (d.length === 5) {
+          enc += encodeVlq(state[3] - outState[3])
+          outState[3] = state[3]
+        }
+      }
+      kept.push(enc)
+    }
+    out.push(kept.join(','))
+  }
+  map.mappings = out.join(';')
+  fs.writeFileSync(file, JSON.stringify(map))
+}
+
 const t0 = performance.now()
 const result = await esbuild.build({
   absWorkingDir: root,
@@ -26,8 +120,9 @@ const result = await esbuild.build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  plugins: [externalExceptEffect],
   sourcemap: 'linked',
+  sourcesContent: false,
   keepNames: true,
   metafile: true,
   logLevel: 'warning',
@@ -38,6 +133,7 @@ const chunks = path.join(outdir, 'chunks')
 for (const f of fs.existsSync(chunks) ? fs.readdirSync(chunks) : []) {
   if (!written.has(path.join(chunks, f))) fs.rmSync(path.join(chunks, f), { force: true })
 }
+for (const f of written) if (f.endsWith('.js.map')) ownMappingsOnly(f)
 const files = [...written].filter((f) => f.endsWith('.js'))
 const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0)
 console.log(

@@ -59,6 +59,23 @@ const lockDataDir = (dir: string) =>
     (file) => Effect.sync(() => fs.rmSync(file, { force: true })),
   )
 
+/**
+ * PostgreSQL settings of the embedded database, for a small server (docs/decisions.md, "Production
+ * start and footprint"). PGlite otherwise runs with PostgreSQL's defaults: 128 MB of shared
+ * buffers, touched at start, and connection slots for 100 sessions where it has one.
+ */
+export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: process.env.XSB ?? '16MB',
+  max_connections: '8',
+  // One session: a sort or hash may take this much before spilling to disk.
+  work_mem: '4MB',
+  // Index builds (migrations); wasm memory, once grown, stays with the process.
+  maintenance_work_mem: '16MB',
+  // WAL on disk between checkpoints: at least 32 MB kept, a checkpoint beyond 128 MB.
+  min_wal_size: '32MB',
+  max_wal_size: '128MB',
+}
+
 const embedded = (opts: DatabaseOptions) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
@@ -79,7 +96,13 @@ const embedded = (opts: DatabaseOptions) =>
       const db = yield* Effect.acquireRelease(
         Effect.promise(async () => {
           // pg_trgm serves the inbox search's indexes (migration 0012), as on PostgreSQL.
-          const options = { extensions: { pg_trgm } }
+          const options = {
+            extensions: { pg_trgm },
+            startParams: [
+              ...PGlite.defaultStartParams,
+              ...Object.entries(EMBEDDED_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+            ],
+          }
           const instance =
             opts.dataDir === 'memory'
               ? new PGlite(options)

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Effect, Layer, Runtime, type Scope } from 'effect'
 import type { Redis } from 'ioredis'
-import { pack, unpack } from 'msgpackr'
 import * as RedisConnection from '../redis'
 import { Bus, type BusShape } from './Bus'
 import { logThrown, makeRegistry } from './BusMemory'
@@ -21,7 +20,7 @@ type Envelope = readonly [version: typeof VERSION, nodeId: string, topic: string
 
 export const channelOf = (prefix: string, topic: string): string => `${prefix}bus:${topic}`
 
-const decode = (bytes: Uint8Array): Envelope | undefined => {
+const decode = (unpack: (bytes: Uint8Array) => unknown, bytes: Uint8Array): Envelope | undefined => {
   let v: unknown
   try {
     v = unpack(bytes)
@@ -50,6 +49,8 @@ export const make = (
     const nodeId = options.nodeId ?? randomUUID()
     const timeoutMs = options.timeoutMs ?? 1_000
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    // msgpackr loads with the first Redis bus (cluster mode), not at start.
+    const { pack, unpack } = yield* Effect.promise(() => import('msgpackr'))
     const local = makeRegistry()
     /** Topic → its SUBSCRIBE, awaited by every subscriber that arrives while it is under way. */
     const joined = new Map<string, Promise<unknown>>()
@@ -66,7 +67,7 @@ export const make = (
       )
 
     const onMessage = (channel: Buffer, message: Buffer) => {
-      const envelope = decode(message)
+      const envelope = decode(unpack, message)
       if (!envelope || channelOf(prefix, envelope[2]) !== channel.toString()) {
         runFork(
           Effect.logWarning('bus: dropped a message it cannot read').pipe(

@@ -15,16 +15,19 @@ const outdir = path.join(root, 'dist')
 const entryPoints = ['main.ts', 'cli.ts', 'social/main.ts', 'social/cli.ts']
 
 /**
- * Packages stay in node_modules, except Effect's (`effect`, `@effect/*`): bundled, so that only
- * the modules the service uses are loaded (their barrels import every module, ~600 for `effect`
- * alone) and one copy of Effect serves every @effect package. (measured: docs/decisions.md,
+ * Packages stay in node_modules, except Effect's (`effect`, `@effect/*`, and fast-check with its
+ * generator, which Effect's Schema imports for property tests): bundled, so that only the modules
+ * the service uses are loaded (their barrels import every module, ~600 for `effect` alone) and one
+ * copy of Effect serves every @effect package. (measured: docs/decisions.md,
  * "Production start and footprint")
  */
 const externalExceptEffect = {
   name: 'external-except-effect',
   setup(build) {
     build.onResolve({ filter: /^[^./]/ }, (args) =>
-      /^(effect|@effect\/[^/]+)(\/|$)/.test(args.path) ? undefined : { path: args.path, external: true },
+      /^(effect|@effect\/[^/]+|fast-check|pure-rand)(\/|$)/.test(args.path)
+        ? undefined
+        : { path: args.path, external: true },
     )
   },
 }

@@ -137,7 +137,6 @@ const result = await esbuild.build({
   plugins: [externalExceptEffect],
   sourcemap: 'linked',
   sourcesContent: false,
-  keepNames: true,
   metafile: true,
   logLevel: 'warning',
 })

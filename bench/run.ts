@@ -32,6 +32,16 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
 const setting = (name: string, usual: number, tiny: number) =>
   Number(process.env[name] ?? (smoke ? tiny : usual))
 
+/**
+ * What `npm start` and `npm run kotak` run: the compiled entry points (`dist/`), built from the
+ * current code before any scenario runs.
+ */
+const compiled = (entry: string) => ['--enable-source-maps', path.join(root, 'dist', entry)]
+const buildServer = () => {
+  log('building the server (node build.mjs)')
+  execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'inherit' })
+}
+
 const driverDir = path.join(root, 'bench', 'driver')
 const driverBin = path.join(driverDir, 'bin', 'kotak-bench')
 
@@ -264,11 +274,7 @@ const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak>
   if (!extraEnv.REDIS_URL) delete env.REDIS_URL
   // BENCH_PROFILE=1: the server writes a CPU profile on exit, summarised into the results.
   const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
-  const child = spawnWithLimits(
-    process.execPath,
-    [...profile, '--import', 'tsx', path.join(root, 'main.ts')],
-    env,
-  )
+  const child = spawnWithLimits(process.execPath, [...profile, ...compiled('main.js')], env)
   await waitFor(`http://127.0.0.1:${port}/healthz`, child)
   return {
     url: `http://127.0.0.1:${port}`,
@@ -288,7 +294,7 @@ const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak>
 
 const cli = (env: NodeJS.ProcessEnv, args: string[]) =>
   JSON.parse(
-    execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'cli.ts'), ...args], {
+    execFileSync(process.execPath, [...compiled('cli.js'), ...args], {
       env,
       encoding: 'utf8',
     }),
@@ -301,10 +307,13 @@ interface Seed {
   csrf: string
 }
 
-/** A Pro workspace, an API key and a signed-in owner, through the CLI and the sign-in link. */
-const seed = async (k: Kotak): Promise<Seed> => {
+/**
+ * A Pro workspace, an API key and a one-time sign-in link for its owner, through the operator CLI
+ * (with the embedded database: while the server is stopped).
+ */
+const bootstrap = (env: NodeJS.ProcessEnv) => {
   const email = `bench-${Date.now()}@example.com`
-  const ws = cli(k.env, [
+  const ws = cli(env, [
     'workspace',
     'create',
     '--name',
@@ -317,13 +326,23 @@ const seed = async (k: Kotak): Promise<Seed> => {
     'pro',
   ])
   const workspaceId = (ws.workspace as { id: number }).id
-  const key = cli(k.env, ['key', 'create', '--workspace', String(workspaceId), '--name', 'bench'])
-    .key as string
-  const link = cli(k.env, ['login-link', '--email', email]).url as string
-  const res = await fetch(link.replace(/^http:\/\/[^/]+/, k.url), { redirect: 'manual' })
+  const key = cli(env, ['key', 'create', '--workspace', String(workspaceId), '--name', 'bench']).key as string
+  const link = cli(env, ['login-link', '--email', email]).url as string
+  return { workspaceId, key, link }
+}
+
+/** Opens the sign-in link on the server at `url`: the owner's session cookie and CSRF token. */
+const signIn = async (url: string, link: string) => {
+  const res = await fetch(link.replace(/^http:\/\/[^/]+/, url), { redirect: 'manual' })
   const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]!)
   const csrf = cookies.find((c) => c.startsWith('kotak_csrf='))!.split('=')[1]!
-  return { workspaceId, key, cookie: cookies.join('; '), csrf }
+  return { cookie: cookies.join('; '), csrf }
+}
+
+/** A Pro workspace, an API key and a signed-in owner, through the CLI and the sign-in link. */
+const seed = async (k: Kotak): Promise<Seed> => {
+  const { workspaceId, key, link } = bootstrap(k.env)
+  return { workspaceId, key, ...(await signIn(k.url, link)) }
 }
 
 const commit = () => {
@@ -687,6 +706,14 @@ const scenarios: Record<string, () => Promise<void>> = {
       sockets: setting('BENCH_SOCKETS', 1000, 50),
       duration: setting('BENCH_DURATION_S', 20, 3),
     }),
+
+  /**
+   * Start and memory of one node as `npm start` runs it (compiled), on PostgreSQL and on the
+   * embedded database: start to healthy, idle RSS, RSS with 10,000 idle conversation actors, and
+   * with 1,000 idle sockets besides. Targets: PostgreSQL healthy ≤ 1 s and idle ≤ 120 MB, embedded
+   * healthy ≤ 2.5 s and idle ≤ 300 MB (issue 29).
+   */
+  footprint: () => footprint(),
 
   /**
    * Ten minutes of mixed load (inbound messages to agents' sockets, inbox and /me reads, one socket
@@ -1155,6 +1182,247 @@ const inbound = async (plan: InboundPlan) => {
   }
 }
 
+/** The server's RSS (median of five samples) and V8 heap in use (its /metrics). */
+const memoryOf = async (pid: number, url: string) => {
+  const rss: number[] = []
+  for (let i = 0; i < 5; i++) {
+    rss.push(sample(pid)?.rssBytes ?? 0)
+    await new Promise((r) => setTimeout(r, 200))
+  }
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const heap = Number(/^kotak_nodejs_heap_size_used_bytes (\S+)/m.exec(text)?.[1] ?? 0)
+  return { rss_bytes: rss.sort((a, b) => a - b)[2]!, heap_used_bytes: Math.round(heap) }
+}
+
+const MB = (n: number) => round(n / 2 ** 20, 1)
+
+/** Sends `n` messages, one per new conversation, through an API channel, `concurrency` at a time. */
+const conversationsThroughApi = async (url: string, channelKey: string, n: number, concurrency = 16) => {
+  let next = 0
+  let failed = 0
+  let lastError = ''
+  const worker = async () => {
+    while (next < n) {
+      const i = next++
+      const res = await fetch(`${url}/v1/channel-api/messages`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${channelKey}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ conversation_id: `fp-${i}`, message: { id: `fp-${i}-1`, text: 'hello' } }),
+      }).catch((e: unknown) => ({ status: 0, text: async () => String(e) }))
+      if (res.status !== 201) {
+        failed++
+        lastError = `${res.status} ${await res.text()}`
+      }
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, worker))
+  return { accepted: n - failed, failed, lastError }
+}
+
+type Database = 'postgres' | 'embedded'
+
+/** One database's run of the footprint scenario. */
+const footprintOf = async (database: Database) => {
+  const conversations = setting('BENCH_CONVERSATIONS', 10_000, 100)
+  const sockets = setting('BENCH_SOCKETS', 1_000, 20)
+  const settleS = setting('BENCH_SETTLE_S', 10, 1)
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-footprint-'))
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    // All interfaces: the driver spreads its sockets over 127.0.0.1–8.
+    HOST: '0.0.0.0',
+    PUBLIC_URL: url,
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_KEY: '100000000',
+    RATE_LIMIT_PER_CHANNEL_KEY: '100000000',
+  }
+  delete env.REDIS_URL
+  delete env.DATABASE_URL
+  const db = database === 'postgres' ? `kotak_bench_fp_${Date.now()}` : undefined
+  if (db) {
+    const admin = new pg.Client({ connectionString: adminUrl })
+    await admin.connect()
+    await admin.query(`CREATE DATABASE ${db}`)
+    await admin.end()
+    const u = new URL(adminUrl)
+    u.pathname = `/${db}`
+    env.DATABASE_URL = u.href
+  }
+  /** `npm start`'s process, timed from its spawn to the first 200 of /healthz. */
+  const startNode = async () => {
+    const t0 = performance.now()
+    const child = spawnWithLimits(process.execPath, compiled('main.js'), env)
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`footprint (${database}): the server exited`)
+      const up = await fetch(`${url}/healthz`).then(
+        (r) => r.ok,
+        () => false,
+      )
+      // Wall time on this shared machine, and the CPU the process spent (what an idle core would take).
+      if (up) {
+        const ms = Math.round(performance.now() - t0)
+        return { child, ms, cpuMs: Math.round((sample(child.pid!)?.cpuSeconds ?? 0) * 1000) }
+      }
+      if (performance.now() - t0 > 120_000) throw new Error(`footprint (${database}): not healthy in 120 s`)
+      await new Promise((r) => setTimeout(r, 10))
+    }
+  }
+  const stopNode = async (child: ChildProcess) => {
+    const exited = new Promise((r) => child.once('exit', r))
+    child.kill('SIGTERM')
+    await exited
+  }
+  const settle = () => new Promise((r) => setTimeout(r, settleS * 1000))
+  try {
+    // An empty database: the first start creates the schema (and, embedded, the database itself).
+    const first = await startNode()
+    await stopNode(first.child)
+    // The operator's bootstrap while the server is stopped (the embedded database allows one process).
+    const b = bootstrap(env)
+    // The usual start: a current database.
+    const node = await startNode()
+    log(`footprint (${database}): healthy in ${node.ms} ms (first start ${first.ms} ms)`)
+    try {
+      const pid = node.child.pid!
+      await settle()
+      const idle = await memoryOf(pid, url)
+      const session = await signIn(url, b.link)
+      const headers = {
+        Cookie: session.cookie,
+        'X-CSRF-Token': session.csrf,
+        'Content-Type': 'application/json',
+      }
+      const ch = await fetch(`${url}/v1/channels/api`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: 'Footprint API' }),
+      })
+      if (ch.status !== 201) throw new Error(`creating the API channel: ${ch.status} ${await ch.text()}`)
+      const channelKey = ((await ch.json()) as { data: { credentials: { key: string } } }).data.credentials
+        .key
+      const t0 = performance.now()
+      const sent = await conversationsThroughApi(url, channelKey, conversations)
+      const sendS = (performance.now() - t0) / 1000
+      log(
+        `footprint (${database}): ${sent.accepted} conversations in ${round(sendS, 1)} s` +
+          (sent.failed ? `, ${sent.failed} failed (${sent.lastError})` : ''),
+      )
+      // Each conversation's actor stays in memory until it has been idle for 5 minutes.
+      await settle()
+      const actors = await memoryOf(pid, url)
+      // Idle agent sockets on top, subscribed to the workspace, held while the server is sampled.
+      const hold = settleS + setting('BENCH_RAMP_S', 10, 2) + 20
+      const driver = runDriver([
+        'sockets',
+        '-base',
+        url,
+        '-cookie',
+        session.cookie,
+        '-csrf',
+        session.csrf,
+        '-channels',
+        `ws:${b.workspaceId}`,
+        '-hosts',
+        hosts,
+        '-sockets',
+        String(sockets),
+        '-ramp',
+        seconds(setting('BENCH_RAMP_S', 10, 2)),
+        '-hold',
+        seconds(hold),
+      ])
+      let held = 0
+      const deadline = Date.now() + hold * 1000
+      while (Date.now() < deadline) {
+        const text = await (await fetch(`${url}/metrics`)).text()
+        held = Number(/^kotak_realtime_connections (\d+)/m.exec(text)?.[1] ?? 0)
+        if (held >= sockets) break
+        await new Promise((r) => setTimeout(r, 500))
+      }
+      await settle()
+      const withSockets = await memoryOf(pid, url)
+      const run = await driver
+      return {
+        first_start_healthy_ms: first.ms,
+        first_start_cpu_ms: first.cpuMs,
+        start_healthy_ms: node.ms,
+        start_cpu_ms: node.cpuMs,
+        idle_rss_bytes: idle.rss_bytes,
+        idle_heap_used_bytes: idle.heap_used_bytes,
+        conversations: sent.accepted,
+        conversations_failed: sent.failed,
+        conversations_per_s: round(sent.accepted / sendS, 0),
+        actors_rss_bytes: actors.rss_bytes,
+        actors_heap_used_bytes: actors.heap_used_bytes,
+        rss_bytes_per_actor: Math.round((actors.rss_bytes - idle.rss_bytes) / Math.max(1, sent.accepted)),
+        sockets: held,
+        sockets_requested: sockets,
+        sockets_subscribed: get(run.report, 'realtime', 'sockets_subscribed'),
+        sockets_rss_bytes: withSockets.rss_bytes,
+        sockets_heap_used_bytes: withSockets.heap_used_bytes,
+        rss_bytes_per_socket: Math.round((withSockets.rss_bytes - actors.rss_bytes) / Math.max(1, held)),
+      }
+    } finally {
+      await stopNode(node.child)
+    }
+  } finally {
+    if (db) {
+      const c = new pg.Client({ connectionString: adminUrl })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`)
+      await c.end()
+    }
+    fs.rmSync(dataDir, { recursive: true, force: true })
+  }
+}
+
+const footprint = async () => {
+  const loadStart = loadavg()
+  const postgres = await footprintOf('postgres')
+  const embedded = await footprintOf('embedded')
+  const targets = {
+    postgres: { start_healthy_ms: 1000, idle_rss_bytes: 120 * 2 ** 20 },
+    embedded: { start_healthy_ms: 2500, idle_rss_bytes: 300 * 2 ** 20 },
+  }
+  const verdict = (m: typeof postgres, t: (typeof targets)['postgres']) => ({
+    start: m.start_healthy_ms <= t.start_healthy_ms,
+    idle: m.idle_rss_bytes <= t.idle_rss_bytes,
+  })
+  const v = { postgres: verdict(postgres, targets.postgres), embedded: verdict(embedded, targets.embedded) }
+  const met = v.postgres.start && v.postgres.idle && v.embedded.start && v.embedded.idle
+  for (const [name, m] of Object.entries({ postgres, embedded })) {
+    check(
+      'footprint',
+      m.conversations_failed === 0 &&
+        m.sockets_subscribed === m.sockets_requested &&
+        m.sockets >= m.sockets_requested,
+      `${name}: ${m.conversations_failed} conversations failed, ${m.sockets_subscribed} of ${m.sockets_requested} sockets subscribed, ${m.sockets} held`,
+    )
+  }
+  const ok = (b: boolean) => (b ? 'met' : 'missed')
+  const row = (name: string, m: typeof postgres, t: (typeof targets)['postgres'], vv: typeof v.postgres) =>
+    `| ${name} | ${m.start_healthy_ms} (≤ ${t.start_healthy_ms}: ${ok(vv.start)}) | ${m.start_cpu_ms} | ${m.first_start_healthy_ms} (${m.first_start_cpu_ms}) | ` +
+    `${MB(m.idle_rss_bytes)} (≤ ${MB(t.idle_rss_bytes)}: ${ok(vv.idle)}) | ${MB(m.idle_heap_used_bytes)} | ` +
+    `${MB(m.actors_rss_bytes)} (${m.conversations.toLocaleString('en')}) | ${MB(m.sockets_rss_bytes)} (${m.sockets.toLocaleString('en')}) | ` +
+    `${m.rss_bytes_per_actor} | ${m.rss_bytes_per_socket} |\n`
+  write(
+    'footprint',
+    { ...base('footprint', loadStart), metrics: { postgres, embedded }, targets, met },
+    heading('footprint', loadStart) +
+      `One node as \`npm start\` runs it (\`node --enable-source-maps dist/main.js\`, no REDIS_URL). Start: from spawning the process to the first 200 of \`/healthz\`, on a current database (the usual restart); the first start on an empty one (creating the schema, and embedded the database) apart; beside each, the CPU time the process used until then, which a busy machine does not inflate. ` +
+      `RSS: median of five samples, ${setting('BENCH_SETTLE_S', 10, 1)} s after each step; heap: V8's heap in use (\`/metrics\`).\n\n` +
+      `| database | start to healthy ms | its CPU ms | first start ms (CPU ms) | idle RSS MB | idle heap MB | RSS MB with idle conversation actors (count) | RSS MB with those and idle sockets (count) | bytes per actor | bytes per socket |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n` +
+      row('PostgreSQL', postgres, targets.postgres, v.postgres) +
+      row('embedded (PGlite)', embedded, targets.embedded, v.embedded) +
+      `\nEach conversation was created by one message through an API channel (${postgres.conversations_per_s}/s on PostgreSQL, ${embedded.conversations_per_s}/s embedded): ` +
+      `its ConversationActor stays in memory until idle for 5 minutes, longer than the run. The sockets are the load driver's, subscribed to the workspace, idle.\n`,
+  )
+}
+
 const runOne = async (name: string) => {
   await scenarios[name]!()
   const prof = summarise(profileDir)
@@ -1178,6 +1446,7 @@ const main = async () => {
     process.exit(2)
   }
   buildDriver()
+  buildServer()
   for (const n of names) {
     const t0 = Date.now()
     await runOne(n)

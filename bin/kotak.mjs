@@ -1,17 +1,12 @@
 #!/usr/bin/env node
-// `npx kotak …`: runs the operator CLI (cli.ts) through tsx, with the caller's arguments and exit code.
-import { spawnSync } from 'node:child_process'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+// `npx kotak …`: the operator CLI, compiled (dist/cli.js, built by `npm install`; `npm run build`
+// after changing the code), in this process with source-mapped stack traces.
+import { existsSync } from 'node:fs'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const tsx = createRequire(import.meta.url).resolve('tsx')
-const result = spawnSync(
-  process.execPath,
-  ['--import', tsx, join(root, 'cli.ts'), ...process.argv.slice(2)],
-  {
-    stdio: 'inherit',
-  },
-)
-process.exit(result.status ?? 1)
+const cli = new URL('../dist/cli.js', import.meta.url)
+if (!existsSync(cli)) {
+  process.stderr.write('kotak: dist/cli.js is missing; run `npm run build` (npm install runs it)\n')
+  process.exit(1)
+}
+process.setSourceMapsEnabled(true)
+await import(cli.href)

@@ -1,5 +1,4 @@
 import { JSONSchema, Schema, SchemaAST } from 'effect'
-import YAML from 'yaml'
 import { errorStatus } from '../actors/errors'
 import type { Route } from './route'
 
@@ -158,4 +157,6 @@ export const document = (routes: readonly Route[], serverUrl: string): Json => {
   }
 }
 
-export const toYaml = (doc: Json): string => YAML.stringify(doc, { aliasDuplicateObjects: false })
+export const toYaml = async (doc: Json): Promise<string> =>
+  // The yaml package loads with the first request for the document, not at start.
+  (await import('yaml')).default.stringify(doc, { aliasDuplicateObjects: false })

@@ -1,10 +1,9 @@
-import * as path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { type Effect, Layer, ManagedRuntime } from 'effect'
 import { Log, type Logger, makeLogger } from '../engine/log'
 import { MetricsTag, makeMetrics } from '../engine/metrics'
 import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
 import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
+import { sourcePath } from '../engine/sourceTree'
 import * as Router from '../http/router'
 import { runFast } from '../http/runFast'
 import { isNative, listen } from '../http/server'
@@ -30,7 +29,7 @@ export const allRoutes = (): readonly SocialRoute[] => [
 
 /** The service's own migrations, applied in the PostgreSQL schema `social`. */
 export const migrations = {
-  dir: path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations'),
+  dir: sourcePath('social', 'migrations'),
   schema: 'social',
 } as const
 

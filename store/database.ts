@@ -2,11 +2,6 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
-import { PGlite } from '@electric-sql/pglite'
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm'
-import { unaccent } from '@electric-sql/pglite/contrib/unaccent'
-import { vector } from '@electric-sql/pglite-pgvector'
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket'
 import { Effect, Layer, Redacted } from 'effect'
 import pg from 'pg'
 
@@ -64,6 +59,23 @@ const lockDataDir = (dir: string) =>
     (file) => Effect.sync(() => fs.rmSync(file, { force: true })),
   )
 
+/**
+ * PostgreSQL settings of the embedded database, for a small server (docs/decisions.md, "Production
+ * start and footprint"). PGlite otherwise runs with PostgreSQL's defaults: 128 MB of shared
+ * buffers, touched at start, and connection slots for 100 sessions where it has one.
+ */
+export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: process.env.XSB ?? '16MB',
+  max_connections: '8',
+  // One session: a sort or hash may take this much before spilling to disk.
+  work_mem: '4MB',
+  // Index builds (migrations); wasm memory, once grown, stays with the process.
+  maintenance_work_mem: '16MB',
+  // WAL on disk between checkpoints: at least 32 MB kept, a checkpoint beyond 128 MB.
+  min_wal_size: '32MB',
+  max_wal_size: '128MB',
+}
+
 const embedded = (opts: DatabaseOptions) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
@@ -73,11 +85,28 @@ const embedded = (opts: DatabaseOptions) =>
       if (opts.dataDir !== 'memory') yield* lockDataDir(opts.dataDir)
       const socketPath = path.join(socketDir, '.s.PGSQL.5432')
       fs.rmSync(socketPath, { force: true })
+      // PGlite loads only in embedded mode: a node on PostgreSQL never loads it.
+      const [{ PGlite }, { pg_trgm }, { unaccent }, { vector }, { PGLiteSocketServer }] =
+        yield* Effect.promise(() =>
+          Promise.all([
+            import('@electric-sql/pglite'),
+            import('@electric-sql/pglite/contrib/pg_trgm'),
+            import('@electric-sql/pglite/contrib/unaccent'),
+            import('@electric-sql/pglite-pgvector'),
+            import('@electric-sql/pglite-socket'),
+          ]),
+        )
       const db = yield* Effect.acquireRelease(
         Effect.promise(async () => {
           // pg_trgm serves the inbox search's indexes (migration 0012), as on PostgreSQL; unaccent
           // and pgvector the knowledge base's keyword and semantic search (migration 0075).
-          const options = { extensions: { pg_trgm, unaccent, vector } }
+          const options = {
+            extensions: { pg_trgm, unaccent, vector },
+            startParams: [
+              ...PGlite.defaultStartParams,
+              ...Object.entries(EMBEDDED_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
+            ],
+          }
           const instance =
             opts.dataDir === 'memory'
               ? new PGlite(options)

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { SqlClient } from '@effect/sql'
 import { Effect, Layer } from 'effect'
+import { sourcePath } from '../engine/sourceTree'
 
-const kernelDir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations')
+const kernelDir = sourcePath('store', 'migrations')
 
 // Any constant works; it only has to be the same on every node.
 const MIGRATION_LOCK = 7_406_251

@@ -2,11 +2,11 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { freePort, freshDatabase, runCli, tempDir } from './support/server'
+import { compiled, freePort, freshDatabase, runCli, tempDir } from './support/server'
 
 /**
- * The operator's path on a fresh deployment: bootstrap with the CLI, run `npm start`'s entry as a
- * child process, restart it, and find everything still there.
+ * The operator's path on a fresh deployment: bootstrap with the CLI, run `npm start`'s entry (the
+ * compiled dist/main.js) as a child process, restart it, and find everything still there.
  */
 const root = path.resolve(__dirname, '..')
 let env: NodeJS.ProcessEnv
@@ -37,7 +37,7 @@ afterAll(async () => {
 })
 
 const startNode = async (): Promise<ChildProcess> => {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'main.ts')], {
+  const child = spawn(process.execPath, compiled('main.js'), {
     env,
     cwd: root,
     stdio: 'pipe',

@@ -1,6 +1,5 @@
 import { stringify } from 'csv-stringify/sync'
 import { Effect, Schema } from 'effect'
-import ExcelJS from 'exceljs'
 import { currentMillis, currentTime } from '../../engine/clock'
 import { iso, localDate, localParts, startOfLocalDay } from '../../engine/time'
 import * as Recipients from '../../store/broadcastRecipients'
@@ -122,6 +121,8 @@ export const exportFile = (ctx: Ctx, params: { readonly id: number }, q: typeof 
       const text = `\uFEFF${stringify([[...HEADER], ...rows])}`
       return { name: `${base}.csv`, mime: 'text/csv; charset=utf-8', bytes: new TextEncoder().encode(text) }
     }
+    // exceljs loads on the first export, not at start (docs/decisions.md, footprint).
+    const { default: ExcelJS } = yield* Effect.promise(() => import('exceljs'))
     const book = new ExcelJS.Workbook()
     book.created = yield* currentTime
     const sheet = book.addWorksheet('Recipients')

@@ -1,5 +1,4 @@
 import { Context, Effect, Schema } from 'effect'
-import QRCode from 'qrcode'
 import { invalidateCredentials, publishEvent } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Channels from '../../store/channels'
@@ -192,7 +191,10 @@ export const qr = (workspace: WorkspaceRow, id: number) =>
     const lifetime = Math.floor(((number.qr_expires_at?.getTime() ?? 0) - Date.now()) / 1000)
     const code = number.qr && lifetime > 0 ? number.qr : null
     const png = code
-      ? yield* Effect.promise(() => QRCode.toDataURL(code, { type: 'image/png', margin: 2, width: 320 }))
+      ? yield* Effect.promise(async () =>
+          // Loaded when a number is being linked, not at start.
+          (await import('qrcode')).default.toDataURL(code, { type: 'image/png', margin: 2, width: 320 }),
+        )
       : null
     return { qr: png, lifetime: png ? lifetime : 0, status: channel.status }
   })

@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync'
 import { Chunk, Effect, Option, Stream } from 'effect'
 import { iso } from '../../engine/time'
 import * as Contacts from '../../store/contacts'
@@ -21,6 +20,8 @@ const encoder = new TextEncoder()
 /** The file as a stream of byte chunks: BOM and header, then one chunk per page of contacts. */
 export const exportCsv = (workspaceId: number, filter: Contacts.ListFilter) =>
   Effect.gen(function* () {
+    // csv-stringify loads with the first export, not at start.
+    const { stringify } = yield* Effect.promise(() => import('csv-stringify/sync'))
     const [defs, labels] = yield* Effect.all([
       CustomFields.list(workspaceId, ['contact']),
       labelMap(workspaceId),

@@ -1,6 +1,5 @@
 import { pipeline, Readable } from 'node:stream'
 import { SqlClient } from '@effect/sql'
-import { parse } from 'csv-parse'
 import { Effect } from 'effect'
 import * as Import from '../../store/contactImport'
 import * as Labels from '../../store/contactLabels'
@@ -450,6 +449,8 @@ export const importCsv = (ctx: Ctx, source: AsyncIterable<Uint8Array>) =>
     const defs = yield* CustomFields.list(ctx.workspaceId, ['contact'])
     const region = regionOf(ctx.timezone)
     const { chunks, lineOf } = inspect(firstChunk, input)
+    // csv-parse loads with the first import, not at start.
+    const { parse } = yield* Effect.promise(() => import('csv-parse'))
     const parser = parse({
       bom: true,
       delimiter: delimiterOf(firstChunk[0] === 0xef ? firstChunk.subarray(3) : firstChunk),

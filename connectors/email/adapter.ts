@@ -1,7 +1,6 @@
 import * as crypto from 'node:crypto'
 import type { SqlClient } from '@effect/sql'
 import { Effect, Layer } from 'effect'
-import nodemailer from 'nodemailer'
 import type { ConnectorShape, Delivery, OutboundMessage } from '../../actors/channels/Connector'
 import { toText } from '../../actors/inbox/emailHtml'
 import { Config } from '../../engine/config'
@@ -11,8 +10,7 @@ import type { ChannelRow } from '../../store/channels'
 import * as Email from '../../store/email'
 import { ConnectorFor } from '../router'
 import { accessOf } from './access'
-import { connectImap, type Policy, smtpTransport } from './mailbox'
-import { sanitizeMail } from './sanitize'
+import type { Policy } from './mailbox'
 
 /**
  * The outbound side of an e-mail channel: an agent's reply (or a new e-mail conversation) as a
@@ -59,6 +57,11 @@ const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const box = yield* Email.byChannel(channel.id)
       if (!box) return rejected('The mailbox of this channel is not set up.')
+      // The mail libraries load with the first mail sent (or mailbox read), not at start.
+      const [{ default: nodemailer }, { connectImap, smtpTransport }, { sanitizeMail }] =
+        yield* Effect.promise(() =>
+          Promise.all([import('nodemailer'), import('./mailbox'), import('./sanitize')]),
+        )
       const access = yield* accessOf(box)
       const payload = ((message.payload.email ?? {}) as MailPayload) ?? {}
       const prev = yield* Email.lastReceived(message.conversationId)

@@ -4,7 +4,7 @@ import sanitizeHtml from 'sanitize-html'
  * Received mail as HTML the inbox can show: an allow-list of layout and text tags, links and
  * images, no script, style sheet, form, frame or event handler. Inline styles keep only plain
  * properties whose values cannot load anything (no `url(`). Remote images stay in the stored HTML
- * and are blocked when shown (`blockRemoteImages`) unless the reader asks for them.
+ * and are blocked when shown (`blockRemoteImages`, remoteImages.ts) unless the reader asks for them.
  */
 const SAFE_VALUE = /^(?!.*(url\s*\(|expression\s*\(|javascript:|@import))[^;{}<>]{0,200}$/i
 const STYLE_PROPS = [
@@ -57,12 +57,3 @@ export const sanitizeMail = (html: string): string =>
       }),
     },
   })
-
-const REMOTE_SRC = /(<img\b[^>]*?\s)src\s*=\s*("(?:https?:)?\/\/[^"]*"|'(?:https?:)?\/\/[^']*')/gi
-
-/**
- * Remote images replaced by an empty placeholder (keeping the original in `data-blocked-src`, which
- * browsers do not load), so opening a mail does not tell its sender it was read.
- */
-export const blockRemoteImages = (html: string): string =>
-  html.replace(REMOTE_SRC, (_m, head: string, src: string) => `${head}data-blocked-src=${src} src=""`)

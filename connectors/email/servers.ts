@@ -2,7 +2,6 @@ import { Effect } from 'effect'
 import type { MailServersShape, Refusal } from '../../actors/channels/MailServers'
 import { Config } from '../../engine/config'
 import { accessOf } from './access'
-import { probe, SignInRefused } from './mailbox'
 import { nudge } from './nudge'
 import { detect } from './providers'
 
@@ -11,16 +10,21 @@ export const mailServers: MailServersShape = {
   detect: (address) => Effect.promise(() => detect(address)),
   signIn: (access, smtpOwnPassword) =>
     Effect.flatMap(Config, (cfg) =>
-      Effect.tryPromise({
-        try: () =>
-          probe(
-            access,
-            { allowInsecure: cfg.emailAllowInsecure },
-            smtpOwnPassword ? 'smtp_password' : 'password',
-          ),
-        catch: (e): Refusal =>
-          e instanceof SignInRefused ? e.refusal : { field: 'imap_host', reason: 'unreachable' },
-      }),
+      // The mail libraries (imapflow, nodemailer) load with the first mailbox, not at start.
+      Effect.flatMap(
+        Effect.promise(() => import('./mailbox')),
+        ({ probe, SignInRefused }) =>
+          Effect.tryPromise({
+            try: () =>
+              probe(
+                access,
+                { allowInsecure: cfg.emailAllowInsecure },
+                smtpOwnPassword ? 'smtp_password' : 'password',
+              ),
+            catch: (e): Refusal =>
+              e instanceof SignInRefused ? e.refusal : { field: 'imap_host', reason: 'unreachable' },
+          }),
+      ),
     ),
   accessOf,
   nudge,

@@ -13,8 +13,7 @@ import type { FileStorage } from '../../engine/storage/FileStorage'
 import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
 import { accessOf } from './access'
-import { importMail } from './inbound'
-import { connectImap, type Policy, SignInRefused } from './mailbox'
+import type { Policy } from './mailbox'
 import { onNudge } from './nudge'
 
 /**
@@ -143,6 +142,8 @@ class Session {
       return
     }
     this.kicked = false
+    // The mail libraries (imapflow, nodemailer) load with the first mailbox, not at start.
+    const { connectImap, SignInRefused } = await import('./mailbox')
     const access = await run(accessOf(mailbox))
     let client: ImapFlow
     try {
@@ -259,6 +260,7 @@ class Session {
       uids = found || []
     }
     uids.sort((a, b) => a - b)
+    const { importMail } = await import('./inbound')
     let last = state && state.uidvalidity === uidValidity ? state.last_uid : 0
     for (let i = 0; i < uids.length && !this.stopped; i += BATCH) {
       const batch = uids.slice(i, i + BATCH)

@@ -1,12 +1,12 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { sourcePath } from '../../engine/sourceTree'
 
 /**
  * The widget's static files (`connectors/livechat/widget/`), read once at start. Plain browser
  * JavaScript and CSS: no build step, nothing to install.
  */
-const dir = path.join(path.dirname(fileURLToPath(import.meta.url)), 'widget')
+const dir = sourcePath('connectors', 'livechat', 'widget')
 const read = (name: string) => fs.readFileSync(path.join(dir, name), 'utf8')
 
 export interface Asset {

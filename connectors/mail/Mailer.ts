@@ -1,7 +1,7 @@
 import { Effect, Layer } from 'effect'
 import { Mailer, type MailerShape } from '../../actors/admin/Mailer'
 import { Config } from '../../engine/config'
-import * as MailerSmtp from './MailerSmtp'
+import { lazyLayer } from '../../engine/lazyLayer'
 
 /**
  * The adapters of the service's own mail port (actors/admin/Mailer.ts): SMTP when `SMTP_URL` is
@@ -10,8 +10,14 @@ import * as MailerSmtp from './MailerSmtp'
 
 export const off: MailerShape = { send: () => Effect.succeed('off' as const) }
 
-/** SMTP when `SMTP_URL` is set, else `off`. */
-export const layer = Layer.effect(
-  Mailer,
-  Effect.map(Config, (cfg) => (cfg.smtpUrl ? MailerSmtp.make(cfg.smtpUrl, cfg.mailFrom) : off)),
+/** SMTP when `SMTP_URL` is set (nodemailer is loaded only then), else `off`. */
+export const layer = Layer.unwrapEffect(
+  Effect.map(Config, (cfg) => {
+    const url = cfg.smtpUrl
+    if (!url) return Layer.succeed(Mailer, off)
+    return lazyLayer(
+      () => import('./MailerSmtp'),
+      (MailerSmtp) => Layer.succeed(Mailer, MailerSmtp.make(url, cfg.mailFrom)),
+    )
+  }),
 )

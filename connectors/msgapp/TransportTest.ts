@@ -216,8 +216,13 @@ export const make = (service?: string): TransportShape => ({
   connect: async (channelId, auth) => {
     const s = new FakeSocket(channelId, auth, service)
     if (auth.creds.me) s.user = { id: auth.creds.me.id }
-    sockets.set(channelId, [...socketsOf(channelId), s])
-    for (const w of [...waiters]) w()
+    // Tests see the socket once the session has taken it and listens to its events (a few
+    // microtasks after `connect` resolves; how many depends on how the transport was loaded), as a
+    // real socket emits nothing in the tick it is made.
+    setImmediate(() => {
+      sockets.set(channelId, [...socketsOf(channelId), s])
+      for (const w of [...waiters]) w()
+    })
     if (service) await s.attach()
     return s
   },

@@ -10,7 +10,7 @@ import * as Conversations from '../../store/conversations'
 import * as Groups from '../../store/groups'
 import * as Msgapp from '../../store/msgapp'
 import { ConnectorFor } from '../router'
-import { jidOfPhone } from './inbound'
+import { jidOfPhone } from './jid'
 import * as Live from './live'
 
 /**

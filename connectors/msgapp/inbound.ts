@@ -1,8 +1,6 @@
 import {
   downloadMediaMessage,
   getContentType,
-  isJidGroup,
-  jidDecode,
   normalizeMessageContent,
   type proto,
   type WAMessage,
@@ -19,6 +17,7 @@ import * as Conversations from '../../store/conversations'
 import * as Files from '../../store/files'
 import * as Messages from '../../store/messages'
 import * as Msgapp from '../../store/msgapp'
+import { isJidGroup, phoneOf } from './jid'
 import type { MsgappSocket } from './Transport'
 import { quietLogger } from './Transport'
 
@@ -34,18 +33,6 @@ const MAX_MEDIA_BYTES = 64 * 1024 * 1024
 const FRESH_MS = 10 * 60_000
 
 const SKIPPED_JIDS = /(@broadcast|@newsletter)$/
-
-/** `+digits` of a phone-number JID (`628…@s.whatsapp.net`), else null (LID or group). */
-export const phoneOf = (...jids: ReadonlyArray<string | null | undefined>) => {
-  for (const j of jids) {
-    if (!j?.endsWith('@s.whatsapp.net')) continue
-    const user = jidDecode(j)?.user
-    if (user && /^\d{5,20}$/.test(user)) return `+${user}`
-  }
-  return null
-}
-
-export const jidOfPhone = (phone: string) => `${phone.replace(/\D/g, '')}@s.whatsapp.net`
 
 const tsOf = (m: { messageTimestamp?: number | Long | null | undefined }) => {
   const t = Number(m.messageTimestamp ?? 0)

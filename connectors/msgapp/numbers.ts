@@ -1,5 +1,5 @@
 import type { NumberLinkShape } from '../../actors/channels/msgapp'
-import { phoneOf } from './inbound'
+import { phoneOf } from './jid'
 import { nudge } from './live'
 
 /** The numbers' connector as the channel operations see it (actors/channels/msgapp.ts). */

@@ -1,4 +1,4 @@
-import { type BaileysEventMap, isJidGroup, type WAMessage } from 'baileys'
+import type { BaileysEventMap, WAMessage } from 'baileys'
 import { Context, Effect, Layer, Runtime } from 'effect'
 import { ChannelActor } from '../../actors/channels/ChannelActor'
 import { publishHistory } from '../../actors/channels/msgapp'
@@ -9,8 +9,9 @@ import * as Owned from '../../engine/owner/Owned'
 import * as Channels from '../../store/channels'
 import * as Msgapp from '../../store/msgapp'
 import * as Notifications from '../../store/notifications'
-import * as AuthState from './authState'
-import * as Inbound from './inbound'
+import type * as AuthStateModule from './authState'
+import type * as InboundModule from './inbound'
+import { isJidGroup, phoneOf } from './jid'
 import * as Live from './live'
 import type { Needs, Run } from './run'
 import { type MsgappSocket, Transport, type TransportShape } from './Transport'
@@ -44,6 +45,22 @@ export class MsgappSessions extends Context.Tag('kotak/MsgappSessions')<
   MsgappSessions,
   MsgappSessionsShape
 >() {}
+
+/**
+ * What a running number needs of Baileys besides its socket (the auth state's codecs, the import
+ * of messages and media): loaded with the first number this node runs, so a deployment without
+ * numbers never loads Baileys (docs/decisions.md, "Production start and footprint").
+ */
+interface Stack {
+  readonly AuthState: typeof AuthStateModule
+  readonly Inbound: typeof InboundModule
+}
+let stack: Promise<Stack> | undefined
+const loadStack = () =>
+  (stack ??= Promise.all([import('./authState'), import('./inbound')]).then(([AuthState, Inbound]) => ({
+    AuthState,
+    Inbound,
+  })))
 
 interface Deps {
   readonly run: Run
@@ -124,6 +141,7 @@ class Session {
     if (this.stopped) return
     const gen = ++this.generation
     try {
+      const { AuthState } = await loadStack()
       const auth = await AuthState.load(this.channelId, this.deps.run)
       if (this.stopped) return
       const sock = await this.deps.transport.connect(this.channelId, auth.state)
@@ -153,10 +171,11 @@ class Session {
   private async handle(
     sock: MsgappSocket,
     events: Partial<BaileysEventMap>,
-    auth: Awaited<ReturnType<typeof AuthState.load>>['state'],
+    auth: Awaited<ReturnType<typeof AuthStateModule.load>>['state'],
     saveCreds: () => Promise<void>,
   ) {
     const { run } = this.deps
+    const { Inbound } = await loadStack()
     const credsUpdate = events['creds.update']
     if (credsUpdate) {
       // Baileys' own socket merges updates into the creds too; merging twice changes nothing.
@@ -173,7 +192,7 @@ class Session {
     if (conn?.connection === 'open') {
       this.attempts = 0
       Live.setOpen(this.channelId, sock)
-      await run(Msgapp.opened(this.channelId, Inbound.phoneOf(normalizeJid(sock.user?.id))))
+      await run(Msgapp.opened(this.channelId, phoneOf(normalizeJid(sock.user?.id))))
       await run(setStatus(this.channelId, 'active'))
     }
     const channel = await run(Channels.byId(this.channelId))
@@ -309,6 +328,7 @@ class Session {
     const window = this.historyWindow
     if (!window) return
     const { run } = this.deps
+    const { Inbound } = await loadStack()
     let imported = 0
     for (const m of messages) {
       if (Number(m.messageTimestamp ?? 0) * 1000 < window.since) continue
@@ -400,14 +420,20 @@ const make = Effect.gen(function* () {
   return { running: owned.running } satisfies MsgappSessionsShape
 })
 
-/** The transport the configuration names: Baileys, or the test transport (`MSGAPP_TRANSPORT=test`). */
+/**
+ * The transport the configuration names: Baileys, or the test transport (`MSGAPP_TRANSPORT=test`).
+ * Chosen here, loaded at the first `connect`: a node that runs no number never loads Baileys.
+ */
 export const transportLayer = Layer.effect(
   Transport,
-  Effect.gen(function* () {
-    const cfg = yield* Config
-    if (cfg.msgappTransport === 'test')
-      return (yield* Effect.promise(() => import('./TransportTest'))).make(cfg.msgappTestService)
-    return (yield* Effect.promise(() => import('./TransportBaileys'))).make()
+  Effect.map(Config, (cfg): TransportShape => {
+    let chosen: Promise<TransportShape> | undefined
+    const transport = () =>
+      (chosen ??=
+        cfg.msgappTransport === 'test'
+          ? import('./TransportTest').then((m) => m.make(cfg.msgappTestService))
+          : import('./TransportBaileys').then((m) => m.make()))
+    return { connect: (channelId, auth) => transport().then((t) => t.connect(channelId, auth)) }
   }),
 )
 

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import { Effect, Layer, Runtime, type Scope } from 'effect'
-import { Redis } from 'ioredis'
-import { pack, unpack } from 'msgpackr'
+import type { Redis } from 'ioredis'
 import * as RedisConnection from '../redis'
 import { Bus, type BusShape } from './Bus'
 import { logThrown, makeRegistry } from './BusMemory'
@@ -21,7 +20,7 @@ type Envelope = readonly [version: typeof VERSION, nodeId: string, topic: string
 
 export const channelOf = (prefix: string, topic: string): string => `${prefix}bus:${topic}`
 
-const decode = (bytes: Uint8Array): Envelope | undefined => {
+const decode = (unpack: (bytes: Uint8Array) => unknown, bytes: Uint8Array): Envelope | undefined => {
   let v: unknown
   try {
     v = unpack(bytes)
@@ -50,6 +49,8 @@ export const make = (
     const nodeId = options.nodeId ?? randomUUID()
     const timeoutMs = options.timeoutMs ?? 1_000
     const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+    // msgpackr loads with the first Redis bus (cluster mode), not at start.
+    const { pack, unpack } = yield* Effect.promise(() => import('msgpackr'))
     const local = makeRegistry()
     /** Topic → its SUBSCRIBE, awaited by every subscriber that arrives while it is under way. */
     const joined = new Map<string, Promise<unknown>>()
@@ -66,7 +67,7 @@ export const make = (
       )
 
     const onMessage = (channel: Buffer, message: Buffer) => {
-      const envelope = decode(message)
+      const envelope = decode(unpack, message)
       if (!envelope || channelOf(prefix, envelope[2]) !== channel.toString()) {
         runFork(
           Effect.logWarning('bus: dropped a message it cannot read').pipe(
@@ -175,15 +176,17 @@ export const layerRedis = (redis: Redis | string, options: RedisBusOptions = {})
     Bus,
     Effect.gen(function* () {
       const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+      // ioredis loads here, with the first Redis layer: a single node never loads it.
+      const { Redis: IORedis } = yield* Effect.promise(() => import('ioredis'))
       const pub =
         typeof redis === 'string'
-          ? yield* open(() => new Redis(redis, { maxRetriesPerRequest: 1 }), 'publish', runFork)
+          ? yield* open(() => new IORedis(redis, { maxRetriesPerRequest: 1 }), 'publish', runFork)
           : redis
       // The subscriber's commands wait out an outage (no retry limit); ioredis resubscribes on reconnect.
       const sub = yield* open(
         () =>
           typeof redis === 'string'
-            ? new Redis(redis, { maxRetriesPerRequest: null })
+            ? new IORedis(redis, { maxRetriesPerRequest: null })
             : redis.duplicate({ maxRetriesPerRequest: null }),
         'subscribe',
         runFork,

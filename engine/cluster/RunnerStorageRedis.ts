@@ -4,6 +4,7 @@ import * as RunnerStorage from '@effect/cluster/RunnerStorage'
 import * as ShardingConfig from '@effect/cluster/ShardingConfig'
 import { Duration, Effect } from 'effect'
 import type { Redis } from 'ioredis'
+import { sourcePath } from '../sourceTree'
 
 /**
  * `RunnerStorage` of @effect/cluster on one Redis: where the runners are and which runner holds
@@ -33,7 +34,7 @@ export interface RedisRunnerStorageOptions {
   readonly timeoutMs?: number
 }
 
-const script = (name: string) => readFileSync(new URL(`./lua/${name}.lua`, import.meta.url), 'utf8')
+const script = (name: string) => readFileSync(sourcePath('engine', 'cluster', 'lua', `${name}.lua`), 'utf8')
 
 const COMMANDS = {
   kotakClusterRegister: { lua: script('register'), numberOfKeys: 4 },

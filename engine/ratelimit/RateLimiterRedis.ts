@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs'
 import { Clock, Effect, Layer, type Scope } from 'effect'
-import { Redis } from 'ioredis'
+import type { Redis } from 'ioredis'
 import * as RedisConnection from '../redis'
+import { sourcePath } from '../sourceTree'
 import { RateLimiter, type RateLimiterShape, resultOf, WINDOW_MS, windowOf } from './RateLimiter'
 
-const script = readFileSync(new URL('./fixedWindow.lua', import.meta.url), 'utf8')
+const script = readFileSync(sourcePath('engine', 'ratelimit', 'fixedWindow.lua'), 'utf8')
 
 export interface RedisRateLimiterOptions {
   /** Prefix of every key (`${prefix}rl:${key}:${window}`), so deployments and tests can share a Redis. */
@@ -67,7 +68,11 @@ const connection = (redis: Redis | string): Effect.Effect<Redis, never, Scope.Sc
     ? Effect.succeed(redis)
     : // Queued commands give up after one reconnect attempt, so an outage fails open quickly.
       // Failures surface through `hit` (logged once per outage).
-      RedisConnection.scoped(() => new Redis(redis, { maxRetriesPerRequest: 1 }))
+      // ioredis loads here, with the first Redis layer: a single node never loads it.
+      Effect.flatMap(
+        Effect.promise(() => import('ioredis')),
+        ({ Redis: IORedis }) => RedisConnection.scoped(() => new IORedis(redis, { maxRetriesPerRequest: 1 })),
+      )
 
 export const layerRedis = (
   redis: Redis | string,

@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import * as client from 'openid-client'
+import type * as OpenIdClient from 'openid-client'
 import { ApiError } from '../../actors/errors'
 import { Config } from '../../engine/config'
 import * as Members from '../../store/members'
@@ -14,7 +14,12 @@ import { ok, type Route, redirect, route } from '../route'
  * here (accounts come from workspaces and invitations).
  */
 
-const discovered = new Map<string, Promise<client.Configuration>>()
+/** The provider's client (openid-client, loaded with the first sign-in, not at start) and its discovered configuration. */
+interface Provider {
+  readonly client: typeof OpenIdClient
+  readonly config: OpenIdClient.Configuration
+}
+const discovered = new Map<string, Promise<Provider>>()
 
 const oidcConfiguration = Effect.gen(function* () {
   const cfg = yield* Config
@@ -24,13 +29,16 @@ const oidcConfiguration = Effect.gen(function* () {
   let pending = discovered.get(key)
   if (!pending) {
     // client_secret_basic is the OpenID Connect default client authentication.
-    pending = client.discovery(
-      new URL(oidc.issuer),
-      oidc.clientId,
-      { client_secret: oidc.clientSecret },
-      client.ClientSecretBasic(oidc.clientSecret),
-      oidc.allowInsecure ? { execute: [client.allowInsecureRequests] } : undefined,
-    )
+    pending = import('openid-client').then(async (client) => ({
+      client,
+      config: await client.discovery(
+        new URL(oidc.issuer),
+        oidc.clientId,
+        { client_secret: oidc.clientSecret },
+        client.ClientSecretBasic(oidc.clientSecret),
+        oidc.allowInsecure ? { execute: [client.allowInsecureRequests] } : undefined,
+      ),
+    }))
     discovered.set(key, pending)
     // A failed discovery is retried on the next sign-in instead of being cached forever.
     pending.catch(() => discovered.delete(key))
@@ -70,7 +78,7 @@ export const routes: readonly Route[] = [
     handler: ({ query }) =>
       Effect.gen(function* () {
         const cfg = yield* Config
-        const config = yield* oidcConfiguration
+        const { client, config } = yield* oidcConfiguration
         const code_verifier = client.randomPKCECodeVerifier()
         const code_challenge = yield* Effect.promise(() => client.calculatePKCECodeChallenge(code_verifier))
         const state = client.randomState()
@@ -102,7 +110,7 @@ export const routes: readonly Route[] = [
     handler: ({ query, path, rawQuery }) =>
       Effect.gen(function* () {
         const cfg = yield* Config
-        const config = yield* oidcConfiguration
+        const { client, config } = yield* oidcConfiguration
         const pending = yield* Sessions.takeAuthRequest(query.state)
         const failed = new ApiError({ code: 'unauthorized', message: 'auth.sign_in_failed' })
         if (!pending) return yield* Effect.fail(failed)

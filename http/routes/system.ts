@@ -59,8 +59,9 @@ export const makeRoutes = (all: () => readonly Route[]): readonly Route[] => {
       tag: 'System',
       summary: 'This OpenAPI 3.1 document',
       handler: () =>
-        Effect.map(Config, (cfg) => {
-          yaml ??= toYaml(document(all(), cfg.publicUrl))
+        Effect.gen(function* () {
+          const cfg = yield* Config
+          yaml ??= yield* Effect.promise(() => toYaml(document(all(), cfg.publicUrl)))
           return raw(200, 'application/yaml; charset=utf-8', yaml)
         }),
     }),

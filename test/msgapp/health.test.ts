@@ -158,9 +158,11 @@ describe('messaging-app number health', () => {
     sock.failures.push(Object.assign(new Error('forbidden'), { output: { statusCode: 403 } }))
     expect((await reply(conv.id, 'x')).status).toBe('failed')
     await waitStatus(s, owner, ch.id, 'restricted')
-    expect(
-      (await notifications()).filter((n) => n.kind === 'channel.restricted' && n.data.channel_id === ch.id),
-    ).toHaveLength(2)
+    // The notification is written just after the status: wait for it rather than race it.
+    const restricted = async () =>
+      (await notifications()).filter((n) => n.kind === 'channel.restricted' && n.data.channel_id === ch.id)
+    await waitFor(async () => (await restricted()).length >= 2)
+    expect(await restricted()).toHaveLength(2)
     ws.close()
   })
 

@@ -8,7 +8,7 @@ import { loadSocialConfig, type SocialConfigShape } from '../../social/config'
 import { type ImportRecord, type ImportReport, importNdjson } from '../../social/import'
 import * as Keys from '../../social/store/keys'
 import * as Workspaces from '../../social/store/workspaces'
-import { freePort, freshDatabase, tempDir } from '../support/server'
+import { compiled, freePort, freshDatabase, tempDir } from '../support/server'
 
 /**
  * A real social service on a random loopback port with a database of its own: a fresh
@@ -112,7 +112,7 @@ export const get = async (
 
 const root = path.resolve(__dirname, '../..')
 
-/** Runs `npm run social -- …`'s entry as a child process, as an operator would. */
+/** Runs `npm run social -- …`'s entry (compiled) as a child process, as an operator would. */
 export const runSocialCli = (
   args: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -121,7 +121,7 @@ export const runSocialCli = (
   new Promise((resolve) => {
     const child = execFile(
       process.execPath,
-      ['--import', 'tsx', path.join(root, 'social/cli.ts'), ...args],
+      [...compiled('social/cli.js'), ...args],
       { env, cwd: root },
       (err, stdout, stderr) => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr })

@@ -6,10 +6,10 @@ import { type Effect, type Layer, ManagedRuntime } from 'effect'
 import { Redis } from 'ioredis'
 import type { ClusterStatus } from '../../engine/cluster/Cluster'
 import * as Database from '../../store/database'
-import { freePort, freshDatabase, type TestServer, tempDir } from './server'
+import { compiled, freePort, freshDatabase, type TestServer, tempDir } from './server'
 
 /**
- * A cluster on loopback for tests: nodes are separate processes (`node --import tsx main.ts`),
+ * A cluster on loopback for tests: nodes are separate processes (`npm start`'s compiled dist/main.js),
  * each with its own HTTP port, internal port (any free one) and test endpoint, sharing a fresh
  * PostgreSQL database and a Redis key prefix of their own. Needs DATABASE_URL and REDIS_URL.
  */
@@ -106,7 +106,7 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
     const [port, testPort] = [await freePort(), await freePort()]
     const dir = tempDir('kotak-node-')
     dirs.push(dir)
-    const proc = spawn(process.execPath, ['--import', 'tsx', 'main.ts'], {
+    const proc = spawn(process.execPath, compiled('main.js'), {
       cwd: root,
       env: {
         ...env,

@@ -110,7 +110,17 @@ export const startTestServer = async (env: Record<string, string> = {}): Promise
   }
 }
 
-/** Runs the operator CLI as a child process, as an operator would. */
+/**
+ * What `npm start`, `npm run kotak` and their social counterparts run: the compiled entry
+ * `dist/<entry>` (built once per test run by globalSetup.ts), with source maps, as arguments for
+ * `node`.
+ */
+export const compiled = (entry: string): string[] => [
+  '--enable-source-maps',
+  path.resolve(__dirname, '../../dist', entry),
+]
+
+/** Runs the operator CLI (compiled, `npm run kotak`) as a child process, as an operator would. */
 export const runCli = (
   args: readonly string[],
   env: NodeJS.ProcessEnv,
@@ -118,7 +128,7 @@ export const runCli = (
   new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', path.resolve(__dirname, '../../cli.ts'), ...args],
+      [...compiled('cli.js'), ...args],
       { env, cwd: path.resolve(__dirname, '../..') },
       (err, stdout, stderr) => {
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout, stderr })

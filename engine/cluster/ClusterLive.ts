@@ -1,0 +1,188 @@
+/**
+ * The implementation of Cluster.ts `layer` (read how cluster mode works there), loaded with the
+ * first clustered layer: it is what brings @effect/cluster, @effect/rpc, the node sockets and
+ * ioredis into a process. A single node (no REDIS_URL) never loads it.
+ */
+import * as MessageStorage from '@effect/cluster/MessageStorage'
+import * as RunnerAddress from '@effect/cluster/RunnerAddress'
+import * as RunnerHealth from '@effect/cluster/RunnerHealth'
+import * as RunnerStorage from '@effect/cluster/RunnerStorage'
+import type * as Runners from '@effect/cluster/Runners'
+import { ShardId } from '@effect/cluster/ShardId'
+import { Sharding } from '@effect/cluster/Sharding'
+import * as ShardingConfig from '@effect/cluster/ShardingConfig'
+import * as SocketRunner from '@effect/cluster/SocketRunner'
+import { SocketServer } from '@effect/platform/SocketServer'
+import { layerClientProtocol } from '@effect/platform-node/NodeClusterSocket'
+import * as NodeSocketServer from '@effect/platform-node/NodeSocketServer'
+import * as RpcSerialization from '@effect/rpc/RpcSerialization'
+import { Duration, Effect, Exit, Layer, Option, Runtime, type Scope } from 'effect'
+import { Redis } from 'ioredis'
+import type { ClusterConfig } from '../config.js'
+import * as RedisConnection from '../redis'
+import { ClusterNode, type ClusterOptions, type LocalActor } from './node.js'
+import * as RunnerStorageRedis from './RunnerStorageRedis.js'
+import * as TestEndpoint from './testEndpoint.js'
+
+/** The @effect/cluster settings this deployment runs with. */
+export const shardingSettings = (config: ClusterConfig): Partial<ShardingConfig.ShardingConfig['Type']> => ({
+  shardsPerGroup: config.shards,
+  shardLockExpiration: Duration.millis(config.leaseMs),
+  shardLockRefreshInterval: Duration.millis(Math.floor(config.leaseMs / 3)),
+  refreshAssignmentsInterval: Duration.millis(Math.min(1_000, Math.floor(config.leaseMs / 4))),
+  // An entity moving away waits this long for the requests it is handling.
+  entityTerminationTimeout: Duration.millis(config.askTimeoutMs),
+  // Local sends skip @effect/rpc's schema round trip: the actor codec already made bytes of them.
+  simulateRemoteSerialization: false,
+})
+
+/** One connection for the registry and the locks; failures surface through the calls. */
+const connection = (url: string): Effect.Effect<Redis, never, Scope.Scope> =>
+  RedisConnection.scoped(() => new Redis(url, { maxRetriesPerRequest: 1 }))
+
+/**
+ * The storage, remembering whether Redis answers: one warning when it stops, one line when it is
+ * back, and `healthy()` for the status.
+ */
+const watched = (
+  storage: RunnerStorage.RunnerStorage['Type'],
+  leaseMs: number,
+  runFork: (e: Effect.Effect<void>) => unknown,
+) => {
+  let lastOk = Date.now()
+  let down = false
+  const observe = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
+    Effect.onExit(effect, (exit) =>
+      Effect.sync(() => {
+        if (exit._tag === 'Success') {
+          lastOk = Date.now()
+          if (down) {
+            down = false
+            runFork(Effect.logInfo('cluster: Redis answers again; this node takes its shards back'))
+          }
+        } else if (!down && !Exit.isInterrupted(exit)) {
+          down = true
+          runFork(
+            Effect.logWarning(
+              'cluster: Redis does not answer; this node gives up its shards and actor requests answer 503 until it is back',
+            ),
+          )
+        }
+      }),
+    )
+  const wrapped = RunnerStorage.RunnerStorage.of({
+    register: (runner, healthy) => observe(storage.register(runner, healthy)),
+    unregister: (address) => storage.unregister(address),
+    getRunners: observe(storage.getRunners),
+    setRunnerHealth: (address, healthy) => storage.setRunnerHealth(address, healthy),
+    acquire: (address, shardIds) => storage.acquire(address, shardIds),
+    refresh: (address, shardIds) => observe(storage.refresh(address, shardIds)),
+    release: (address, shardId) => storage.release(address, shardId),
+    releaseAll: (address) => storage.releaseAll(address),
+  })
+  return { storage: wrapped, healthy: () => !down && Date.now() - lastOk < leaseMs }
+}
+
+/** `Cluster.layer`: Sharding for this process plus its `ClusterNode` (see Cluster.ts). */
+export const layer = (options: ClusterOptions): Layer.Layer<Sharding | ClusterNode> =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const { config, role } = options
+      const runFork = Runtime.runFork(yield* Effect.runtime<never>())
+      const redis = yield* connection(options.redisUrl)
+      const settings = shardingSettings(config)
+
+      let address: RunnerAddress.RunnerAddress | undefined
+      let runner: Layer.Layer<
+        Sharding | Runners.Runners,
+        never,
+        | Runners.RpcClientProtocol
+        | ShardingConfig.ShardingConfig
+        | RpcSerialization.RpcSerialization
+        | MessageStorage.MessageStorage
+        | RunnerStorage.RunnerStorage
+        | RunnerHealth.RunnerHealth
+      >
+      if (role === 'runner') {
+        // Listen first, so that port 0 becomes a real port before the address is advertised.
+        const server = yield* NodeSocketServer.make({ host: config.host, port: config.port }).pipe(
+          Effect.orElse(() =>
+            Effect.dieMessage(
+              `cluster: cannot listen on ${config.host}:${config.port} for the other nodes (CLUSTER_HOST, CLUSTER_PORT)`,
+            ),
+          ),
+        )
+        const port = server.address._tag === 'TcpAddress' ? server.address.port : config.port
+        address = RunnerAddress.make(config.host, port)
+        runner = SocketRunner.layer.pipe(Layer.provide(Layer.succeed(SocketServer, server)))
+      } else {
+        runner = SocketRunner.layerClientOnly
+      }
+      const shardingConfig = ShardingConfig.layer({
+        ...settings,
+        runnerAddress: Option.fromNullable(address),
+        runnerListenAddress: Option.none(),
+      })
+
+      let healthy = () => false
+      const storage = Layer.effect(
+        RunnerStorage.RunnerStorage,
+        Effect.map(RunnerStorageRedis.make(redis, { prefix: options.prefix }), (s) => {
+          const w = watched(s, config.leaseMs, runFork)
+          healthy = w.healthy
+          return w.storage
+        }),
+      )
+
+      const sharding = runner.pipe(
+        Layer.provide(layerClientProtocol),
+        Layer.provide(RpcSerialization.layerMsgPack),
+        Layer.provide(MessageStorage.layerMemory),
+        Layer.provide(storage),
+        Layer.provide(RunnerHealth.layerNoop),
+        Layer.provide(shardingConfig),
+      )
+
+      const actors = new Map<string, LocalActor>()
+      const shardIds = RunnerStorageRedis.allShardIds({ ...ShardingConfig.defaults, ...settings }).map(
+        ShardId.fromString,
+      )
+      const addressText = address === undefined ? undefined : `${address.host}:${address.port}`
+      const node = Layer.scoped(
+        ClusterNode,
+        Effect.flatMap(Sharding, (s) => {
+          const shape = ClusterNode.of({
+            role,
+            address: addressText,
+            askTimeoutMs: config.askTimeoutMs,
+            actors,
+            register: (name, actor) =>
+              Effect.acquireRelease(
+                Effect.sync(() => actors.set(name, actor)),
+                () => Effect.sync(() => actors.delete(name)),
+              ),
+            status: Effect.sync(() => {
+              const entities: Record<string, ReadonlyArray<string | number>> = {}
+              for (const [name, a] of actors) entities[name] = [...a.entities]
+              return {
+                role,
+                address: addressText,
+                healthy: healthy(),
+                shards: shardIds.filter((id) => s.hasShardId(id)).length,
+                entities,
+              }
+            }),
+          })
+          const testPort = config.testPort
+          if (testPort === undefined) return Effect.succeed(shape)
+          return Effect.as(
+            Effect.tap(TestEndpoint.serve(shape, testPort), (port) =>
+              Effect.logInfo('cluster: test endpoint listening').pipe(Effect.annotateLogs({ port })),
+            ),
+            shape,
+          )
+        }),
+      )
+      return node.pipe(Layer.provideMerge(sharding))
+    }),
+  )

@@ -97,13 +97,6 @@ export const NOT_YET_BUILT: ReadonlySet<string> = new Set([
   'POST /leads/import/preview',
   'POST /leads/import',
   'POST /leads/bulk',
-  'GET /clients',
-  'GET /clients/search',
-  'GET /clients/{id}',
-  'POST /clients',
-  'PATCH /clients/{id}',
-  'DELETE /clients/{id}',
-  'POST /clients/{id}/contacts',
 ])
 
 /**

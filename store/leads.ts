@@ -56,7 +56,7 @@ export interface LeadView {
   readonly creator_name: string | null
 }
 
-const VIEW = `SELECT l.id, l.workspace_id, l.number, l.title, l.pipeline_id, l.stage_id, l.status, l.team_id,
+export const VIEW = `SELECT l.id, l.workspace_id, l.number, l.title, l.pipeline_id, l.stage_id, l.status, l.team_id,
   l.assignee_id, l.contact_id, l.client_id, l.interaction_id, l.value_estimate::float8 AS value_estimate,
   l.value_won::float8 AS value_won, l.budget::float8 AS budget,
   to_char(l.expected_close, 'YYYY-MM-DD') AS expected_close, l.followup_at, l.followup_note, l.lost_reason,
@@ -152,7 +152,7 @@ const sortColumn: Record<Sort, string> = {
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
 
-const whereOf = (sql: SqlClient.SqlClient, v: LeadViewer, f: ListFilter): Fragment => {
+export const whereOf = (sql: SqlClient.SqlClient, v: LeadViewer, f: ListFilter): Fragment => {
   const parts: Fragment[] = [visibleWhere(sql, v)]
   if (f.pipelineId !== undefined) parts.push(sql`l.pipeline_id = ${f.pipelineId}`)
   if (f.stageId !== undefined) parts.push(sql`l.stage_id = ${f.stageId}`)

@@ -1,12 +1,14 @@
-import { Effect, Schema } from 'effect'
+import { Effect, Schema, Stream } from 'effect'
 import type { PermissionRule } from '../../actors/admin/caller'
 import { BigIdFromString, IdFromString } from '../../actors/fields'
+import * as Bulk from '../../actors/pipeline/bulk'
+import * as Export from '../../actors/pipeline/export'
 import * as Leads from '../../actors/pipeline/leads'
 import * as Pipelines from '../../actors/pipeline/pipelines'
 import * as Settings from '../../actors/pipeline/settings'
 import * as Work from '../../actors/pipeline/work'
 import { DownloadQuery, fileReply, wantsDownload } from '../files'
-import { answer, type Route, route } from '../route'
+import { answer, type Reply, type Route, route, type Services } from '../route'
 
 /**
  * Spec 2 §4.7, the first half: workflows and their stages, pipeline settings, leads (list, board,
@@ -204,6 +206,42 @@ export const routes: readonly Route[] = [
     summary: 'Delete a lead (admin, owner or creator); the monthly quota is not given back',
     params: IdParam,
     handler: ({ caller, workspace, params }) => answer(Leads.remove({ caller, workspace }, params)),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/leads/bulk',
+    access: 'A',
+    permission: 'leads.manage',
+    tag: 'Leads',
+    summary:
+      'Up to 100 leads: `move` (move rules apply), `assign` (owner and/or team) or `followup`; one result per lead, `meta.done`/`failed`',
+    body: Bulk.BulkBody,
+    handler: ({ caller, workspace, body, locale }) => answer(Bulk.bulk({ caller, workspace }, body, locale)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/pipeline/export',
+    access: 'A',
+    permission: 'reports.view',
+    tag: 'Pipeline',
+    summary:
+      'CSV (UTF-8 with BOM) of `type` = `leads`, `activities` or `expenses` over the leads you may see; `pipeline_id`, `status`, `from`, `to`',
+    query: Export.ExportQuery,
+    handler: ({ caller, workspace, query }) =>
+      Effect.gen(function* () {
+        const stream = yield* Export.exportCsv({ caller, workspace }, query)
+        const runtime = yield* Effect.runtime<Services>()
+        const day = new Date().toISOString().slice(0, 10)
+        const reply: Reply = {
+          _tag: 'Raw',
+          status: 200,
+          contentType: 'text/csv; charset=utf-8',
+          body: '',
+          stream: Stream.toAsyncIterableRuntime(stream, runtime),
+          headers: { 'Content-Disposition': `attachment; filename="${query.type}-${day}.csv"` },
+        }
+        return reply
+      }),
   }),
   // ---- Timeline ------------------------------------------------------------------------------
   route({

@@ -92,11 +92,9 @@ export const BUILT: ReadonlyArray<readonly [string, string]> = [
  */
 export const NOT_YET_BUILT: ReadonlySet<string> = new Set([
   'GET /pipeline/dashboard',
-  'GET /pipeline/export',
   'GET /leads/import/template',
   'POST /leads/import/preview',
   'POST /leads/import',
-  'POST /leads/bulk',
 ])
 
 /**

@@ -1,5 +1,5 @@
 import { Schema } from 'effect'
-import { localParts, startOfLocalDay } from '../../engine/time'
+import { startOfLocalDay } from '../../engine/time'
 
 /** Calendar days of the pipeline's filters (`YYYY-MM-DD`), read in a time zone. */
 export const LocalDate = Schema.String.pipe(
@@ -13,10 +13,4 @@ export const LocalDate = Schema.String.pipe(
 export const dayStart = (date: string, zone: string, plusDays = 0) => {
   const [y, m, d] = date.split('-').map(Number) as [number, number, number]
   return startOfLocalDay(y, m, d + plusDays, zone)
-}
-
-/** `YYYY-MM-DD` of an instant in `zone`. */
-export const localDate = (at: Date, zone: string) => {
-  const l = localParts(at, zone)
-  return `${l.year}-${String(l.month).padStart(2, '0')}-${String(l.day).padStart(2, '0')}`
 }

@@ -2,6 +2,7 @@ import { Effect, Schema, Stream } from 'effect'
 import type { PermissionRule } from '../../actors/admin/caller'
 import { BigIdFromString, IdFromString } from '../../actors/fields'
 import * as Bulk from '../../actors/pipeline/bulk'
+import * as Dashboard from '../../actors/pipeline/dashboard'
 import * as Export from '../../actors/pipeline/export'
 import * as Leads from '../../actors/pipeline/leads'
 import * as Pipelines from '../../actors/pipeline/pipelines'
@@ -64,6 +65,17 @@ export const routes: readonly Route[] = [
     summary: 'Set `lost_reasons` and/or `expense_categories` (1 to 50 entries each, no repeats)',
     body: Settings.SettingsBody,
     handler: ({ caller, workspace, body }) => answer(Settings.put({ caller, workspace }, body)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/pipeline/dashboard',
+    access: 'K',
+    permission: VIEW,
+    tag: 'Pipeline',
+    summary:
+      '`tiles`, `funnel`, `weekly` (8 weeks), `by_assignee`, `expenses`, `agenda`, `quota` over the leads you may see; `pipeline_id`, `from`, `to` (default this month), `team_id`, `assignee_id`',
+    query: Dashboard.DashboardQuery,
+    handler: ({ caller, workspace, query }) => answer(Dashboard.dashboard({ caller, workspace }, query)),
   }),
   route({
     method: 'POST',

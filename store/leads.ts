@@ -492,3 +492,34 @@ export const liveContactBy = (workspaceId: number, field: 'phone' | 'email', val
       Effect.map((r) => r[0]?.id ?? null),
     ),
   )
+
+// ---- Imports ---------------------------------------------------------------------------------
+
+/** Leads an earlier import made from rows with these identities (store/migrations/0091). */
+export const byImportKeys = (workspaceId: number, keys: readonly string[]) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    keys.length === 0
+      ? Effect.succeed([] as ReadonlyArray<LeadView & { import_key: string }>)
+      : sql<LeadView & { import_key: string }>`SELECT x.*, l2.import_key FROM (${sql.literal(VIEW)}) x
+          JOIN leads l2 ON l2.id = x.id
+          WHERE l2.workspace_id = ${workspaceId} AND l2.import_key = ANY(${pgArray(keys)}::text[])`,
+  )
+
+export const setImportKey = (id: number, key: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE leads SET import_key = ${key} WHERE id = ${id}`.pipe(Effect.asVoid),
+  )
+
+/** Custom values merged into a lead's (an import's update). */
+export const mergeCustom = (id: number, values: Readonly<Record<string, unknown>>, at: Date) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE leads SET custom = custom || ${JSON.stringify(values)}::jsonb, updated_at = ${at} WHERE id = ${id}`.pipe(
+      Effect.asVoid,
+    ),
+  )
+
+/** One import at a time per workspace (the caller's transaction): re-imports see the first's leads. */
+export const lockImports = (workspaceId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT pg_advisory_xact_lock(${workspaceId}, hashtext('lead_import'))`.pipe(Effect.asVoid),
+  )

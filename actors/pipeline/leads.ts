@@ -477,7 +477,7 @@ const text = (v: string | null | undefined) =>
   v === undefined ? undefined : v === null ? null : v.trim() || null
 
 /** The contact a new lead names (an id, `{name, phone, email}` matched by phone then e-mail, or a conversation's). */
-type ContactChoice =
+export type ContactChoice =
   | { readonly _tag: 'None' }
   | { readonly _tag: 'Existing'; readonly id: number }
   | {
@@ -487,7 +487,11 @@ type ContactChoice =
       readonly email: string | null
     }
 
-const chooseContact = (ctx: Ctx, body: typeof CreateBody.Type, problems: Record<string, FieldMessage>) =>
+export const chooseContact = (
+  ctx: Ctx,
+  body: typeof CreateBody.Type,
+  problems: Record<string, FieldMessage>,
+) =>
   Effect.gen(function* () {
     let interactionContact: number | null = null
     if (body.interaction_id !== undefined) {

@@ -4,6 +4,7 @@ import { BigIdFromString, IdFromString } from '../../actors/fields'
 import * as Bulk from '../../actors/pipeline/bulk'
 import * as Dashboard from '../../actors/pipeline/dashboard'
 import * as Export from '../../actors/pipeline/export'
+import * as Imports from '../../actors/pipeline/imports'
 import * as Leads from '../../actors/pipeline/leads'
 import * as Pipelines from '../../actors/pipeline/pipelines'
 import * as Settings from '../../actors/pipeline/settings'
@@ -229,6 +230,50 @@ export const routes: readonly Route[] = [
       'Up to 100 leads: `move` (move rules apply), `assign` (owner and/or team) or `followup`; one result per lead, `meta.done`/`failed`',
     body: Bulk.BulkBody,
     handler: ({ caller, workspace, body, locale }) => answer(Bulk.bulk({ caller, workspace }, body, locale)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/leads/import/template',
+    access: 'A',
+    permission: 'leads.manage',
+    tag: 'Leads',
+    summary:
+      'The import template, `format` = `xlsx` (default) or `csv`: the lead fields and your lead custom fields',
+    query: Imports.TemplateQuery,
+    handler: ({ caller, workspace, query }) =>
+      Effect.map(
+        Imports.template({ caller, workspace }, query),
+        (f): Reply => ({
+          _tag: 'Raw',
+          status: 200,
+          contentType: f.mime,
+          body: f.bytes,
+          headers: { 'Content-Disposition': `attachment; filename="${f.name}"` },
+        }),
+      ),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/leads/import/preview',
+    access: 'A',
+    permission: 'leads.manage',
+    tag: 'Leads',
+    summary:
+      'Multipart `file` (.xlsx or .csv, up to 50 MB): columns, samples, mapping suggestions and a token valid one hour',
+    multipart: Imports.UPLOAD_LIMITS,
+    handler: ({ caller, workspace, files }) => answer(Imports.preview({ caller, workspace }, files)),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/leads/import',
+    access: 'A',
+    permission: 'leads.manage',
+    tag: 'Leads',
+    summary:
+      '`{token, mapping, dry_run, pipeline_id}`: what is (or would be) created, updated, unchanged or refused per row; unmatched columns become lead custom fields',
+    body: Imports.ImportBody,
+    handler: ({ caller, workspace, body, locale }) =>
+      answer(Imports.runImport({ caller, workspace }, body, locale)),
   }),
   route({
     method: 'GET',

@@ -19,7 +19,7 @@ import { freeKey, fromText, keyFromLabel, MAX_PER_ENTITY } from '../contacts/cus
 import { contactsChanged } from '../contacts/events'
 import { normalizeEmail, normalizePhone, regionOf } from '../contacts/phone'
 import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
-import { IdFromString, type UploadedFile } from '../fields'
+import { Id, type UploadedFile } from '../fields'
 import { addMessages, type Locale, t } from '../i18n'
 import { type Ctx, leadViewerFor, pipelineViewerFor } from './access'
 import { dayStart } from './dates'
@@ -337,7 +337,7 @@ export const ImportBody = Schema.Struct({
     Schema.Record({ key: Schema.String, value: Schema.NullOr(Schema.String.pipe(Schema.maxLength(60))) }),
   ),
   dry_run: Schema.optional(Schema.Boolean),
-  pipeline_id: Schema.optional(Schema.Union(Schema.Number, IdFromString)),
+  pipeline_id: Schema.optional(Id),
 })
 
 type Problem = {
@@ -451,8 +451,7 @@ const openToken = (ctx: Ctx, token: string) =>
     const now = yield* currentTime
     const p = verifyJson(key, token) as Partial<TokenPayload> | null
     if (
-      !p ||
-      p.p !== 'lead_import' ||
+      p?.p !== 'lead_import' ||
       p.w !== ctx.workspace.id ||
       p.u !== ctx.caller.user.id ||
       typeof p.k !== 'string' ||
@@ -859,7 +858,7 @@ export const runImport = (ctx: Ctx, body: typeof ImportBody.Type, locale: Locale
     const sheet = yield* openToken(ctx, body.token)
     const defs = yield* CustomFields.list(ctx.workspace.id, ['lead'])
     const cols = yield* columnsOf(sheet, body.mapping ?? {}, defs)
-    const pipelineId = body.pipeline_id === undefined ? undefined : Number(body.pipeline_id)
+    const pipelineId = body.pipeline_id
     const dry = body.dry_run === true
     const sql = yield* SqlClient.SqlClient
     const now = yield* currentTime

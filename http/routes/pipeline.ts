@@ -71,7 +71,8 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/v1/pipeline/dashboard',
     access: 'K',
-    permission: VIEW,
+    // Spec 2 §4.7: "same" as the row above it (PUT /pipeline/settings).
+    permission: 'pipeline.manage',
     tag: 'Pipeline',
     summary:
       '`tiles`, `funnel`, `weekly` (8 weeks), `by_assignee`, `expenses`, `agenda`, `quota` over the leads you may see; `pipeline_id`, `from`, `to` (default this month), `team_id`, `assignee_id`',

@@ -461,7 +461,7 @@ const openToken = (ctx: Ctx, token: string) =>
       return yield* Effect.fail(invalid({ token: { key: 'import.token' } }))
     const bytes = yield* Effect.flatMap(FileStorage, (s) => s.read(p.k!)).pipe(Effect.orDie)
     if (!bytes) return yield* Effect.fail(invalid({ token: { key: 'import.token' } }))
-    return yield* readSheet(bytes, p.n ?? '')
+    return { sheet: yield* readSheet(bytes, p.n ?? ''), storageKey: p.k }
   })
 
 interface Columns {
@@ -855,7 +855,7 @@ const applyPlan = (ctx: Ctx, rows: readonly RowPlan[], cols: Columns, now: Date)
 
 export const runImport = (ctx: Ctx, body: typeof ImportBody.Type, locale: Locale) =>
   Effect.gen(function* () {
-    const sheet = yield* openToken(ctx, body.token)
+    const { sheet, storageKey } = yield* openToken(ctx, body.token)
     const defs = yield* CustomFields.list(ctx.workspace.id, ['lead'])
     const cols = yield* columnsOf(sheet, body.mapping ?? {}, defs)
     const pipelineId = body.pipeline_id
@@ -895,6 +895,10 @@ export const runImport = (ctx: Ctx, body: typeof ImportBody.Type, locale: Locale
         )
     const { rows, made, contactsMade } = outcome
     if (!dry) {
+      // The upload served its purpose: a run uses its token once.
+      yield* Effect.flatMap(FileStorage, (st) => st.remove(storageKey)).pipe(
+        Effect.catchAll(() => Effect.void),
+      )
       if (contactsMade.length > 0) yield* contactsChanged(ctx.workspace.id, null, 'imported')
       if (rows.some((r) => r.action === 'create' || r.action === 'update'))
         yield* pipelineChanged(ctx.workspace.id, null, null, 'imported')

@@ -163,6 +163,8 @@ describe('lead imports', () => {
     expect(leads[2]).toMatchObject({ value_estimate: 1250000.5, client: null })
     expect(leads[2].contact.email).toBe('tono@example.com')
 
+    // A run uses its token once (the stored upload is removed).
+    expect((await P.api(s, owner).post('/v1/leads/import', body)).status).toBe(422)
     // The same file again: nothing created, nothing changed.
     const again = await upload(owner, 'prospek.xlsx', bytes)
     const second = await P.api(s, owner).post('/v1/leads/import', {

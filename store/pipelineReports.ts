@@ -96,11 +96,46 @@ export interface AssigneeFigures {
   readonly lost_value: number
 }
 
+/**
+ * Per owner (null: none): leads created in [start, end), open now (count, prospect value, value
+ * weighted by the stage's probability), Won and Lost with `closed_at` in [start, end).
+ */
+export const byAssignee = (v: LeadViewer, f: ListFilter, start: Date, end: Date) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<AssigneeFigures>`SELECT g.*, u.name AS assignee_name FROM (
+        SELECT l.assignee_id,
+          count(*) FILTER (WHERE l.created_at >= ${start} AND l.created_at < ${end})::int AS created,
+          count(*) FILTER (WHERE l.status = 'open')::int AS open,
+          COALESCE(sum(l.value_estimate) FILTER (WHERE l.status = 'open'), 0)::float8 AS open_value,
+          COALESCE(sum(l.value_estimate * s.probability / 100.0) FILTER (WHERE l.status = 'open'), 0)::float8 AS weighted_value,
+          count(*) FILTER (WHERE l.status = 'won' AND l.closed_at >= ${start} AND l.closed_at < ${end})::int AS won,
+          COALESCE(sum(l.value_won) FILTER (WHERE l.status = 'won' AND l.closed_at >= ${start} AND l.closed_at < ${end}), 0)::float8 AS won_value,
+          count(*) FILTER (WHERE l.status = 'lost' AND l.closed_at >= ${start} AND l.closed_at < ${end})::int AS lost,
+          COALESCE(sum(l.value_estimate) FILTER (WHERE l.status = 'lost' AND l.closed_at >= ${start} AND l.closed_at < ${end}), 0)::float8 AS lost_value
+        FROM leads l JOIN pipeline_stages s ON s.id = l.stage_id
+        WHERE ${whereOf(sql, v, f)}
+          AND (l.status = 'open' OR l.created_at >= ${start} OR l.closed_at >= ${start})
+        GROUP BY l.assignee_id) g
+      LEFT JOIN users u ON u.id = g.assignee_id
+      ORDER BY g.assignee_id IS NULL, lower(u.name), g.assignee_id`,
+  )
+
 export interface StageFigures {
   readonly stage_id: number
   readonly count: number
   readonly value: number
 }
+
+/** Leads created in [start, end) per stage they are at now (the funnel's raw figures). */
+export const byStage = (v: LeadViewer, f: ListFilter, start: Date, end: Date) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<StageFigures>`SELECT l.stage_id, count(*)::int AS count,
+        COALESCE(sum(CASE WHEN l.status = 'won' THEN COALESCE(l.value_won, l.value_estimate) ELSE l.value_estimate END), 0)::float8 AS value
+      FROM leads l WHERE ${whereOf(sql, v, f)} AND l.created_at >= ${start} AND l.created_at < ${end}
+      GROUP BY l.stage_id`,
+  )
 
 export interface WeekFigures {
   /** 1..weeks (bucket of `bounds`). */
@@ -110,6 +145,27 @@ export interface WeekFigures {
   readonly won_value: number
   readonly lost: number
 }
+
+/** Created, Won and Lost per week; `bounds` = the weeks' starts and the last week's end. */
+export const weekly = (v: LeadViewer, f: ListFilter, bounds: readonly Date[]) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const arr = pgArray(bounds.map((d) => d.toISOString()))
+    const first = bounds[0]!
+    const last = bounds[bounds.length - 1]!
+    return sql<WeekFigures>`
+      SELECT b.bucket, sum(b.created)::int AS created, sum(b.won)::int AS won,
+             sum(b.won_value)::float8 AS won_value, sum(b.lost)::int AS lost
+      FROM (
+        SELECT width_bucket(l.created_at, ${arr}::timestamptz[]) AS bucket, 1 AS created, 0 AS won,
+               0::numeric AS won_value, 0 AS lost
+        FROM leads l WHERE ${whereOf(sql, v, f)} AND l.created_at >= ${first} AND l.created_at < ${last}
+        UNION ALL
+        SELECT width_bucket(l.closed_at, ${arr}::timestamptz[]), 0, (l.status = 'won')::int,
+               CASE WHEN l.status = 'won' THEN COALESCE(l.value_won, 0) ELSE 0 END, (l.status = 'lost')::int
+        FROM leads l WHERE ${whereOf(sql, v, f)} AND l.status <> 'open'
+          AND l.closed_at >= ${first} AND l.closed_at < ${last}) b
+      GROUP BY b.bucket ORDER BY b.bucket`
+  })
 
 export interface ExpenseFigures {
   readonly category: string
@@ -160,124 +216,3 @@ export const overdueFollowups = (v: LeadViewer, f: ListFilter, now: Date) =>
     sql<{ n: number }>`SELECT count(*)::int AS n FROM leads l WHERE ${whereOf(sql, v, f)}
       AND l.status = 'open' AND l.followup_at < ${now}`.pipe(Effect.map((r) => r[0]!.n)),
   )
-
-export interface DashboardFigures {
-  readonly owners: readonly AssigneeFigures[]
-  readonly stages: readonly StageFigures[]
-  readonly weeks: readonly WeekFigures[]
-}
-
-/**
- * The owner, funnel and week figures in one pass over the leads (a materialised CTE scanned once):
- * per owner (null: none) leads created in [start, end), open now (count, prospect value, value
- * weighted by the stage's probability), Won and Lost closed in [start, end); per stage of the
- * funnel's workflow the leads created in the range; per week (buckets of `bounds`, the weeks'
- * starts and the last one's end) created, and Won (value) and Lost by `closed_at`.
- */
-export const dashboardFigures = (
-  v: LeadViewer,
-  f: ListFilter,
-  start: Date,
-  end: Date,
-  funnelPipelineId: number | null,
-  bounds: readonly Date[],
-) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const arr = pgArray(bounds.map((d) => d.toISOString()))
-    const first = bounds[0]!
-    const last = bounds[bounds.length - 1]!
-    const since = first < start ? first : start
-    return sql<{
-      readonly g: 'a' | 's' | 'c' | 'k'
-      readonly k: number | null
-      readonly created: number
-      readonly open: number
-      readonly open_value: number
-      readonly weighted_value: number
-      readonly won: number
-      readonly won_value: number
-      readonly lost: number
-      readonly lost_value: number
-      readonly value: number
-    }>`
-      WITH b AS MATERIALIZED (
-        SELECT l.assignee_id, l.stage_id, l.pipeline_id, l.status, l.value_estimate, l.value_won, s.probability,
-               (l.created_at >= ${start} AND l.created_at < ${end}) AS cr,
-               (l.closed_at >= ${start} AND l.closed_at < ${end}) AS cl,
-               CASE WHEN l.created_at >= ${first} AND l.created_at < ${last} THEN width_bucket(l.created_at, ${arr}::timestamptz[]) END AS cw,
-               CASE WHEN l.status <> 'open' AND l.closed_at >= ${first} AND l.closed_at < ${last} THEN width_bucket(l.closed_at, ${arr}::timestamptz[]) END AS kw
-        FROM leads l JOIN pipeline_stages s ON s.id = l.stage_id
-        WHERE ${whereOf(sql, v, f)} AND (l.status = 'open' OR l.created_at >= ${since} OR l.closed_at >= ${since}))
-      SELECT 'a' AS g, assignee_id::bigint AS k,
-        count(*) FILTER (WHERE cr)::int AS created,
-        count(*) FILTER (WHERE status = 'open')::int AS open,
-        COALESCE(sum(value_estimate) FILTER (WHERE status = 'open'), 0)::float8 AS open_value,
-        COALESCE(sum(value_estimate * probability / 100.0) FILTER (WHERE status = 'open'), 0)::float8 AS weighted_value,
-        count(*) FILTER (WHERE status = 'won' AND cl)::int AS won,
-        COALESCE(sum(value_won) FILTER (WHERE status = 'won' AND cl), 0)::float8 AS won_value,
-        count(*) FILTER (WHERE status = 'lost' AND cl)::int AS lost,
-        COALESCE(sum(value_estimate) FILTER (WHERE status = 'lost' AND cl), 0)::float8 AS lost_value,
-        0::float8 AS value
-      FROM b GROUP BY assignee_id
-      UNION ALL
-      SELECT 's', stage_id, count(*)::int, 0, 0, 0, 0, 0, 0, 0,
-        COALESCE(sum(CASE WHEN status = 'won' THEN COALESCE(value_won, value_estimate) ELSE value_estimate END), 0)::float8
-      FROM b WHERE cr AND pipeline_id = ${funnelPipelineId ?? 0} GROUP BY stage_id
-      UNION ALL
-      SELECT 'c', cw, count(*)::int, 0, 0, 0, 0, 0, 0, 0, 0 FROM b WHERE cw IS NOT NULL GROUP BY cw
-      UNION ALL
-      SELECT 'k', kw, 0, 0, 0, 0, count(*) FILTER (WHERE status = 'won')::int,
-        COALESCE(sum(value_won) FILTER (WHERE status = 'won'), 0)::float8, count(*) FILTER (WHERE status = 'lost')::int, 0, 0
-      FROM b WHERE kw IS NOT NULL GROUP BY kw`.pipe(
-      Effect.flatMap((rows) =>
-        Effect.map(
-          sql<{ id: number; name: string }>`SELECT id, name FROM users WHERE id = ANY(${pgArray(
-            rows.filter((r) => r.g === 'a' && r.k !== null).map((r) => Number(r.k)),
-          )}::int[])`,
-          (users): DashboardFigures => {
-            const names = new Map(users.map((u) => [u.id, u.name]))
-            const weeks = new Map<number, { created: number; won: number; won_value: number; lost: number }>()
-            for (const r of rows) {
-              if (r.g !== 'c' && r.g !== 'k') continue
-              const w = weeks.get(Number(r.k)) ?? { created: 0, won: 0, won_value: 0, lost: 0 }
-              if (r.g === 'c') w.created += r.created
-              else {
-                w.won += r.won
-                w.won_value += r.won_value
-                w.lost += r.lost
-              }
-              weeks.set(Number(r.k), w)
-            }
-            return {
-              owners: rows
-                .filter((r) => r.g === 'a')
-                .map((r) => ({
-                  assignee_id: r.k === null ? null : Number(r.k),
-                  assignee_name: r.k === null ? null : (names.get(Number(r.k)) ?? null),
-                  created: r.created,
-                  open: r.open,
-                  open_value: r.open_value,
-                  weighted_value: r.weighted_value,
-                  won: r.won,
-                  won_value: r.won_value,
-                  lost: r.lost,
-                  lost_value: r.lost_value,
-                }))
-                .sort(
-                  (a, b) =>
-                    Number(a.assignee_id === null) - Number(b.assignee_id === null) ||
-                    (a.assignee_name ?? '')
-                      .toLowerCase()
-                      .localeCompare((b.assignee_name ?? '').toLowerCase()) ||
-                    (a.assignee_id ?? 0) - (b.assignee_id ?? 0),
-                ),
-              stages: rows
-                .filter((r) => r.g === 's')
-                .map((r) => ({ stage_id: Number(r.k), count: r.created, value: r.value })),
-              weeks: [...weeks.entries()].map(([bucket, w]) => ({ bucket, ...w })),
-            }
-          },
-        ),
-      ),
-    )
-  })

@@ -93,9 +93,13 @@ export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
     const bounds = weekStarts.map((d) => dayStart(d, zone))
     const agendaEnd = new Date(now.getTime() + AGENDA_DAYS * DAY)
     const funnelPipeline = pipeline
-    const [figures, expenses, agenda, overdue, stages, usage] = yield* Effect.all(
+    const [people, stagesFig, weeks, expenses, agenda, overdue, stages, usage] = yield* Effect.all(
       [
-        Reports.dashboardFigures(viewer, filter, start, end, funnelPipeline?.id ?? null, bounds),
+        Reports.byAssignee(viewer, filter, start, end),
+        funnelPipeline
+          ? Reports.byStage(viewer, { ...filter, pipelineId: funnelPipeline.id }, start, end)
+          : Effect.succeed([] as Reports.StageFigures[]),
+        Reports.weekly(viewer, filter, bounds),
         Reports.expensesByCategory(viewer, filter, from, to),
         Reports.agenda(viewer, filter, now, agendaEnd, AGENDA_MAX),
         Reports.overdueFollowups(viewer, filter, now),
@@ -106,9 +110,6 @@ export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
       ],
       { concurrency: 'unbounded' },
     )
-    const people = figures.owners
-    const stagesFig = figures.stages
-    const weeks = figures.weeks
     const sum = (k: keyof Omit<Reports.AssigneeFigures, 'assignee_id' | 'assignee_name'>) =>
       people.reduce((s, p) => s + p[k], 0)
     const won = sum('won')

@@ -56,7 +56,7 @@ export interface LeadView {
   readonly creator_name: string | null
 }
 
-const VIEW = `SELECT l.id, l.workspace_id, l.number, l.title, l.pipeline_id, l.stage_id, l.status, l.team_id,
+export const VIEW = `SELECT l.id, l.workspace_id, l.number, l.title, l.pipeline_id, l.stage_id, l.status, l.team_id,
   l.assignee_id, l.contact_id, l.client_id, l.interaction_id, l.value_estimate::float8 AS value_estimate,
   l.value_won::float8 AS value_won, l.budget::float8 AS budget,
   to_char(l.expected_close, 'YYYY-MM-DD') AS expected_close, l.followup_at, l.followup_note, l.lost_reason,
@@ -152,7 +152,7 @@ const sortColumn: Record<Sort, string> = {
 
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
 
-const whereOf = (sql: SqlClient.SqlClient, v: LeadViewer, f: ListFilter): Fragment => {
+export const whereOf = (sql: SqlClient.SqlClient, v: LeadViewer, f: ListFilter): Fragment => {
   const parts: Fragment[] = [visibleWhere(sql, v)]
   if (f.pipelineId !== undefined) parts.push(sql`l.pipeline_id = ${f.pipelineId}`)
   if (f.stageId !== undefined) parts.push(sql`l.stage_id = ${f.stageId}`)
@@ -491,4 +491,35 @@ export const liveContactBy = (workspaceId: number, field: 'phone' | 'email', val
       AND merged_into IS NULL AND deleting_at IS NULL ORDER BY id LIMIT 1`.pipe(
       Effect.map((r) => r[0]?.id ?? null),
     ),
+  )
+
+// ---- Imports ---------------------------------------------------------------------------------
+
+/** Leads an earlier import made from rows with these identities (store/migrations/0091). */
+export const byImportKeys = (workspaceId: number, keys: readonly string[]) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    keys.length === 0
+      ? Effect.succeed([] as ReadonlyArray<LeadView & { import_key: string }>)
+      : sql<LeadView & { import_key: string }>`SELECT x.*, l2.import_key FROM (${sql.literal(VIEW)}) x
+          JOIN leads l2 ON l2.id = x.id
+          WHERE l2.workspace_id = ${workspaceId} AND l2.import_key = ANY(${pgArray(keys)}::text[])`,
+  )
+
+export const setImportKey = (id: number, key: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE leads SET import_key = ${key} WHERE id = ${id}`.pipe(Effect.asVoid),
+  )
+
+/** Custom values merged into a lead's (an import's update). */
+export const mergeCustom = (id: number, values: Readonly<Record<string, unknown>>, at: Date) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`UPDATE leads SET custom = custom || ${JSON.stringify(values)}::jsonb, updated_at = ${at} WHERE id = ${id}`.pipe(
+      Effect.asVoid,
+    ),
+  )
+
+/** One import at a time per workspace (the caller's transaction): re-imports see the first's leads. */
+export const lockImports = (workspaceId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT pg_advisory_xact_lock(${workspaceId}, hashtext('lead_import'))`.pipe(Effect.asVoid),
   )

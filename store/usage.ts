@@ -18,8 +18,8 @@ export const consume = (workspaceId: number, counter: string, period: string, n:
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ used: number }>`
       INSERT INTO usage_counters AS u (workspace_id, counter, period, used)
-      SELECT ${workspaceId}, ${counter}, ${period}, ${n} WHERE ${limit} = 0 OR ${n} <= ${limit}
+      SELECT ${workspaceId}, ${counter}, ${period}, ${n} WHERE ${limit}::int = 0 OR ${n}::int <= ${limit}::int
       ON CONFLICT (workspace_id, counter, period) DO UPDATE SET used = u.used + ${n}
-      WHERE ${limit} = 0 OR u.used + ${n} <= ${limit}
+      WHERE ${limit}::int = 0 OR u.used + ${n} <= ${limit}::int
       RETURNING used`.pipe(Effect.map((r) => r[0]?.used ?? null)),
   )

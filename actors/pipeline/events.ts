@@ -20,6 +20,7 @@ export type ChangeReason =
   | 'pipeline_deleted'
   | 'stages'
   | 'settings'
+  | 'imported'
 
 export const pipelineChanged = (
   workspaceId: number,

@@ -23,6 +23,7 @@ import { addMessages } from '../i18n'
 import * as Inbox from '../inbox/conversations'
 import { pageFields, pageMeta, pageOf } from '../pagination'
 import { type Ctx, leadOr404, leadViewerFor, pipelineViewerFor, sourceOf } from './access'
+import { dayStart, LocalDate } from './dates'
 import { pipelineChanged } from './events'
 import { decideMove, statusOf } from './moves'
 import {
@@ -99,12 +100,8 @@ addMessages({
 export const Money = Schema.Number.pipe(
   Schema.filter((n) => Number.isFinite(n) && n >= 0 && n < 1e15, { message: () => 'leads.amount' }),
 )
-export const LocalDate = Schema.String.pipe(
-  Schema.filter(
-    (s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && new Date(`${s}T00:00:00Z`).toISOString().slice(0, 10) === s,
-    { message: () => 'field.date', jsonSchema: { pattern: '^\\d{4}-\\d{2}-\\d{2}$' } },
-  ),
-)
+export { LocalDate }
+
 const Optional = (max: number) => Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(max))))
 const CustomInput = Schema.Record({
   key: Schema.String,
@@ -192,11 +189,6 @@ export const BOARD_MAX = 100
 export const DETAIL_ACTIVITIES = 30
 
 const zoneOf = (ctx: Ctx) => ctx.caller.user.timezone ?? ctx.workspace.timezone
-
-const dayStart = (date: string, zone: string, plusDays = 0) => {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number]
-  return startOfLocalDay(y, m, d + plusDays, zone)
-}
 
 const todayBounds = (now: Date, zone: string) => {
   const l = localParts(now, zone)
@@ -485,7 +477,7 @@ const text = (v: string | null | undefined) =>
   v === undefined ? undefined : v === null ? null : v.trim() || null
 
 /** The contact a new lead names (an id, `{name, phone, email}` matched by phone then e-mail, or a conversation's). */
-type ContactChoice =
+export type ContactChoice =
   | { readonly _tag: 'None' }
   | { readonly _tag: 'Existing'; readonly id: number }
   | {
@@ -495,7 +487,11 @@ type ContactChoice =
       readonly email: string | null
     }
 
-const chooseContact = (ctx: Ctx, body: typeof CreateBody.Type, problems: Record<string, FieldMessage>) =>
+export const chooseContact = (
+  ctx: Ctx,
+  body: typeof CreateBody.Type,
+  problems: Record<string, FieldMessage>,
+) =>
   Effect.gen(function* () {
     let interactionContact: number | null = null
     if (body.interaction_id !== undefined) {

@@ -8,6 +8,7 @@ import * as CategoryRoutes from './categories'
 import * as ChannelApiRoutes from './channelApi'
 import * as ChannelIconRoutes from './channelIcons'
 import * as ChannelRoutes from './channels'
+import * as ClientRoutes from './clients'
 import * as ContactRoutes from './contacts'
 import * as ContactCsvRoutes from './contactsCsv'
 import * as CustomFieldRoutes from './customFields'
@@ -78,6 +79,7 @@ export const routes: readonly Route[] = [
   ...LabelRoutes.routes,
   ...CustomFieldRoutes.routes,
   ...PipelineRoutes.routes,
+  ...ClientRoutes.routes,
   ...KbRoutes.routes,
   ...SegmentRoutes.routes,
   ...BroadcastRoutes.routes,

@@ -1,12 +1,16 @@
-import { Effect, Schema } from 'effect'
+import { Effect, Schema, Stream } from 'effect'
 import type { PermissionRule } from '../../actors/admin/caller'
 import { BigIdFromString, IdFromString } from '../../actors/fields'
+import * as Bulk from '../../actors/pipeline/bulk'
+import * as Dashboard from '../../actors/pipeline/dashboard'
+import * as Export from '../../actors/pipeline/export'
+import * as Imports from '../../actors/pipeline/imports'
 import * as Leads from '../../actors/pipeline/leads'
 import * as Pipelines from '../../actors/pipeline/pipelines'
 import * as Settings from '../../actors/pipeline/settings'
 import * as Work from '../../actors/pipeline/work'
 import { DownloadQuery, fileReply, wantsDownload } from '../files'
-import { answer, type Route, route } from '../route'
+import { answer, type Reply, type Route, route, type Services } from '../route'
 
 /**
  * Spec 2 §4.7, the first half: workflows and their stages, pipeline settings, leads (list, board,
@@ -62,6 +66,18 @@ export const routes: readonly Route[] = [
     summary: 'Set `lost_reasons` and/or `expense_categories` (1 to 50 entries each, no repeats)',
     body: Settings.SettingsBody,
     handler: ({ caller, workspace, body }) => answer(Settings.put({ caller, workspace }, body)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/pipeline/dashboard',
+    access: 'K',
+    // Spec 2 §4.7: "same" as the row above it (PUT /pipeline/settings).
+    permission: 'pipeline.manage',
+    tag: 'Pipeline',
+    summary:
+      '`tiles`, `funnel`, `weekly` (8 weeks), `by_assignee`, `expenses`, `agenda`, `quota` over the leads you may see; `pipeline_id`, `from`, `to` (default this month), `team_id`, `assignee_id`',
+    query: Dashboard.DashboardQuery,
+    handler: ({ caller, workspace, query }) => answer(Dashboard.dashboard({ caller, workspace }, query)),
   }),
   route({
     method: 'POST',
@@ -204,6 +220,86 @@ export const routes: readonly Route[] = [
     summary: 'Delete a lead (admin, owner or creator); the monthly quota is not given back',
     params: IdParam,
     handler: ({ caller, workspace, params }) => answer(Leads.remove({ caller, workspace }, params)),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/leads/bulk',
+    access: 'A',
+    permission: 'leads.manage',
+    tag: 'Leads',
+    summary:
+      'Up to 100 leads: `move` (move rules apply), `assign` (owner and/or team) or `followup`; one result per lead, `meta.done`/`failed`',
+    body: Bulk.BulkBody,
+    handler: ({ caller, workspace, body, locale }) => answer(Bulk.bulk({ caller, workspace }, body, locale)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/leads/import/template',
+    access: 'A',
+    permission: 'leads.manage',
+    tag: 'Leads',
+    summary:
+      'The import template, `format` = `xlsx` (default) or `csv`: the lead fields and your lead custom fields',
+    query: Imports.TemplateQuery,
+    handler: ({ caller, workspace, query }) =>
+      Effect.map(
+        Imports.template({ caller, workspace }, query),
+        (f): Reply => ({
+          _tag: 'Raw',
+          status: 200,
+          contentType: f.mime,
+          body: f.bytes,
+          headers: { 'Content-Disposition': `attachment; filename="${f.name}"` },
+        }),
+      ),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/leads/import/preview',
+    access: 'A',
+    permission: 'leads.manage',
+    tag: 'Leads',
+    summary:
+      'Multipart `file` (.xlsx or .csv, up to 50 MB): columns, samples, mapping suggestions and a token valid one hour',
+    multipart: Imports.UPLOAD_LIMITS,
+    handler: ({ caller, workspace, files }) => answer(Imports.preview({ caller, workspace }, files)),
+  }),
+  route({
+    method: 'POST',
+    path: '/v1/leads/import',
+    access: 'A',
+    permission: 'leads.manage',
+    tag: 'Leads',
+    summary:
+      '`{token, mapping, dry_run, pipeline_id}`: what is (or would be) created, updated, unchanged or refused per row; unmatched columns become lead custom fields',
+    body: Imports.ImportBody,
+    handler: ({ caller, workspace, body, locale }) =>
+      answer(Imports.runImport({ caller, workspace }, body, locale)),
+  }),
+  route({
+    method: 'GET',
+    path: '/v1/pipeline/export',
+    access: 'A',
+    permission: 'reports.view',
+    tag: 'Pipeline',
+    summary:
+      'CSV (UTF-8 with BOM) of `type` = `leads`, `activities` or `expenses` over the leads you may see; `pipeline_id`, `status`, `from`, `to`',
+    query: Export.ExportQuery,
+    handler: ({ caller, workspace, query }) =>
+      Effect.gen(function* () {
+        const stream = yield* Export.exportCsv({ caller, workspace }, query)
+        const runtime = yield* Effect.runtime<Services>()
+        const day = new Date().toISOString().slice(0, 10)
+        const reply: Reply = {
+          _tag: 'Raw',
+          status: 200,
+          contentType: 'text/csv; charset=utf-8',
+          body: '',
+          stream: Stream.toAsyncIterableRuntime(stream, runtime),
+          headers: { 'Content-Disposition': `attachment; filename="${query.type}-${day}.csv"` },
+        }
+        return reply
+      }),
   }),
   // ---- Timeline ------------------------------------------------------------------------------
   route({

@@ -40,6 +40,7 @@ export type Fixture =
   | 'leadChecklist'
   | 'leadEvent'
   | 'leadExpense'
+  | 'client'
   | 'ticket'
   | 'ticketMessage'
   | 'user'
@@ -146,6 +147,7 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
   })
   expect(fileRes.status, await fileRes.clone().text()).toBe(201)
   const leadFile = (await I.body(fileRes)).data
+  const client = await post('/v1/clients', { name: 'World client' })
   const segment = await post('/v1/segments', { name: 'World segment', rules: [] })
   const broadcast = await post('/v1/broadcasts', {
     name: 'World broadcast',
@@ -204,6 +206,7 @@ export const seedWorld = async (s: TestServer): Promise<World> => {
       leadChecklist: String(leadChecklist.id),
       leadEvent: String(leadEvent.id),
       leadExpense: String(leadExpense.id),
+      client: String(client.id),
       ticket: String(ticket.id),
       ticketMessage: String(ticketMessage.id),
       user: String(spare.id),
@@ -255,6 +258,7 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     'lead-checklist': 'leadChecklist',
     'lead-events': 'leadEvent',
     'lead-expenses': 'leadExpense',
+    clients: 'client',
     categories: 'kbCategory',
     articles: 'kbArticle',
     segments: 'segment',

@@ -33,6 +33,8 @@ export interface AppConfig {
   readonly sessionTtlHours: number
   /** Requests per minute per API key (spec: 120). Benchmarks raise it to measure throughput. */
   readonly rateLimitPerKey: number
+  /** Requests per minute per signed-in person in the app (600, docs/decisions.md); tests sweeping every route raise it. */
+  readonly rateLimitPerSession: number
   /** A WebSocket silent this long (no pong to the server's pings) is closed. */
   readonly realtimeIdleSeconds: number
   /** Requests per minute one API channel's key may make (`RATE_LIMIT_PER_CHANNEL_KEY`). */
@@ -232,6 +234,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),
     sessionTtlHours: int(env, 'SESSION_TTL_HOURS', 336, 1, 8760),
     rateLimitPerKey: int(env, 'RATE_LIMIT_PER_KEY', 120, 1, 100_000_000),
+    rateLimitPerSession: int(env, 'RATE_LIMIT_PER_SESSION', 600, 1, 100_000_000),
     rateLimitPerChannelKey: int(env, 'RATE_LIMIT_PER_CHANNEL_KEY', 6000, 1, 100_000_000),
     trustProxy: int(env, 'TRUST_PROXY', 0, 0, 10),
     webhookAllowPrivate: bool(env, 'WEBHOOK_ALLOW_PRIVATE'),

@@ -26,7 +26,7 @@ import { authenticateVisitor, type VisitorCredential } from './visitorAuth'
  * Per-minute request budgets of sessions and public callers (our choice, decisions.md). Keys get
  * `RATE_LIMIT_PER_KEY` (spec 1 §8: 120).
  */
-export const RATE_LIMITS = { session: 600, public: 300, visitor: 120 } as const
+export const RATE_LIMITS = { public: 300, visitor: 120 } as const
 
 const decodeJsonBody = (
   body: Uint8Array | null,
@@ -135,7 +135,7 @@ const run = (route: Route, params: Record<string, string>, incoming: Incoming, m
       if (!header('x-locale')) meta.locale = caller.user.locale
       yield* rateLimit(
         caller.via === 'key' ? `key:${caller.keyId}` : `user:${caller.user.id}`,
-        caller.via === 'key' ? (yield* Config).rateLimitPerKey : RATE_LIMITS.session,
+        caller.via === 'key' ? (yield* Config).rateLimitPerKey : (yield* Config).rateLimitPerSession,
         meta,
       )
       yield* authorize(route, caller, method, header('x-csrf-token'))

@@ -25,14 +25,15 @@ import * as Live from './live'
  *   socket's node refuses a request it would start after that (logged in its send log), so a late
  *   request does not go out after its sender gave up, unless the clocks of the nodes disagree by
  *   more than that margin or the service takes longer than the margin to answer a send that
- *   started in time. Then the message is recorded failed though it may have arrived.
+ *   started in time. Then the message is recorded failed though it may have arrived. Forwarded
+ *   sends of one number are carried out one at a time on the socket's node.
  * - `signal` (edits, reactions, receipts…) is forwarded fire-and-forget, best effort as locally.
  */
 export const REQUESTS = 'msgapp.forward'
 const repliesOf = (node: string) => `msgapp.forwarded.${node}`
 
 export const TIMED_OUT =
-  'The node holding the number’s connection did not answer in time; the message was not sent again (it may or may not have arrived).'
+  "The node holding the number's connection did not answer in time; the message was not sent again (it may or may not have arrived)."
 
 type Request =
   | {
@@ -97,6 +98,14 @@ export const make = <R>(
     const node = randomUUID()
     const replies = repliesOf(node)
     const pending = new Map<string, Deferred.Deferred<Delivery>>()
+    // One forwarded send at a time per number here too (a request its sender gave up on may still
+    // be pacing when the actor's next one arrives).
+    const turns = new Map<number, Effect.Semaphore>()
+    const turnOf = (channelId: number) => {
+      const t = turns.get(channelId) ?? Effect.unsafeMakeSemaphore(1)
+      turns.set(channelId, t)
+      return t
+    }
 
     yield* Effect.acquireRelease(
       bus.subscribe(replies, (bytes) => {
@@ -115,8 +124,9 @@ export const make = <R>(
           return
         }
         Runtime.runFork(runtime)(
-          Effect.flatMap(local.send(q.channelId, q.message, q.startBy), (delivery) =>
-            bus.publish(q.replyTo, encode({ id: q.id, delivery })),
+          Effect.flatMap(
+            turnOf(q.channelId).withPermits(1)(local.send(q.channelId, q.message, q.startBy)),
+            (delivery) => bus.publish(q.replyTo, encode({ id: q.id, delivery })),
           ),
         )
       }),

@@ -92,7 +92,12 @@ describe.skipIf(!enabled)('a number whose socket and actor are on different node
     })
     expect(started.status, JSON.stringify(started.error)).toBe(201)
     conversationId = started.data.id as number
-    await waitFor('the first message to reach the service', () => sendsOf('Halo Rina').length === 1)
+    await waitFor('the first message to reach the service', () => sendsOf('Halo Rina').length === 1).catch(
+      (e: unknown) => {
+        const outputs = c.nodes.map((n) => `${n.name} ${n.proc.pid}: ${n.output().slice(-3000)}`)
+        throw new Error(`${String(e)}; sockets ${JSON.stringify(svc.sockets)}; ${outputs.join('\n')}`)
+      },
+    )
 
     for (const [via, text] of [
       [actorNode, 'Lewat node aktor'],
@@ -115,6 +120,30 @@ describe.skipIf(!enabled)('a number whose socket and actor are on different node
     // Still one socket: nothing moved the number meanwhile.
     expect(svc.sockets.filter((s) => s.channel === ch.id).length).toBe(1)
   }, 240_000)
+
+  it('a restriction the service answers on the socket node comes back with its reason and restricts the number', async () => {
+    const { ch, socketNode, actorNode } = split
+    const o = api(actorNode.server, owner)
+    svc.refuseNext(ch.id, 463, 'restricted for now')
+    const res = await o.post(`/v1/interactions/${conversationId}/messages`, { text: 'Dibatasi' })
+    expect(res.status, JSON.stringify(res.error)).toBe(201)
+    expect(res.data.status, JSON.stringify(res.data)).toBe('failed')
+    expect(JSON.stringify(res.data)).toContain('restricted for now (463)')
+    expect(sendsOf('Dibatasi').map((s) => s.pid)).toEqual([socketNode.proc.pid])
+    // Reported by the node that sent it: the number is restricted, then active after a send.
+    await waitFor('the number to be restricted', async () => {
+      const st = await o.get(`/v1/channels/${ch.id}/status`)
+      return st.data?.status === 'restricted'
+    })
+    expect((await actorNode.ask('channel', ch.id, { _tag: 'Reload' })).status).toBe(200)
+    const next = await o.post(`/v1/interactions/${conversationId}/messages`, { text: 'Lagi' })
+    expect(next.data.status, JSON.stringify(next.data)).toBe('sent')
+    await waitFor('the number to be active again', async () => {
+      const st = await o.get(`/v1/channels/${ch.id}/status`)
+      return st.data?.status === 'active'
+    })
+    expect(sendsOf('Lagi').length).toBe(1)
+  }, 120_000)
 
   it('the socket node dying mid-request fails the message with a reason and sends it only once', async () => {
     const { ch, socketNode, actorNode } = split

@@ -1,3 +1,4 @@
+import type { SqlClient } from '@effect/sql'
 import type { AnyMessageContent, WAMessage } from 'baileys'
 import { Effect, Layer } from 'effect'
 import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
@@ -5,18 +6,26 @@ import { WARMUP_DAYS, warmupOf } from '../../actors/channels/msgapp'
 import { Config } from '../../engine/config'
 import { FileStorage } from '../../engine/storage/FileStorage'
 import type { ChannelRow } from '../../store/channels'
+import * as Channels from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
 import * as Groups from '../../store/groups'
 import * as Msgapp from '../../store/msgapp'
 import { ConnectorFor } from '../router'
+import * as Forward from './forward'
 import { jidOfPhone } from './jid'
 import * as Live from './live'
 
 /**
- * ConnectorFor('msgapp'): sends through the number's open socket on this node (the ChannelActor
- * calls it one message at a time per number, after the 30-per-minute throttle).
+ * ConnectorFor('msgapp'): sends through the number's open socket (the ChannelActor calls it one
+ * message at a time per number, after the 30-per-minute throttle).
  *
+ * - Where: through this node's socket when it has one. In cluster mode, when the socket is on
+ *   another node (the actor is placed by shard, the socket by the number's advisory lock), the
+ *   request is forwarded to that node and its answer returned (forward.ts: at most once, a
+ *   request unanswered within CLUSTER_ASK_TIMEOUT_MS − 1 s fails with `Forward.TIMED_OUT` and is
+ *   not sent again). A number no node has connected (status neither active nor restricted) is
+ *   refused at once. Everything below happens on the one node that sends.
  * - Pacing: two sends of one number are at least MSGAPP_PACE_MS apart (±50 % jitter), so a
  *   burst does not look like a bot; a single reply is not delayed.
  * - Warm-up (actors/channels/msgapp.ts `warmupOf`): beyond a new number's allowance per rolling
@@ -93,7 +102,8 @@ const contentOf = (m: OutboundMessage) =>
     return { text } satisfies AnyMessageContent
   })
 
-const send = (channel: ChannelRow, m: OutboundMessage) =>
+/** Sends through this node's socket; `startBy`: a forwarded request not started by then is refused. */
+const send = (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
   Effect.gen(function* () {
     const cfg = yield* Config
     const sock = Live.openSocket(channel.id)
@@ -110,6 +120,7 @@ const send = (channel: ChannelRow, m: OutboundMessage) =>
     const content = yield* contentOf(m)
     if (!content) return yield* refuse('The file to send is missing.')
     yield* pace(channel.id, cfg.msgappPaceMs)
+    if (startBy !== undefined && Date.now() > startBy) return yield* refuse(Forward.TIMED_OUT)
     const quoted = m.replyTo
       ? ({ key: { remoteJid: jid, id: m.replyTo }, message: { conversation: '' } } as WAMessage)
       : undefined
@@ -170,13 +181,54 @@ const signal = (channel: ChannelRow, conversationId: number, s: Signal) =>
     }).pipe(Effect.catchAllCause(() => Effect.void))
   }).pipe(Effect.catchAllCause(() => Effect.void))
 
-export const layer = Layer.effect(
+/** A number connected somewhere (its session sets these once its socket is open). */
+const connectedSomewhere = (channel: ChannelRow) =>
+  channel.status === 'active' || channel.status === 'restricted'
+
+export const layer = Layer.scoped(
   ConnectorFor('msgapp'),
   Effect.gen(function* () {
-    const ctx = yield* Effect.context<Config | FileStorage | import('@effect/sql').SqlClient.SqlClient>()
+    const cfg = yield* Config
+    const ctx = yield* Effect.context<Config | FileStorage | SqlClient.SqlClient>()
+    const local = {
+      send: (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
+        Effect.provide(send(channel, m, startBy), ctx),
+      signal: (channel: ChannelRow, conversationId: number, s: Signal) =>
+        Effect.provide(signal(channel, conversationId, s), ctx),
+    }
+    // One node (no Redis): there is no other node to forward to.
+    const forward = cfg.redisUrl
+      ? yield* Forward.make(
+          {
+            send: (channelId, m, startBy) =>
+              Effect.flatMap(Effect.provide(Channels.byId(channelId), ctx), (row) =>
+                row
+                  ? local.send(row, m, startBy)
+                  : Effect.succeed<Delivery>({ _tag: 'Rejected', reason: 'channel removed' }),
+              ).pipe(
+                Effect.catchAllCause((cause) =>
+                  Effect.succeed<Delivery>({ _tag: 'Rejected', reason: `send failed: ${cause}` }),
+                ),
+              ),
+            signal: (channelId, conversationId, s) =>
+              Effect.flatMap(Effect.provide(Channels.byId(channelId), ctx), (row) =>
+                row ? local.signal(row, conversationId, s) : Effect.void,
+              ).pipe(Effect.catchAllCause(() => Effect.void)),
+          },
+          Math.max(1000, cfg.cluster.askTimeoutMs - 1000),
+        )
+      : null
+    const elsewhere = (channel: ChannelRow) =>
+      forward !== null && !Live.openSocket(channel.id) && connectedSomewhere(channel) ? forward : null
     return {
-      send: (channel, message) => Effect.provide(send(channel, message), ctx),
-      signal: (channel, conversationId, s) => Effect.provide(signal(channel, conversationId, s), ctx),
+      send: (channel, message) => {
+        const f = elsewhere(channel)
+        return f ? f.send(channel.id, message) : local.send(channel, message)
+      },
+      signal: (channel, conversationId, s) => {
+        const f = elsewhere(channel)
+        return f ? f.signal(channel.id, conversationId, s) : local.signal(channel, conversationId, s)
+      },
     } satisfies ConnectorShape
   }),
 )

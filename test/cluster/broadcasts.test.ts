@@ -71,7 +71,8 @@ describe.skipIf(!enabled)('a broadcast when its sending node is killed', () => {
 
   /**
    * A linked number whose socket (the number's session) and ChannelActor (its shard) are on the
-   * same node, as a send needs today (the adapter sends through a socket of its own node).
+   * same node, so killing the broadcast's node also kills the socket of the send in flight (a
+   * number split across nodes is test/cluster/msgappForward.test.ts).
    */
   const number = async () => {
     for (let attempt = 0; attempt < 8; attempt++) {

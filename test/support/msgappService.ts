@@ -38,6 +38,8 @@ export interface MsgappService {
    */
   readonly hold: (when: (s: ServiceSend) => boolean) => Promise<ServiceSend>
   readonly release: () => void
+  /** Refuses the next send of the number with `{statusCode, message}` (it is still recorded). */
+  readonly refuseNext: (channel: number, statusCode: number, message: string) => void
   readonly close: () => Promise<void>
 }
 
@@ -49,6 +51,7 @@ export const startMsgappService = async (): Promise<MsgappService> => {
   const linked = new Map<number, string>()
   let held: { when: (s: ServiceSend) => boolean; arrived: (s: ServiceSend) => void } | null = null
   let waiting: (() => void) | null = null
+  const refusals = new Map<number, { statusCode: number; message: string }>()
   let n = 0
 
   const latest = (channel: number) => sockets.filter((s) => s.channel === channel).at(-1)
@@ -95,6 +98,11 @@ export const startMsgappService = async (): Promise<MsgappService> => {
         id: `3EB0SVC${(++n).toString(16).padStart(6, '0')}`,
       }
       sends.push(send)
+      const refusal = refusals.get(send.channel)
+      if (refusal) {
+        refusals.delete(send.channel)
+        return answer({ error: refusal })
+      }
       if (held?.when(send)) {
         const h = held
         held = null
@@ -126,6 +134,9 @@ export const startMsgappService = async (): Promise<MsgappService> => {
       const w = waiting
       waiting = null
       w?.()
+    },
+    refuseNext: (channel, statusCode, message) => {
+      refusals.set(channel, { statusCode, message })
     },
     close: () =>
       new Promise<void>((resolve) => {

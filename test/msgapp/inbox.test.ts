@@ -186,9 +186,13 @@ describe('messaging-app inbox', () => {
       F.json({ text: 'x' }, owner.headers()),
     )
     expect((await body(failed)).data).toMatchObject({ status: 'failed' })
+    // The throttle counts per clock minute: a run that crosses a minute boundary starts counting
+    // again, so the exact count is asserted only when the sends stayed within one minute.
+    const minute = () => Math.floor(Date.now() / 60_000)
+    const started = minute()
     let last = 201
     let n = 2
-    while (last !== 429 && n < 40) {
+    while (last !== 429 && n < 70) {
       last = (
         await s.fetch(`/v1/interactions/${conv.id}/messages`, F.json({ text: `m${n}` }, owner.headers()))
       ).status
@@ -196,7 +200,7 @@ describe('messaging-app inbox', () => {
     }
     expect(last).toBe(429)
     // Requests made so far = n: the 31st within the minute is refused.
-    expect(n).toBe(31)
+    if (minute() === started) expect(n).toBe(31)
   })
 
   it('business labels are listed and applying one to a chat runs the label rules', async () => {

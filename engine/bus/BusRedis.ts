@@ -183,11 +183,13 @@ export const layerRedis = (redis: Redis | string, options: RedisBusOptions = {})
           ? yield* open(() => new IORedis(redis, { maxRetriesPerRequest: 1 }), 'publish', runFork)
           : redis
       // The subscriber's commands wait out an outage (no retry limit); ioredis resubscribes on reconnect.
+      // No ready check on it: its INFO, sent while a SUBSCRIBE issued during the connect is under
+      // way, is refused ("Connection in subscriber mode") and the subscription is lost.
       const sub = yield* open(
         () =>
           typeof redis === 'string'
-            ? new IORedis(redis, { maxRetriesPerRequest: null })
-            : redis.duplicate({ maxRetriesPerRequest: null }),
+            ? new IORedis(redis, { maxRetriesPerRequest: null, enableReadyCheck: false })
+            : redis.duplicate({ maxRetriesPerRequest: null, enableReadyCheck: false }),
         'subscribe',
         runFork,
       )

@@ -401,6 +401,55 @@ const measureHttp = async (pid: number, args: string[]) => {
   return { ...run, server: server.stop(), postgres: postgres.stop() }
 }
 
+/**
+ * GETs of one path under labelled query strings (one driver target per label) at a fixed rate,
+ * with a key: the answered count and the figures the inbox and dashboard scenarios report.
+ */
+const measureFilteredGets = async (
+  kotak: { readonly child: { readonly pid?: number | undefined }; readonly url: string },
+  key: string,
+  path: string,
+  filters: Readonly<Record<string, string>>,
+  rate: number,
+  duration: number,
+  connections: number,
+) => {
+  const run = await measureHttp(kotak.child.pid!, [
+    ...Object.entries(filters).flatMap(([k, q]) => ['-target', `${k}=${kotak.url}${path}?${q}`]),
+    '-header',
+    `Authorization: Bearer ${key}`,
+    '-rate',
+    String(rate),
+    '-duration',
+    seconds(duration),
+    '-connections',
+    String(connections),
+  ])
+  const byLabel = (run.report.http as Json).by_label as Record<string, Json> | undefined
+  const ok = get(run.report, 'http', 'ok')
+  const figures = {
+    offered_per_s: rate,
+    rps: round(get(run.report, 'http', 'ok_per_s'), 0),
+    p50_ms: get(run.report, 'http', 'latency', 'p50_ms'),
+    p99_ms: get(run.report, 'http', 'latency', 'p99_ms'),
+    service_p99_ms: get(run.report, 'http', 'service_latency', 'p99_ms'),
+    failed_rate: get(run.report, 'http', 'failed_rate'),
+    schedule_kept: get(run.report, 'http', 'schedule_kept') === 1,
+    p99_ms_by_filter: Object.fromEntries(
+      Object.entries(byLabel ?? {}).map(([k, v]) => [k, get(v, 'p99_ms')]),
+    ),
+    server_cpu_cores: run.server.cpu_cores,
+    postgres_cpu_cores: run.postgres.cpu_cores,
+    driver_cpu_cores: get(run.report, 'sending', 'cpu_cores'),
+    per_request: perUnit('request', ok, {
+      server: run.server.cpu_seconds,
+      postgres: run.postgres.cpu_seconds,
+      driver: get(run.report, 'sending', 'cpu_s'),
+    }),
+  }
+  return { ok, figures }
+}
+
 const scenarios: Record<string, () => Promise<void>> = {
   /**
    * GET /v1/me with an API key vs a bare uWS server, the same offered rate to both (open model).
@@ -633,41 +682,16 @@ const scenarios: Record<string, () => Promise<void>> = {
         page_20: 'page=20',
       }
       log(`inbox: GET /v1/interactions with 8 filters, ${rate} req/s for ${duration}s`)
-      const run = await measureHttp(kotak.child.pid!, [
-        ...Object.entries(filters).flatMap(([k, q]) => ['-target', `${k}=${kotak.url}/v1/interactions?${q}`]),
-        '-header',
-        `Authorization: Bearer ${s.key}`,
-        '-rate',
-        String(rate),
-        '-duration',
-        seconds(duration),
-        '-connections',
-        '64',
-      ])
-      const byLabel = (run.report.http as Json).by_label as Record<string, Json> | undefined
-      const perFilter = Object.fromEntries(
-        Object.entries(byLabel ?? {}).map(([k, v]) => [k, get(v, 'p99_ms')]),
+      const { ok, figures } = await measureFilteredGets(
+        kotak,
+        s.key,
+        '/v1/interactions',
+        filters,
+        rate,
+        duration,
+        64,
       )
-      const ok = get(run.report, 'http', 'ok')
-      const metrics = {
-        conversations: n,
-        offered_per_s: rate,
-        rps: round(get(run.report, 'http', 'ok_per_s'), 0),
-        p50_ms: get(run.report, 'http', 'latency', 'p50_ms'),
-        p99_ms: get(run.report, 'http', 'latency', 'p99_ms'),
-        service_p99_ms: get(run.report, 'http', 'service_latency', 'p99_ms'),
-        failed_rate: get(run.report, 'http', 'failed_rate'),
-        schedule_kept: get(run.report, 'http', 'schedule_kept') === 1,
-        p99_ms_by_filter: perFilter,
-        server_cpu_cores: run.server.cpu_cores,
-        postgres_cpu_cores: run.postgres.cpu_cores,
-        driver_cpu_cores: get(run.report, 'sending', 'cpu_cores'),
-        per_request: perUnit('request', ok, {
-          server: run.server.cpu_seconds,
-          postgres: run.postgres.cpu_seconds,
-          driver: get(run.report, 'sending', 'cpu_s'),
-        }),
-      }
+      const metrics = { conversations: n, ...figures }
       check('inbox', ok > 0 && metrics.failed_rate === 0, 'no answered requests, or failures')
       const targets = { p99_ms: 100 }
       const met = metrics.p99_ms <= targets.p99_ms && metrics.failed_rate === 0
@@ -678,7 +702,7 @@ const scenarios: Record<string, () => Promise<void>> = {
           `${n} conversations in one workspace; ${rate} requests/s offered, ${metrics.rps} answered/s, p50 ${metrics.p50_ms} ms, p99 ${metrics.p99_ms} ms ` +
           `from the intended send time (service p99 ${metrics.service_p99_ms} ms; our target ≤ ${targets.p99_ms} ms: ${met ? 'met' : 'missed'}), failed ${metrics.failed_rate}, schedule kept ${metrics.schedule_kept}.\n\n` +
           `CPU per request: server ${metrics.per_request.server_cpu_us} µs, PostgreSQL ${metrics.per_request.postgres_cpu_us} µs, driver ${metrics.per_request.driver_cpu_us} µs.\n\n` +
-          `| filter | p99 ms |\n| --- | --- |\n${Object.entries(perFilter)
+          `| filter | p99 ms |\n| --- | --- |\n${Object.entries(metrics.p99_ms_by_filter)
             .map(([k, v]) => `| ${k} | ${v} |`)
             .join('\n')}\n`,
       )
@@ -710,43 +734,16 @@ const scenarios: Record<string, () => Promise<void>> = {
       log(
         `dashboard: GET /v1/pipeline/dashboard with ${Object.keys(filters).length} filters, ${rate} req/s for ${duration}s`,
       )
-      const run = await measureHttp(kotak.child.pid!, [
-        ...Object.entries(filters).flatMap(([k, q]) => [
-          '-target',
-          `${k}=${kotak.url}/v1/pipeline/dashboard?${q}`,
-        ]),
-        '-header',
-        `Authorization: Bearer ${s.key}`,
-        '-rate',
-        String(rate),
-        '-duration',
-        seconds(duration),
-        '-connections',
-        '16',
-      ])
-      const byLabel = (run.report.http as Json).by_label as Record<string, Json> | undefined
-      const perFilter = Object.fromEntries(
-        Object.entries(byLabel ?? {}).map(([k, v]) => [k, get(v, 'p99_ms')]),
+      const { ok, figures } = await measureFilteredGets(
+        kotak,
+        s.key,
+        '/v1/pipeline/dashboard',
+        filters,
+        rate,
+        duration,
+        16,
       )
-      const ok = get(run.report, 'http', 'ok')
-      const metrics = {
-        leads: n,
-        offered_per_s: rate,
-        rps: round(get(run.report, 'http', 'ok_per_s'), 0),
-        p50_ms: get(run.report, 'http', 'latency', 'p50_ms'),
-        p99_ms: get(run.report, 'http', 'latency', 'p99_ms'),
-        service_p99_ms: get(run.report, 'http', 'service_latency', 'p99_ms'),
-        failed_rate: get(run.report, 'http', 'failed_rate'),
-        schedule_kept: get(run.report, 'http', 'schedule_kept') === 1,
-        p99_ms_by_filter: perFilter,
-        server_cpu_cores: run.server.cpu_cores,
-        postgres_cpu_cores: run.postgres.cpu_cores,
-        per_request: perUnit('request', ok, {
-          server: run.server.cpu_seconds,
-          postgres: run.postgres.cpu_seconds,
-          driver: get(run.report, 'sending', 'cpu_s'),
-        }),
-      }
+      const metrics = { leads: n, ...figures }
       check('dashboard', ok > 0 && metrics.failed_rate === 0, 'no answered requests, or failures')
       const targets = { p99_ms: 300 }
       const met = metrics.p99_ms <= targets.p99_ms && metrics.failed_rate === 0
@@ -757,7 +754,7 @@ const scenarios: Record<string, () => Promise<void>> = {
           `${n} leads in one workspace (API key: every lead); ${rate} requests/s offered, ${metrics.rps} answered/s, p50 ${metrics.p50_ms} ms, p99 ${metrics.p99_ms} ms ` +
           `from the intended send time (service p99 ${metrics.service_p99_ms} ms; our target ≤ ${targets.p99_ms} ms: ${met ? 'met' : 'missed'}), failed ${metrics.failed_rate}, schedule kept ${metrics.schedule_kept}.\n\n` +
           `CPU per request: server ${metrics.per_request.server_cpu_us} µs, PostgreSQL ${metrics.per_request.postgres_cpu_us} µs.\n\n` +
-          `| filter | p99 ms |\n| --- | --- |\n${Object.entries(perFilter)
+          `| filter | p99 ms |\n| --- | --- |\n${Object.entries(metrics.p99_ms_by_filter)
             .map(([k, v]) => `| ${k} | ${v} |`)
             .join('\n')}\n`,
       )

@@ -65,6 +65,20 @@ export const EmailAddress = Schema.String.pipe(
 /** A phone number: digits with an optional leading `+`, spaces, brackets and dashes. */
 export const PhoneNumber = Schema.String.pipe(Schema.pattern(/^\+?[0-9][0-9 ()-]{4,24}$/))
 /** An ISO 8601 date and time (`2026-11-22T10:00:00Z`, offsets allowed). */
+const isCalendarDate = (s: string) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false
+  const d = new Date(`${s}T00:00:00Z`)
+  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s
+}
+
+/** A calendar day `YYYY-MM-DD` that exists (2025-02-30 and 2025-13-01 are 422 `field.date`). */
+export const LocalDate = Schema.String.pipe(
+  Schema.filter(isCalendarDate, {
+    message: () => 'field.date',
+    jsonSchema: { pattern: '^\\d{4}-\\d{2}-\\d{2}$', format: 'date' },
+  }),
+)
+
 export const IsoDateTime = Schema.String.pipe(
   Schema.maxLength(40),
   Schema.filter((s) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(s) && !Number.isNaN(Date.parse(s)), {

@@ -7,7 +7,7 @@ import * as Reports from '../../store/reports'
 import * as Teams from '../../store/teams'
 import { reply } from '../answer'
 import { type FieldMessage, invalid } from '../errors'
-import { IdFromString } from '../fields'
+import { IdFromString, LocalDate } from '../fields'
 import { addMessages } from '../i18n'
 import { type Ctx, viewerFor, zoneOf } from '../inbox/conversations'
 import * as Metrics from './metrics'
@@ -36,18 +36,7 @@ export const MAX_REPORT_DAYS = 366
 export const DEFAULT_DAYS = 30
 
 /** A calendar date `YYYY-MM-DD` that exists (no 30 February). */
-const isDate = (s: string) => {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false
-  const d = new Date(`${s}T00:00:00Z`)
-  return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s
-}
-
-export const LocalDate = Schema.String.pipe(
-  Schema.filter(isDate, {
-    message: () => 'field.date',
-    jsonSchema: { pattern: '^\\d{4}-\\d{2}-\\d{2}$' },
-  }),
-)
+export { LocalDate } from '../fields'
 
 export const RangeQuery = {
   from: Schema.optional(LocalDate),

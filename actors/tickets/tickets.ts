@@ -14,7 +14,16 @@ import { createdReply, reply } from '../answer'
 import { checkValues } from '../contacts/customValues'
 import { ProblemSet } from '../contacts/errors'
 import { ApiError, forbidden, invalid, notFound } from '../errors'
-import { BigId, BigIdFromString, Id, IdFromString, Text, tooLargeFile, type UploadedFile } from '../fields'
+import {
+  BigId,
+  BigIdFromString,
+  Id,
+  IdFromString,
+  LocalDate,
+  Text,
+  tooLargeFile,
+  type UploadedFile,
+} from '../fields'
 import { ConversationActor } from '../inbox/ConversationActor'
 import * as Inbox from '../inbox/conversations'
 import { IdLike } from '../inbox/messages'
@@ -40,16 +49,6 @@ import { type Ctx, viewerFor, visibleOr404 } from './visibility'
  * ticket through the one visibility rule (store/tickets `visibleWhere`); writes go through the
  * TicketActor; what the caller may not see is 404.
  */
-
-const LocalDate = Schema.String.pipe(
-  Schema.filter(
-    (s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && new Date(`${s}T00:00:00Z`).toISOString().startsWith(s),
-    {
-      message: () => 'field.date',
-      jsonSchema: { pattern: '^\\d{4}-\\d{2}-\\d{2}$', format: 'date' },
-    },
-  ),
-)
 
 const CustomValue = Schema.Union(
   Schema.String.pipe(Schema.maxLength(2000)),

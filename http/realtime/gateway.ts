@@ -106,8 +106,11 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
         byTopic.set(channel, holders)
       }
       holders.add(ws)
-      hub!.join(channel)
+      const joined = hub!.join(channel)
       ws.subscribe(channel)
+      // `subscribed` promises every event from now on: not before the bus delivers the topic.
+      await joined
+      if (data.closed || !data.channels.has(channel)) return
     }
     send(ws, { op: 'subscribed', channel, ref })
     if (since !== undefined) {
@@ -247,7 +250,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
           if (!mine) {
             mine = new Set()
             byUser.set(data.userId, mine)
-            hub!.join(userControlTopic(data.userId))
+            void hub!.join(userControlTopic(data.userId))
           }
           mine.add(ws)
           for (const channel of data.initial) void subscribe(ws, channel, undefined, undefined)

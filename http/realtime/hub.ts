@@ -20,11 +20,17 @@ interface TopicState {
   evicted: number
   buffer: Array<{ seq: number; bytes: Buffer }>
   unsubscribe: Effect.Effect<void> | undefined
+  /** Settles once the bus subscription is in place (or failed, which is logged by `run`). */
+  readonly ready: Promise<void>
   releaseTimer: NodeJS.Timeout | undefined
 }
 
 export interface Hub {
-  readonly join: (topic: string) => void
+  /**
+   * Takes the topic for one more local subscriber. The promise settles when the bus delivers the
+   * topic's events, so a client told `subscribed` after it misses nothing published from then on.
+   */
+  readonly join: (topic: string) => Promise<void>
   readonly leave: (topic: string) => void
   /** Events of `topic` after `cursor` from the buffer, or null when the client must reload. */
   readonly since: (topic: string, cursor: string) => Buffer[] | null
@@ -60,12 +66,17 @@ export const makeHub = (
     join: (topic) => {
       let state = topics.get(topic)
       if (!state) {
+        let settle = () => {}
+        const ready = new Promise<void>((resolve) => {
+          settle = resolve
+        })
         state = {
           count: 0,
           since: nodeSeq,
           evicted: 0,
           buffer: [],
           unsubscribe: undefined,
+          ready,
           releaseTimer: undefined,
         }
         topics.set(topic, state)
@@ -76,7 +87,7 @@ export const makeHub = (
             (unsubscribe) => {
               s.unsubscribe = unsubscribe
             },
-          ),
+          ).pipe(Effect.ensuring(Effect.sync(settle))),
         )
       }
       if (state.releaseTimer) {
@@ -84,6 +95,7 @@ export const makeHub = (
         state.releaseTimer = undefined
       }
       state.count += 1
+      return state.ready
     },
     leave: (topic) => {
       const state = topics.get(topic)

@@ -23,7 +23,7 @@
  * Nothing here survives a process restart; durable state belongs to `load` / `onPassivate`.
  */
 import type { Scope } from 'effect'
-import { Context, type Effect, Layer } from 'effect'
+import { Context, type Effect, type Exit, Layer } from 'effect'
 import type { ActorError, ActorStopped, EntityId, HandlerContext } from './ActorError.js'
 import * as internal from './internal.js'
 
@@ -69,6 +69,13 @@ export interface Definition<Id extends EntityId, S, H extends Handlers<Id, S>, L
   /** Runs with the last state when an entity is passivated or stopped (errors are logged). */
   readonly onPassivate?: (id: Id, state: S) => Effect.Effect<void, unknown, PR>
   /**
+   * Handlers that take a run of consecutive messages of their tag at once (those queued up when
+   * the first is taken, at most 256), for work that costs less together — one commit for many appends. A tag listed here
+   * must also have its single-message handler (which gives the message and reply types, and serves
+   * nothing else); the run's replies come back in order, one `Exit` per message.
+   */
+  readonly batch?: { readonly [K in keyof H]?: BatchHandler<Id, S, H[K]> }
+  /**
    * Backoff before reloading after consecutive crashes (defects or load failures): the first
    * reload is immediate, then `baseMs`, `2 × baseMs`, … up to `maxMs`. Defaults 10 ms and 5 s.
    */
@@ -82,6 +89,20 @@ export interface Definition<Id extends EntityId, S, H extends Handlers<Id, S>, L
 type Output<F> = F extends (...args: never) => Effect.Effect<readonly [infer A, unknown], infer E, infer R>
   ? { readonly reply: A; readonly error: E; readonly context: R }
   : never
+
+/**
+ * A run of messages of one tag: `(state, messages, ctx) => Effect<[exits, newState]>`, one exit
+ * per message in order. A failure or defect of the effect itself fails every message of the run.
+ */
+export type BatchHandler<Id extends EntityId, S, F> = (
+  state: S,
+  msgs: ReadonlyArray<PayloadOf<F>>,
+  ctx: HandlerContext<Id>,
+) => Effect.Effect<
+  readonly [ReadonlyArray<Exit.Exit<Output<F>['reply'], Output<F>['error']>>, S],
+  Output<F>['error'],
+  Output<F>['context']
+>
 
 /** The payload a handler accepts (its second parameter); `unknown` when it takes none. */
 export type PayloadOf<F> = F extends (state: never, msg: infer M, ctx: never) => unknown ? M : never

@@ -38,7 +38,14 @@ type ErasedHandler<R> = (
   ctx: HandlerContext<EntityId>,
 ) => Effect.Effect<readonly [unknown, unknown], unknown, R>
 
+type ErasedBatchHandler<R> = (
+  state: unknown,
+  msgs: readonly TaggedMessage[],
+  ctx: HandlerContext<EntityId>,
+) => Effect.Effect<readonly [ReadonlyArray<Exit.Exit<unknown, unknown>>, unknown], unknown, R>
+
 export interface ErasedDefinition<R> {
+  readonly batch?: { readonly [tag: string]: ErasedBatchHandler<R> | undefined }
   readonly name: string
   readonly load: (id: EntityId) => Effect.Effect<unknown, unknown, R>
   readonly handlers: { readonly [tag: string]: ErasedHandler<R> }
@@ -86,7 +93,13 @@ interface Entity {
   retiring: boolean
   /** The envelope being processed, failed with `ActorStopped` if the fiber is interrupted. */
   current: Envelope | undefined
+  /** The rest of the run being processed by a batch handler (same failure duty as `current`). */
+  run: Envelope[]
+  /** An item taken from the mailbox while gathering a run that did not belong to it: next in line. */
+  lookahead: MailboxItem | undefined
 }
+
+const DEFAULT_BATCH = 256
 
 const DEFAULT_MAILBOX = 1024
 const DEFAULT_RESTART_BASE_MS = 10
@@ -158,6 +171,73 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       )
     }
 
+    /** A run of envelopes for one batch handler: one exit each, or the run's failure for all. */
+    const handleRun = (
+      e: Entity,
+      envs: Envelope[],
+      handler: ErasedBatchHandler<R>,
+    ): Effect.Effect<void, never, R> => {
+      const tag = envs[0]!.msg._tag
+      const settleAll = (exits: (i: number) => Exit.Exit<unknown, unknown>) => {
+        e.run = []
+        for (const [i, env] of envs.entries()) settle(e, env, exits(i))
+      }
+      return Effect.matchCause(
+        Effect.suspend(() =>
+          handler(
+            e.state,
+            envs.map((env) => env.msg),
+            e.ctx,
+          ),
+        ),
+        {
+          onSuccess: ([exits, state]) => {
+            e.state = state
+            e.failures = 0
+            settleAll(
+              (i) => exits[i] ?? Exit.die(new Error(`actor ${name}: no reply for message ${i} of a run`)),
+            )
+          },
+          onFailure: (cause) => {
+            if (isDefect(cause)) {
+              e.loaded = false
+              e.state = undefined
+              e.failures++
+              const failure = Exit.fail(new ActorDefect({ actor: name, id: String(e.id), tag, cause }))
+              settleAll(() => failure)
+            } else {
+              e.failures = 0
+              const failure = Exit.failCause(cause)
+              settleAll(() => failure)
+            }
+          },
+        },
+      )
+    }
+
+    /**
+     * The envelopes after `first` already in the mailbox that share its batch tag, in order; the
+     * first other item stays next in line. Taken without waiting: a run is what has queued up.
+     */
+    const gatherRun = (e: Entity, first: Envelope): Effect.Effect<Envelope[]> => {
+      const run: Envelope[] = [first]
+      const more: Effect.Effect<Envelope[]> = Effect.suspend(() =>
+        run.length >= DEFAULT_BATCH || isMailboxEmpty(e)
+          ? Effect.succeed(run)
+          : Effect.flatMap(Queue.poll(e.mailbox), (polled) => {
+              const next = Option.getOrUndefined(polled)
+              if (next === undefined) return Effect.succeed(run)
+              if (next === WAKE || next.msg._tag !== first.msg._tag) {
+                e.lookahead = next
+                return Effect.succeed(run)
+              }
+              if (!next.cancelled) run.push(next)
+              return more
+            }),
+      )
+      return more
+    }
+
     const loadThenHandle = (e: Entity, env: Envelope): Effect.Effect<void, never, R> => {
       const load = Effect.matchCauseEffect(
         Effect.suspend(() => def.load(e.id)),
@@ -165,7 +245,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
           onSuccess: (state) => {
             e.state = state
             e.loaded = true
-            return handle(e, env)
+            return dispatch(e, env)
           },
           onFailure: (cause) => {
             e.failures++
@@ -178,10 +258,21 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       return delay > 0 ? Effect.zipRight(Effect.sleep(Duration.millis(delay)), load) : load
     }
 
+    /** One envelope, or the run it starts when its tag has a batch handler. */
+    const dispatch = (e: Entity, env: Envelope): Effect.Effect<void, never, R> => {
+      const batch = def.batch?.[env.msg._tag]
+      if (batch === undefined) return handle(e, env)
+      return Effect.flatMap(gatherRun(e, env), (run) => {
+        e.current = undefined
+        e.run = run
+        return handleRun(e, run, batch)
+      })
+    }
+
     const processEnvelope = (e: Entity, env: Envelope): Effect.Effect<void, never, R> => {
       if (env.cancelled) return Effect.void
       e.current = env
-      return e.loaded ? handle(e, env) : loadThenHandle(e, env)
+      return e.loaded ? dispatch(e, env) : loadThenHandle(e, env)
     }
 
     const passivate = (e: Entity): Effect.Effect<void, never, R> => {
@@ -203,6 +294,11 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
         if (e.fiber !== undefined && retiring.get(e.id) === e.fiber) retiring.delete(e.id)
         const failure = Exit.fail(stopped(e.id))
         if (e.current !== undefined) settle(e, e.current, failure)
+        for (const env of e.run) settle(e, env, failure)
+        e.run = []
+        if (e.lookahead !== undefined && e.lookahead !== WAKE && e.lookahead.reply !== undefined)
+          Deferred.unsafeDone(e.lookahead.reply, failure)
+        e.lookahead = undefined
         const drain: Effect.Effect<void> = Effect.flatMap(Queue.takeAll(e.mailbox), (items) => {
           if (items.length === 0) return Queue.shutdown(e.mailbox)
           for (const item of items)
@@ -217,6 +313,11 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       previous: Fiber.RuntimeFiber<void> | undefined,
     ): Effect.Effect<void, never, R> => {
       const loop: Effect.Effect<void, never, R> = Effect.suspend(() => {
+        const ahead = e.lookahead
+        if (ahead !== undefined) {
+          e.lookahead = undefined
+          return ahead === WAKE ? loop : Effect.zipRight(processEnvelope(e, ahead), loop)
+        }
         if (e.retiring && isMailboxEmpty(e)) return passivate(e)
         return Effect.flatMap(Queue.take(e.mailbox), (item) =>
           item === WAKE ? loop : Effect.zipRight(processEnvelope(e, item), loop),
@@ -241,6 +342,8 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
         lastActive: now(),
         retiring: false,
         current: undefined,
+        run: [],
+        lookahead: undefined,
       }
       entities.set(id, e)
       e.fiber = fork(run(e, retiring.get(id)), { immediate: false })

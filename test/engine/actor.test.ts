@@ -409,3 +409,70 @@ describe('Actor', () => {
     }),
   )
 })
+
+describe('Actor batch handlers', () => {
+  /** A ledger whose `Add` takes whatever has queued up as one run (one "commit" per run). */
+  const ledger = (runs: number[][], gate: Deferred.Deferred<void>) =>
+    Actor.define({
+      name: 'ledger',
+      load: (_id: string) => Effect.succeed([] as readonly number[]),
+      handlers: {
+        Add: (s: readonly number[], m: { readonly n: number }) =>
+          m.n < 0
+            ? Effect.fail(new Insufficient({ balance: m.n }))
+            : Effect.succeed([s.length + 1, [...s, m.n]] as const),
+        Hold: (s: readonly number[]) => Effect.as(Deferred.await(gate), [s.length, s] as const),
+        Entries: (s: readonly number[]) => Effect.succeed([s, s] as const),
+      },
+      batch: {
+        Add: (s, msgs) =>
+          Effect.sync(() => {
+            runs.push(msgs.map((m) => m.n))
+            let next = s
+            const exits = msgs.map((m) => {
+              if (m.n < 0) return Exit.fail(new Insufficient({ balance: m.n }))
+              next = [...next, m.n]
+              return Exit.succeed(next.length)
+            })
+            return [exits, next] as const
+          }),
+      },
+    })
+
+  it.scoped('takes what queued up as one run, in order, with one reply each', () =>
+    Effect.gen(function* () {
+      const runs: number[][] = []
+      const gate = yield* Deferred.make<void>()
+      const actor = yield* Actor.make(ledger(runs, gate))
+      const held = yield* Effect.fork(actor.ask('a', { _tag: 'Hold' }))
+      yield* settle
+      // Queued behind Hold: 1, 2, 3, a failing -1, then Entries, then 4 and 5.
+      const first = yield* Effect.forEach(
+        [1, 2, 3, -1],
+        (n) => Effect.fork(Effect.exit(actor.ask('a', { _tag: 'Add', n }))),
+        {
+          concurrency: 1,
+        },
+      )
+      yield* settle
+      const entries = yield* Effect.fork(actor.ask('a', { _tag: 'Entries' }))
+      yield* settle
+      const later = yield* Effect.forEach([4, 5], (n) => Effect.fork(actor.ask('a', { _tag: 'Add', n })), {
+        concurrency: 1,
+      })
+      yield* settle
+      yield* Deferred.succeed(gate, undefined)
+      yield* Fiber.join(held)
+      const replies = yield* Effect.forEach(first, Fiber.join)
+      expect(replies.slice(0, 3).map((e) => (Exit.isSuccess(e) ? e.value : null))).toEqual([1, 2, 3])
+      expect(Exit.isFailure(replies[3]!)).toBe(true)
+      // The run stopped at Entries, which saw exactly the first run's work.
+      expect(yield* Fiber.join(entries)).toEqual([1, 2, 3])
+      expect(yield* Effect.forEach(later, Fiber.join)).toEqual([4, 5])
+      expect(runs).toEqual([
+        [1, 2, 3, -1],
+        [4, 5],
+      ])
+    }),
+  )
+})

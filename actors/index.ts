@@ -1,5 +1,6 @@
 import { Layer } from 'effect'
 import * as ClusterActor from '../engine/cluster/ClusterActor'
+import * as AppendWriter from '../store/appendWriter'
 import * as Workspace from './admin/WorkspaceActor'
 import type { AiProvider } from './ai/AiProvider'
 import * as Channel from './channels/ChannelActor'
@@ -8,8 +9,13 @@ import type { NumberLink } from './channels/msgapp'
 import * as Conversation from './inbox/ConversationActor'
 import * as Ticket from './tickets/TicketActor'
 
-/** Every actor type of a node, each a service; requires the store, bus and rate limiter. */
-export const layer = Layer.mergeAll(Conversation.layer, Workspace.layer, Channel.layer, Ticket.layer)
+/**
+ * Every actor type of a node, each a service, with the node's group-commit writer of messages;
+ * requires the store, bus and rate limiter.
+ */
+export const layer = Layer.mergeAll(Conversation.layer, Workspace.layer, Channel.layer, Ticket.layer).pipe(
+  Layer.provide(AppendWriter.layer),
+)
 
 /**
  * The same actors spread over the nodes of a cluster (each entity on one node at a time); also
@@ -20,7 +26,7 @@ export const clusterLayer = Layer.mergeAll(
   ClusterActor.layer(Workspace.WorkspaceActor, Workspace.definition, { errors: [Workspace] }),
   ClusterActor.layer(Channel.ChannelActor, Channel.definition, { errors: [Channel] }),
   ClusterActor.layer(Ticket.TicketActor, Ticket.definition, { errors: [Ticket] }),
-)
+).pipe(Layer.provide(AppendWriter.layer))
 
 /**
  * What the domain offers handlers (http/route.ts `Services`): every area's actors and the ports

@@ -191,35 +191,184 @@ export const previewOf = (m: { readonly type: string; readonly body: string }): 
 }
 
 /**
- * What a message does to its conversation, besides the sequence: a note only counts; a
+ * What a message does to its conversation row (the next sequence, and): a note only counts; a
  * customer's message makes a replied conversation wait again (and reopens a solved or closed one:
  * the customer came back on a thread Kotak keeps, an API channel's or a live chat's), and starts
  * an episode when none runs (the first message, or a reopening: a new reply clock); an agent's
  * reply answers it. An automatic reply is the channel's, not an agent's: it answers nothing
  * (actors/reports/metrics.ts has the definitions).
  */
-const effectOf = (sql: SqlClient.SqlClient, m: NewMessage, at: Date): Fragment => {
-  if (m.type === 'note') return sql`notes_count = notes_count + 1`
+export const applyMessage = (r: ConversationRow, m: NewMessage, at: Date): ConversationRow => {
+  const base = { ...r, last_seq: r.last_seq + 1, updated_at: at }
+  if (m.type === 'note') return { ...base, notes_count: r.notes_count + 1 }
   const preview = previewOf(m)
   if (m.direction === 'in') {
-    return sql`last_message_at = ${at}, preview = ${preview}, last_in_at = ${at},
-      first_in_at = COALESCE(first_in_at, ${at}), unread_count = unread_count + 1,
-      waiting_since = CASE WHEN status IN ('solved', 'closed') THEN ${at} ELSE COALESCE(waiting_since, ${at}) END,
-      episode_at = CASE WHEN status IN ('solved', 'closed') OR episode_at IS NULL THEN ${at} ELSE episode_at END,
-      episode_replied_at = CASE WHEN status IN ('solved', 'closed') OR episode_at IS NULL THEN NULL
-                                ELSE episode_replied_at END,
-      reply_state = CASE WHEN reply_state = 'replied' THEN 'waiting' ELSE reply_state END,
-      status = CASE WHEN status IN ('solved', 'closed') THEN 'open' ELSE status END`
+    const reopened = r.status === 'solved' || r.status === 'closed'
+    const starts = reopened || r.episode_at === null
+    return {
+      ...base,
+      last_message_at: at,
+      preview,
+      last_in_at: at,
+      first_in_at: r.first_in_at ?? at,
+      unread_count: r.unread_count + 1,
+      waiting_since: reopened ? at : (r.waiting_since ?? at),
+      episode_at: starts ? at : r.episode_at,
+      episode_replied_at: starts ? null : r.episode_replied_at,
+      reply_state: r.reply_state === 'replied' ? 'waiting' : r.reply_state,
+      status: reopened ? 'open' : r.status,
+    }
   }
-  if (ReportFacts.isAutomatic(m)) {
-    return sql`last_message_at = ${at}, preview = ${preview}, last_out_at = ${at}`
+  if (ReportFacts.isAutomatic(m)) return { ...base, last_message_at: at, preview, last_out_at: at }
+  return {
+    ...base,
+    last_message_at: at,
+    preview,
+    last_out_at: at,
+    unread_count: 0,
+    first_response_at: r.first_in_at !== null ? (r.first_response_at ?? at) : r.first_response_at,
+    episode_replied_at:
+      r.episode_at !== null && r.waiting_since !== null ? (r.episode_replied_at ?? at) : r.episode_replied_at,
+    waiting_since: null,
+    reply_state: 'replied',
   }
-  return sql`last_message_at = ${at}, preview = ${preview}, last_out_at = ${at}, unread_count = 0,
-    first_response_at = CASE WHEN first_in_at IS NOT NULL THEN COALESCE(first_response_at, ${at}) ELSE first_response_at END,
-    episode_replied_at = CASE WHEN episode_at IS NOT NULL AND waiting_since IS NOT NULL
-                              THEN COALESCE(episode_replied_at, ${at}) ELSE episode_replied_at END,
-    waiting_since = NULL, reply_state = 'replied'`
 }
+
+/** Messages appended to one conversation in one write, and the row they leave behind. */
+export interface AppendWrite {
+  readonly conversationId: number
+  /** The sequence the writer saw last: the write applies only if the row still has it. */
+  readonly prevSeq: number
+  /** The row after the messages (`applyMessage` over each, in order). */
+  readonly row: ConversationRow
+  readonly messages: ReadonlyArray<{
+    readonly seq: number
+    readonly at: Date
+    readonly m: NewMessage
+    readonly fact: ReportFacts.MessageFact | null
+  }>
+}
+
+/** What a write stored: the conversation's row and the messages, in sequence order. */
+export interface Appended {
+  readonly conversation: ConversationRow
+  readonly messages: readonly MessageRow[]
+}
+
+const MESSAGE_TIMES = ['sent_at', 'created_at', 'edited_at', 'deleted_at'] as const
+const reviveMessage = (j: Record<string, unknown>): MessageRow => {
+  const out: Record<string, unknown> = { ...j }
+  for (const k of MESSAGE_TIMES) out[k] = typeof j[k] === 'string' ? new Date(j[k] as string) : null
+  return out as unknown as MessageRow
+}
+
+/**
+ * Writes appends to many conversations as ONE statement (the group commit's unit): each
+ * conversation's per-message columns set to the values its writer computed, its messages
+ * inserted, their report facts recorded. A conversation whose `last_seq` moved since its writer
+ * read it (another node appended meanwhile) is left out entirely — no row, no message, no fact —
+ * and missing from the answer; the caller then appends the slow way. A duplicate client id or
+ * sequence fails the whole statement (unique indexes), for the caller to split.
+ */
+export const writeAppends = (writes: readonly AppendWrite[]) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const convs = writes.map((w) => ({
+      id: w.conversationId,
+      prev_seq: w.prevSeq,
+      last_seq: w.row.last_seq,
+      updated_at: w.row.updated_at,
+      last_message_at: w.row.last_message_at,
+      preview: w.row.preview,
+      last_in_at: w.row.last_in_at,
+      last_out_at: w.row.last_out_at,
+      first_in_at: w.row.first_in_at,
+      first_response_at: w.row.first_response_at,
+      unread_count: w.row.unread_count,
+      notes_count: w.row.notes_count,
+      waiting_since: w.row.waiting_since,
+      episode_at: w.row.episode_at,
+      episode_replied_at: w.row.episode_replied_at,
+      reply_state: w.row.reply_state,
+      status: w.row.status,
+    }))
+    const msgs = writes.flatMap((w) =>
+      w.messages.map(({ seq, at, m }) => ({
+        c: w.conversationId,
+        seq,
+        direction: m.direction,
+        type: m.type,
+        body: m.body,
+        sender: m.sender,
+        status: m.status ?? 'sent',
+        client_id: m.clientId ?? null,
+        file_id: m.fileId ?? null,
+        reply_to_id: m.replyToId ?? null,
+        payload: m.payload ?? {},
+        external_id: m.externalId ?? null,
+        sent_at: m.sentAt ?? at,
+        created_at: at,
+      })),
+    )
+    const facts = writes.flatMap((w) =>
+      w.messages.flatMap(({ fact }) => (fact ? [{ c: w.conversationId, ...fact }] : [])),
+    )
+    return sql<{ m: Record<string, unknown>; c: Record<string, unknown> | null }>`
+      WITH u AS (
+        SELECT * FROM json_to_recordset(${JSON.stringify(convs)}::json) AS u(
+          id bigint, prev_seq integer, last_seq integer, updated_at timestamptz, last_message_at timestamptz,
+          preview text, last_in_at timestamptz, last_out_at timestamptz, first_in_at timestamptz,
+          first_response_at timestamptz, unread_count integer, notes_count integer, waiting_since timestamptz,
+          episode_at timestamptz, episode_replied_at timestamptz, reply_state text, status text)
+      ), conv AS (
+        UPDATE conversations c SET last_seq = u.last_seq, updated_at = u.updated_at,
+          last_message_at = u.last_message_at, preview = u.preview, last_in_at = u.last_in_at,
+          last_out_at = u.last_out_at, first_in_at = u.first_in_at, first_response_at = u.first_response_at,
+          unread_count = u.unread_count, notes_count = u.notes_count, waiting_since = u.waiting_since,
+          episode_at = u.episode_at, episode_replied_at = u.episode_replied_at, reply_state = u.reply_state,
+          status = u.status
+        FROM u WHERE c.id = u.id AND c.last_seq = u.prev_seq
+        RETURNING c.*
+      ), msg AS (
+        INSERT INTO messages (workspace_id, conversation_id, seq, direction, type, body, sender, status, client_id,
+                              file_id, reply_to_id, payload, external_id, sent_at, created_at)
+        SELECT conv.workspace_id, conv.id, m.seq, m.direction, m.type, m.body, m.sender, m.status, m.client_id,
+               m.file_id, m.reply_to_id, m.payload, m.external_id, m.sent_at, m.created_at
+        FROM json_to_recordset(${JSON.stringify(msgs)}::json) AS m(
+          c bigint, seq integer, direction text, type text, body text, sender jsonb, status text, client_id text,
+          file_id bigint, reply_to_id bigint, payload jsonb, external_id text, sent_at timestamptz,
+          created_at timestamptz)
+        JOIN conv ON conv.id = m.c
+        RETURNING *
+      ), fact AS (
+        INSERT INTO report_facts (workspace_id, at, kind, conversation_id, channel_id, channel_type, team_id, user_id,
+                                  opened, first, since)
+        SELECT conv.workspace_id, f.at, f.kind, conv.id, conv.channel_id,
+               (SELECT ch.type FROM channels ch WHERE ch.id = conv.channel_id), conv.team_id, f.user_id,
+               f.opened, f.first, f.since
+        FROM json_to_recordset(${JSON.stringify(facts)}::json) AS f(
+          c bigint, kind text, at timestamptz, user_id integer, opened boolean, first boolean, since timestamptz)
+        JOIN conv ON conv.id = f.c
+      )
+      SELECT to_jsonb(msg.*) AS m, CASE WHEN msg.seq = conv.last_seq THEN to_jsonb(conv.*) END AS c
+      FROM msg JOIN conv ON conv.id = msg.conversation_id
+      ORDER BY msg.conversation_id, msg.seq`.pipe(
+      Effect.map((rows) => {
+        const out = new Map<number, { conversation: ConversationRow | null; messages: MessageRow[] }>()
+        for (const r of rows) {
+          const message = reviveMessage(r.m)
+          const id = Number(message.conversation_id)
+          const entry = out.get(id) ?? { conversation: null, messages: [] }
+          entry.messages.push(message)
+          if (r.c) entry.conversation = reviveConversation(r.c)
+          out.set(id, entry)
+        }
+        const done = new Map<number, Appended>()
+        for (const [id, e] of out)
+          if (e.conversation) done.set(id, { conversation: e.conversation, messages: e.messages })
+        return done
+      }),
+    )
+  })
 
 const CONVERSATION_TIMES = [
   'last_message_at',
@@ -243,58 +392,42 @@ const reviveConversation = (j: Record<string, unknown>): ConversationRow => {
   return out as unknown as ConversationRow
 }
 
-const isUniqueViolation = (e: { readonly cause?: unknown }) =>
-  (e.cause as { code?: string } | undefined)?.code === '23505'
-
 /**
- * Appends a message with the next sequence number. The counter is bumped and the message inserted
- * in one statement (the conversation's row lock orders concurrent writers; a failed insert undoes
- * the bump), so sequences have no gaps and no duplicates whoever writes. A message whose
- * `clientId` was already stored is returned as it is. Also returns the conversation as the
- * message left it.
+ * Appends one message the careful way: under the conversation's row lock, from the row as stored
+ * (the ConversationActor's fast path trusts its own copy of the row; this is its fallback, when
+ * that copy may be stale or a batch failed). Sequences have no gaps and no duplicates whoever
+ * writes; a message whose `clientId` was already stored is returned as it is. Also returns the
+ * conversation as the message left it (null when the message was a duplicate).
  */
 export const append = (conversationId: number, m: NewMessage) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.gen(function* () {
-      const existing = (clientId: string) =>
-        sql<MessageRow>`SELECT * FROM messages WHERE conversation_id = ${conversationId} AND client_id = ${clientId}`.pipe(
-          Effect.map((r) => (r[0] ? { message: r[0], created: false as const, conversation: null } : null)),
-        )
-      if (m.clientId !== undefined) {
-        const again = yield* existing(m.clientId)
-        if (again) return again
-      }
-      const at = m.at ?? new Date()
-      const rows = yield* sql<MessageRow & { conv: Record<string, unknown> }>`
-        WITH conv AS (
-          UPDATE conversations SET last_seq = last_seq + 1, updated_at = ${at}, ${effectOf(sql, m, at)}
-          WHERE id = ${conversationId} RETURNING *
-        ), msg AS (
-          INSERT INTO messages (workspace_id, conversation_id, seq, direction, type, body, sender, status, client_id,
-                                file_id, reply_to_id, payload, external_id, sent_at, created_at)
-          SELECT conv.workspace_id, conv.id, conv.last_seq, ${m.direction}, ${m.type}, ${m.body},
-                 ${JSON.stringify(m.sender)}::jsonb, ${m.status ?? 'sent'}, ${m.clientId ?? null},
-                 ${m.fileId ?? null}::bigint, ${m.replyToId ?? null}::bigint, ${JSON.stringify(m.payload ?? {})}::jsonb,
-                 ${m.externalId ?? null}, ${m.sentAt ?? at}::timestamptz, ${at}::timestamptz
-          FROM conv RETURNING *
-        )${ReportFacts.ofMessage(sql, m)}
-        SELECT msg.*, to_jsonb(conv.*) AS conv FROM msg, conv`.pipe(
-        // A concurrent duplicate of the same client id lost the race: answer with the stored one.
-        Effect.catchTag('SqlError', (e) =>
-          m.clientId !== undefined && isUniqueViolation(e)
-            ? Effect.succeed([] as Array<MessageRow & { conv: Record<string, unknown> }>)
-            : Effect.fail(e),
-        ),
-      )
-      const row = rows[0]
-      if (!row) return m.clientId !== undefined ? yield* existing(m.clientId) : null
-      const { conv, ...message } = row
-      return {
-        message: message as MessageRow,
-        created: true as const,
-        conversation: reviveConversation(conv),
-      }
-    }),
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const [row] =
+          yield* sql<ConversationRow>`SELECT * FROM conversations WHERE id = ${conversationId} FOR UPDATE`
+        if (!row) return null
+        if (m.clientId !== undefined) {
+          const [again] = yield* sql<MessageRow>`
+            SELECT * FROM messages WHERE conversation_id = ${conversationId} AND client_id = ${m.clientId}`
+          if (again) return { message: again, created: false as const, conversation: null }
+        }
+        const at = m.at ?? new Date()
+        const next = applyMessage(row, m, at)
+        const written = yield* writeAppends([
+          {
+            conversationId,
+            prevSeq: row.last_seq,
+            row: next,
+            messages: [{ seq: next.last_seq, at, m, fact: ReportFacts.ofMessage(row, m, at) }],
+          },
+        ])
+        const done = written.get(conversationId)
+        // Under the row lock nothing else can have moved the sequence.
+        if (!done)
+          return yield* Effect.dieMessage(`append to conversation ${conversationId} lost its row lock`)
+        return { message: done.messages[0]!, created: true as const, conversation: done.conversation }
+      }),
+    ),
   )
 
 /**

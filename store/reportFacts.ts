@@ -7,9 +7,10 @@ import { Effect } from 'effect'
  * written in the same statement as the change they record, so a fact exists exactly when its
  * change does. Each writer adds ONE fragment to its statement:
  *
- * - a message (store/conversations `append`): `ofMessage` — a customer message is an `in` fact, an
- *   agent's reply (not a note, not an automatic reply) an `out` fact carrying the start of the wait
- *   it answered and whether it was the episode's first response;
+ * - a message (store/conversations `writeAppends`, computed by `ofMessage` from the conversation
+ *   the message found): a customer message is an `in` fact, an agent's reply (not a note, not an
+ *   automatic reply) an `out` fact carrying the start of the wait it answered and whether it was
+ *   the episode's first response;
  * - a change of status, team or assignee (store/conversations `update`, `setStatus`, `assign`,
  *   `pickUp`): `ofChange` — `resolved` when an open conversation is solved or closed, `assigned`
  *   when it enters a team or reaches a person;
@@ -27,37 +28,51 @@ export const isAutomatic = (m: {
   readonly sender: Readonly<Record<string, unknown>>
 }) => m.payload?.auto_reply !== undefined || m.sender.auto === true
 
+/** The fact a message adds (`report_facts` less what its conversation row supplies). */
+export interface MessageFact {
+  readonly kind: 'in' | 'out'
+  readonly at: Date
+  readonly user_id: number | null
+  /** in: the conversation's first customer message (an incoming conversation). */
+  readonly opened: boolean
+  /** out: the episode's first reply (a first response). */
+  readonly first: boolean
+  /** out: when the wait it answered began. */
+  readonly since: Date | null
+}
+
 /**
- * The fact of a message, as a CTE to append after `conv` (the updated conversation) and `msg` (the
- * inserted message): `, report_fact AS (INSERT …)`; nothing for notes and automatic replies.
+ * The fact of a message, from its conversation as the message found it (`before`): a customer
+ * message is an `in` fact, an agent's reply an `out` fact; nothing for notes and automatic
+ * replies. The wait a reply answers only runs while the conversation is open (a solve ends it).
  */
 export const ofMessage = (
-  sql: SqlClient.SqlClient,
+  before: {
+    readonly first_in_at: Date | null
+    readonly episode_at: Date | null
+    readonly episode_replied_at: Date | null
+    readonly waiting_since: Date | null
+  },
   m: {
     readonly direction: 'in' | 'out'
     readonly type: string
     readonly sender: Readonly<Record<string, unknown>>
     readonly payload?: Readonly<Record<string, unknown>> | undefined
   },
-): Fragment => {
-  if (m.type === 'note' || (m.direction === 'out' && isAutomatic(m))) return sql``
-  const userId = typeof m.sender.user_id === 'number' ? m.sender.user_id : null
+  at: Date,
+): MessageFact | null => {
+  if (m.type === 'note' || (m.direction === 'out' && isAutomatic(m))) return null
   if (m.direction === 'in') {
-    return sql`, report_fact AS (
-      INSERT INTO report_facts (workspace_id, at, kind, conversation_id, channel_id, channel_type, team_id, opened)
-      SELECT conv.workspace_id, msg.created_at, 'in', conv.id, conv.channel_id,
-             (SELECT ch.type FROM channels ch WHERE ch.id = conv.channel_id), conv.team_id, o.first_in_at IS NULL
-      FROM conv JOIN msg ON true JOIN conversations o ON o.id = conv.id)`
+    return { kind: 'in', at, user_id: null, opened: before.first_in_at === null, first: false, since: null }
   }
-  // The wait a reply answers only runs while the conversation is open (a solve ends it).
-  return sql`, report_fact AS (
-    INSERT INTO report_facts (workspace_id, at, kind, conversation_id, channel_id, channel_type, team_id, user_id,
-                              first, since)
-    SELECT conv.workspace_id, msg.created_at, 'out', conv.id, conv.channel_id,
-           (SELECT ch.type FROM channels ch WHERE ch.id = conv.channel_id), conv.team_id, ${userId}::integer,
-           o.episode_at IS NOT NULL AND o.episode_replied_at IS NULL AND o.waiting_since IS NOT NULL,
-           o.waiting_since
-    FROM conv JOIN msg ON true JOIN conversations o ON o.id = conv.id)`
+  return {
+    kind: 'out',
+    at,
+    user_id: typeof m.sender.user_id === 'number' ? m.sender.user_id : null,
+    opened: false,
+    first: before.episode_at !== null && before.episode_replied_at === null && before.waiting_since !== null,
+    since: before.waiting_since,
+  }
 }
 
 /**

@@ -1,13 +1,16 @@
-import { Data, Effect } from 'effect'
+import type { SqlError } from '@effect/sql'
+import { Data, Effect, Exit } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
 import { currentMillis, currentTime, WallClock } from '../../engine/clock'
 import { publishEvent, recheckTopic } from '../../engine/events'
 import { iso } from '../../engine/time'
+import { AppendWriter } from '../../store/appendWriter'
 import * as Assignees from '../../store/assignees'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
 import * as LabelRules from '../../store/labelRules'
 import * as Messages from '../../store/messages'
+import * as ReportFacts from '../../store/reportFacts'
 import type { Delivery } from '../channels/Connector'
 
 /**
@@ -40,7 +43,14 @@ export const EDIT_WINDOW_MS = 15 * 60_000
 export const UNSEND_WINDOW_MS = 2 * 24 * 60 * 60_000
 
 export interface ConversationState {
+  /**
+   * The conversation as stored. This actor is the only writer of its per-message columns
+   * (sequence, times, counters, reply state, status), so appends compute the next row from this
+   * copy instead of reading it; the write is guarded by `last_seq` all the same.
+   */
   readonly row: Conversations.ConversationRow | null
+  /** Client ids of the latest messages → message id: a resend is answered without a read. */
+  readonly recent: ReadonlyMap<string, number>
   /** user id → expiry (epoch ms) of their typing indicator. */
   readonly typing: ReadonlyMap<number, number>
 }
@@ -191,31 +201,146 @@ export interface Editor {
   readonly keyId: number | null
 }
 
+/** How many recent client ids a conversation keeps in memory (the unique index backs older ones). */
+const RECENT_CLIENT_IDS = 500
+
+const remember = (recent: ReadonlyMap<string, number>, added: ReadonlyArray<readonly [string, number]>) => {
+  if (added.length === 0) return recent
+  const next = new Map(recent)
+  for (const [clientId, id] of added) next.set(clientId, id)
+  // Maps keep insertion order: the oldest go first.
+  for (const k of next.keys()) {
+    if (next.size <= RECENT_CLIENT_IDS) break
+    next.delete(k)
+  }
+  return next
+}
+
+type AppendExit = Exit.Exit<Messages.MessageView, ConversationNotFound | SqlError.SqlError>
+
+/**
+ * Appends a run of messages (what queued up in the mailbox): the next row computed from the
+ * actor's copy, one write through the node's group commit (store/appendWriter), the events after
+ * the commit. When that write cannot apply — the row moved on (another node appended during an
+ * ownership move) or the write failed (an old client id sent again, say) — each message is
+ * appended the careful way instead, under the row lock, and the copy is read again.
+ */
+const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMessage[], id: number) =>
+  Effect.gen(function* () {
+    const row = state.row
+    if (!row) {
+      const gone = Exit.fail(new ConversationNotFound({ id }))
+      return [msgs.map((): AppendExit => gone), state] as const
+    }
+    const now = yield* currentTime
+    // Each message: a resend of a known client id (answered with the stored message), or new.
+    const plan: Array<{ readonly dup: number | string } | { readonly at: number }> = []
+    const seen = new Map<string, number>()
+    const messages: Array<Conversations.AppendWrite['messages'][number]> = []
+    let next = row
+    for (const m of msgs) {
+      const known =
+        m.clientId === undefined ? undefined : (state.recent.get(m.clientId) ?? seen.get(m.clientId))
+      if (known !== undefined) {
+        plan.push({ dup: known })
+        continue
+      }
+      const at = m.at ?? now
+      const fact = ReportFacts.ofMessage(next, m, at)
+      next = Conversations.applyMessage(next, m, at)
+      if (m.clientId !== undefined) seen.set(m.clientId, -next.last_seq)
+      plan.push({ at: messages.length })
+      messages.push({ seq: next.last_seq, at, m, fact })
+    }
+    if (messages.length === 0) {
+      const exits = yield* Effect.forEach(plan, (p) => storedView('dup' in p ? p.dup : 0, id, []))
+      return [exits, state] as const
+    }
+    const writer = yield* AppendWriter
+    const written = yield* Effect.either(
+      writer.submit({ conversationId: row.id, prevSeq: row.last_seq, row: next, messages }),
+    )
+    if (written._tag === 'Left') return yield* appendCarefully(state, msgs, id)
+    const { conversation, messages: stored } = written.right
+    const views: Messages.MessageView[] = []
+    for (const message of stored) views.push(yield* publishMessage(row.id, message, 'message.created'))
+    if (messages.some((w) => w.m.type !== 'note')) yield* inboxChanged(conversation, 'message')
+    if (conversation.status !== row.status) {
+      yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(conversation))
+    }
+    const exits = yield* Effect.forEach(plan, (p) =>
+      'at' in p ? Effect.succeed(Exit.succeed(views[p.at]!) as AppendExit) : storedView(p.dup, id, views),
+    )
+    const added = stored.flatMap((v) => (v.client_id === null ? [] : [[v.client_id, v.id] as const]))
+    return [exits, { ...state, row: conversation, recent: remember(state.recent, added) }] as const
+  })
+
+/** A resend's answer: the stored message (a negative id is a sequence written in this very run). */
+const storedView = (known: number | string, conversationId: number, run: readonly Messages.MessageView[]) =>
+  Effect.gen(function* () {
+    if (typeof known === 'number' && known < 0) {
+      const same = run.find((v) => v.seq === -known)
+      if (same) return Exit.succeed(same) as AppendExit
+    }
+    const view = yield* Messages.view(Number(known))
+    return (
+      view ? Exit.succeed(view) : Exit.fail(new ConversationNotFound({ id: conversationId }))
+    ) as AppendExit
+  })
+
+/** The fallback: one message at a time under the row lock, then the copy read again. */
+const appendCarefully = (state: ConversationState, msgs: readonly Conversations.NewMessage[], id: number) =>
+  Effect.gen(function* () {
+    const now = yield* currentTime
+    const exits: AppendExit[] = []
+    const added: Array<readonly [string, number]> = []
+    for (const m of msgs) {
+      const result = yield* Effect.either(Conversations.append(id, { ...m, at: m.at ?? now }))
+      if (result._tag === 'Left') {
+        exits.push(Exit.fail(result.left))
+        continue
+      }
+      const r = result.right
+      if (!r) {
+        exits.push(Exit.fail(new ConversationNotFound({ id })))
+        continue
+      }
+      if (!r.created || !r.conversation) {
+        const view = yield* Messages.view(r.message.id)
+        exits.push(view ? Exit.succeed(view) : Exit.fail(new ConversationNotFound({ id })))
+        continue
+      }
+      const before = state.row
+      const view = yield* publishMessage(id, r.message, 'message.created')
+      if (m.type !== 'note') yield* inboxChanged(r.conversation, 'message')
+      if (before && r.conversation.status !== before.status) {
+        yield* publishEvent(topicOf(id), 'interaction.updated', presentChange(r.conversation))
+      }
+      if (r.message.client_id !== null) added.push([r.message.client_id, r.message.id])
+      exits.push(Exit.succeed(view))
+    }
+    const row = yield* Conversations.byId(id)
+    return [exits, { ...state, row, recent: remember(state.recent, added) }] as const
+  })
+
 export const definition = Actor.define({
   name: 'conversation',
   load: (id: number) =>
-    Effect.map(Conversations.byId(id), (row): ConversationState => ({ row, typing: new Map() })),
+    Effect.gen(function* () {
+      const row = yield* Conversations.byId(id)
+      const recent = row ? yield* Messages.recentClientIds(id, RECENT_CLIENT_IDS) : new Map<string, number>()
+      return { row, typing: new Map(), recent } satisfies ConversationState as ConversationState
+    }),
   idleMs: 5 * 60_000,
+  batch: {
+    Append: (state, msgs: readonly Conversations.NewMessage[], ctx) => appendRun(state, msgs, ctx.id),
+  },
   handlers: {
     /** Appends a message (next sequence number); a resent client id returns the stored one. */
     Append: (state: ConversationState, m: Conversations.NewMessage, ctx) =>
-      Effect.gen(function* () {
-        const row = yield* existing(state, ctx.id)
-        const at = m.at ?? (yield* currentTime)
-        const result = yield* Conversations.append(row.id, { ...m, at })
-        if (!result) return yield* Effect.fail(new ConversationNotFound({ id: ctx.id }))
-        if (!result.created || !result.conversation) {
-          const view = yield* Messages.view(result.message.id)
-          return [view!, state] as const
-        }
-        const next = result.conversation
-        const view = yield* publishMessage(row.id, result.message, 'message.created')
-        if (m.type !== 'note') yield* inboxChanged(next, 'message')
-        if (next.status !== row.status) {
-          yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(next))
-        }
-        return [view, { ...state, row: next }] as const
-      }),
+      Effect.flatMap(appendRun(state, [m], ctx.id), ([exits, next]) =>
+        Effect.map(exits[0]!, (view) => [view, next] as const),
+      ),
     /** Records the channel's answer to a delivery attempt (`sent`, or `failed` with the reason). */
     Delivered: (
       state: ConversationState,

@@ -74,7 +74,7 @@ export interface Definition<Id extends EntityId, S, H extends Handlers<Id, S>, L
    * must also have its single-message handler (which gives the message and reply types, and serves
    * nothing else); the run's replies come back in order, one `Exit` per message.
    */
-  readonly batch?: { readonly [K in keyof H]?: BatchHandler<Id, S, H[K]> }
+  readonly batch?: { readonly [tag: string]: BatchHandler<Id, S> | undefined }
   /**
    * Backoff before reloading after consecutive crashes (defects or load failures): the first
    * reload is immediate, then `baseMs`, `2 × baseMs`, … up to `maxMs`. Defaults 10 ms and 5 s.
@@ -93,16 +93,15 @@ type Output<F> = F extends (...args: never) => Effect.Effect<readonly [infer A, 
 /**
  * A run of messages of one tag: `(state, messages, ctx) => Effect<[exits, newState]>`, one exit
  * per message in order. A failure or defect of the effect itself fails every message of the run.
+ * Loosely typed (inference of the handlers would suffer): annotate the messages, and keep the
+ * replies, errors and requirements those of the tag's single-message handler, which calls the
+ * same code.
  */
-export type BatchHandler<Id extends EntityId, S, F> = (
+export type BatchHandler<Id extends EntityId, S> = (
   state: S,
-  msgs: ReadonlyArray<PayloadOf<F>>,
+  msgs: ReadonlyArray<never>,
   ctx: HandlerContext<Id>,
-) => Effect.Effect<
-  readonly [ReadonlyArray<Exit.Exit<Output<F>['reply'], Output<F>['error']>>, S],
-  Output<F>['error'],
-  Output<F>['context']
->
+) => Effect.Effect<readonly [ReadonlyArray<Exit.Exit<unknown, unknown>>, S], unknown, unknown>
 
 /** The payload a handler accepts (its second parameter); `unknown` when it takes none. */
 export type PayloadOf<F> = F extends (state: never, msg: infer M, ctx: never) => unknown ? M : never

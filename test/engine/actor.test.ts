@@ -425,7 +425,7 @@ describe('Actor batch handlers', () => {
         Entries: (s: readonly number[]) => Effect.succeed([s, s] as const),
       },
       batch: {
-        Add: (s, msgs) =>
+        Add: (s: readonly number[], msgs: ReadonlyArray<{ readonly n: number }>) =>
           Effect.sync(() => {
             runs.push(msgs.map((m) => m.n))
             let next = s

@@ -1,0 +1,64 @@
+import { SqlClient, type SqlError } from '@effect/sql'
+import { Context, Effect, Exit, Layer } from 'effect'
+import * as GroupCommit from '../engine/groupCommit'
+import { type Appended, type AppendWrite, writeAppends } from './conversations'
+
+/**
+ * The node's one writer of appended messages (group commit, engine/groupCommit): every
+ * conversation's appends that gather during a write go out together in the next — one statement
+ * (store/conversations `writeAppends`), one commit. Callers are answered only after the commit,
+ * so a 2xx and the events that follow still mean "stored".
+ *
+ * A write that fails is split: each conversation's part is written alone, so a bad one (a
+ * duplicate client id or sequence) fails only its own caller and the others still commit. A part
+ * whose conversation moved on meanwhile (its `last_seq` is not what the caller saw) fails with
+ * `AppendStale`; the caller appends the slow way (store/conversations `append`).
+ */
+export class AppendStale extends Error {
+  readonly _tag = 'AppendStale'
+}
+
+export class AppendWriter extends Context.Tag('AppendWriter')<
+  AppendWriter,
+  GroupCommit.GroupCommit<AppendWrite, Appended, SqlError.SqlError | AppendStale>
+>() {}
+
+/** Conversations per write at most; a write of 256 stays a few hundred kilobytes of JSON. */
+const MAX_WRITES = 256
+
+type Answer = Exit.Exit<Appended, SqlError.SqlError | AppendStale>
+
+const answers = (writes: readonly AppendWrite[], done: ReadonlyMap<number, Appended>): Answer[] =>
+  writes.map((w): Answer => {
+    const d = done.get(w.conversationId)
+    return d ? Exit.succeed(d) : Exit.fail(new AppendStale(`conversation ${w.conversationId} moved on`))
+  })
+
+const flush = (
+  writes: readonly AppendWrite[],
+): Effect.Effect<readonly Answer[], never, SqlClient.SqlClient> =>
+  writeAppends(writes).pipe(
+    Effect.map((done) => answers(writes, done)),
+    Effect.catchAll((e) =>
+      writes.length === 1
+        ? Effect.succeed([Exit.fail(e) as Answer])
+        : Effect.forEach(writes, (w) =>
+            writeAppends([w]).pipe(
+              Effect.map((done) => answers([w], done)[0]!),
+              Effect.catchAll((err) => Effect.succeed(Exit.fail(err) as Answer)),
+            ),
+          ),
+    ),
+  )
+
+export const layer = Layer.scoped(
+  AppendWriter,
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    GroupCommit.make({
+      flush: (writes: readonly AppendWrite[]) =>
+        Effect.provideService(flush(writes), SqlClient.SqlClient, sql),
+      maxItems: MAX_WRITES,
+      concurrency: 2,
+    }),
+  ),
+)

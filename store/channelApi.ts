@@ -149,6 +149,39 @@ export interface ThreadRow {
 }
 
 /**
+ * Threads this node has seen, per database (keyed by its client), least recently used first. A
+ * thread's conversation never changes while the thread exists, so the entry is a safe hint: a
+ * conversation deleted meanwhile (its thread goes with it) is noticed by the append, which
+ * `forgetThread`s and starts over. The contact kept is the one this node last wrote or read.
+ */
+const threadCache = new WeakMap<SqlClient.SqlClient, Map<string, ThreadRow>>()
+const THREAD_CACHE_SIZE = 10_000
+const threadKey = (channelId: number, externalId: string) => `${channelId}\u0000${externalId}`
+
+const cached = (sql: SqlClient.SqlClient) => {
+  let m = threadCache.get(sql)
+  if (!m) {
+    m = new Map()
+    threadCache.set(sql, m)
+  }
+  return m
+}
+
+const keep = (sql: SqlClient.SqlClient, t: ThreadRow) => {
+  const m = cached(sql)
+  const k = threadKey(t.channel_id, t.external_id)
+  m.delete(k)
+  m.set(k, t)
+  if (m.size > THREAD_CACHE_SIZE) m.delete(m.keys().next().value!)
+}
+
+/** Drops a thread this node remembers (its conversation turned out to be gone). */
+export const forgetThread = (channelId: number, externalId: string) =>
+  Effect.map(SqlClient.SqlClient, (sql) => {
+    cached(sql).delete(threadKey(channelId, externalId))
+  })
+
+/**
  * The conversation of the customer's `conversation_id`, created (with its contact) on first use.
  * Concurrent first messages agree on one conversation: the thread row's primary key decides, and
  * the loser's empty conversation is removed in its own transaction.
@@ -160,14 +193,22 @@ export const threadFor = (
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
-      // The common case, a known conversation whose contact did not change: one read, no write
-      // (and no commit to wait for) per inbound message.
-      const [known] = yield* sql<ThreadRow>`
-        SELECT * FROM channel_api_threads WHERE channel_id = ${channel.id} AND external_id = ${externalId}`
-      if (known && Object.entries(contact).every(([k, v]) => known.contact[k] === v)) {
+      const same = (t: ThreadRow) => Object.entries(contact).every(([k, v]) => t.contact[k] === v)
+      // The common case, a known conversation whose contact did not change: nothing to read or
+      // write per inbound message once this node has seen the thread.
+      const hot = cached(sql).get(threadKey(channel.id, externalId))
+      if (hot && same(hot)) return { thread: hot, created: false }
+      const [known] = hot
+        ? [undefined]
+        : yield* sql<ThreadRow>`
+            SELECT * FROM channel_api_threads WHERE channel_id = ${channel.id} AND external_id = ${externalId}`
+      if (known && same(known)) {
+        keep(sql, known)
         return { thread: known, created: false }
       }
-      return yield* threadForUpdate(sql, channel, externalId, contact)
+      const made = yield* threadForUpdate(sql, channel, externalId, contact)
+      keep(sql, made.thread)
+      return made
     }),
   )
 

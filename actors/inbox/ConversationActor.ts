@@ -216,7 +216,9 @@ const remember = (recent: ReadonlyMap<string, number>, added: ReadonlyArray<read
   return next
 }
 
-type AppendExit = Exit.Exit<Messages.MessageView, ConversationNotFound | SqlError.SqlError>
+/** An append's answer: the message, marked `duplicate` when a resent client id found it stored. */
+export type Appended = Messages.MessageView & { readonly duplicate?: true }
+type AppendExit = Exit.Exit<Appended, ConversationNotFound | SqlError.SqlError>
 
 /**
  * Appends a run of messages (what queued up in the mailbox): the next row computed from the
@@ -280,11 +282,13 @@ const storedView = (known: number | string, conversationId: number, run: readonl
   Effect.gen(function* () {
     if (typeof known === 'number' && known < 0) {
       const same = run.find((v) => v.seq === -known)
-      if (same) return Exit.succeed(same) as AppendExit
+      if (same) return Exit.succeed({ ...same, duplicate: true as const }) as AppendExit
     }
     const view = yield* Messages.view(Number(known))
     return (
-      view ? Exit.succeed(view) : Exit.fail(new ConversationNotFound({ id: conversationId }))
+      view
+        ? Exit.succeed({ ...view, duplicate: true as const })
+        : Exit.fail(new ConversationNotFound({ id: conversationId }))
     ) as AppendExit
   })
 
@@ -307,7 +311,11 @@ const appendCarefully = (state: ConversationState, msgs: readonly Conversations.
       }
       if (!r.created || !r.conversation) {
         const view = yield* Messages.view(r.message.id)
-        exits.push(view ? Exit.succeed(view) : Exit.fail(new ConversationNotFound({ id })))
+        exits.push(
+          view
+            ? Exit.succeed({ ...view, duplicate: true as const })
+            : Exit.fail(new ConversationNotFound({ id })),
+        )
         continue
       }
       const before = state.row

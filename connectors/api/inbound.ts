@@ -104,7 +104,9 @@ export const receive = (channel: ChannelRow, body: typeof InboundMessage.Type) =
   // The conversation went away between finding it and appending (its contact was deleted): once
   // more from the start, which opens a new conversation (and contact) for the customer's message.
   receiveOnce(channel, body).pipe(
-    Effect.catchTag('ConversationNotFound', () => receiveOnce(channel, body)),
+    Effect.catchTag('ConversationNotFound', () =>
+      Effect.zipRight(ChannelApi.forgetThread(channel.id, body.conversation_id), receiveOnce(channel, body)),
+    ),
     Effect.catchTag('ConversationNotFound', () => Effect.fail(notFound())),
   )
 
@@ -120,8 +122,12 @@ const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) =>
       contact,
     )
     const clientId = `api:${body.message.id}`
-    const stored = yield* ChannelApi.storedMessage(thread.conversation_id, clientId)
-    if (stored) return { duplicate: true, data: present(stored, thread.external_id, channel.id) }
+    // A resend with files is answered before they are fetched again; without, the conversation's
+    // actor knows its recent client ids and answers a resend with the stored message.
+    if ((body.message.attachments ?? []).length > 0) {
+      const stored = yield* ChannelApi.storedMessage(thread.conversation_id, clientId)
+      if (stored) return { duplicate: true, data: present(stored, thread.external_id, channel.id) }
+    }
     // Fetched before anything is stored, so a file that cannot be fetched refuses the whole message
     // (422) and the customer's system can send it again.
     const files = yield* Effect.forEach(body.message.attachments ?? [], (a, i) =>
@@ -159,6 +165,9 @@ const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) =>
         channel_id: channel.id,
         reason: 'conversation.created',
       })
+    }
+    if (message.duplicate === true) {
+      return { duplicate: true, data: present(message, thread.external_id, channel.id) }
     }
     yield* afterInbound(channel, thread.conversation_id, { newConversation, fresh: true })
     return { duplicate: false, data: present(message, thread.external_id, channel.id) }

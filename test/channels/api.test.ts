@@ -168,11 +168,13 @@ describe('API channel', () => {
       expect(ev.data.interaction_id).toBe(m1.interaction_id)
     }
     // Everything the five sends published is on the socket before the answer to a later ping:
-    // one inbox.changed each (the resend of ext-1 stored nothing and says nothing).
+    // inbox.changed once per run of appends committed together (between one and five here; the
+    // resend of ext-1 stored nothing and says nothing).
     c.send({ op: 'ping' })
     await c.next((f) => f.op === 'pong')
     const inbox = c.frames.filter((f) => f.event === 'inbox.changed')
-    expect(inbox).toHaveLength(5)
+    expect(inbox.length).toBeGreaterThanOrEqual(1)
+    expect(inbox.length).toBeLessThanOrEqual(5)
     expect(inbox[0]!.data).toMatchObject({ interaction_id: m1.interaction_id, channel_id: ch.id })
     c.close()
 

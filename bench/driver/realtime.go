@@ -10,8 +10,8 @@ import (
 
 // Subscriber is one socket of a real-time protocol: it connects, subscribes, reads until ctx ends,
 // resumes where it left off when the server drops it as a slow consumer, and reports what it reads
-// to a Tally. Kotak's protocol is kotakClient; a second server's client (Centrifugo through
-// centrifuge-go, issue #26) implements the same two methods so both face the same load shape.
+// to a Tally. Kotak's protocol is kotakClient; Centrifugo's is centrifugoClient (issue #26), with
+// the same two methods, so both face the same load shape.
 type Subscriber interface {
 	Run(ctx context.Context)
 	// Drop closes the connection as if the network had; Run resumes from its last position.

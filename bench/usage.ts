@@ -206,7 +206,8 @@ export const usageWindow = async (opts: { serverPid?: number; database?: string;
   await open()
   let ticking = Promise.resolve()
   const timer = setInterval(() => {
-    ticking = ticking.then(() => tick(false))
+    // A failed tick (a process gone mid-read) must not stop the ones after it.
+    ticking = ticking.then(() => tick(false)).catch(() => undefined)
   }, 500)
   return {
     mark: async () => {

@@ -136,7 +136,8 @@ func (c *centrifugoClient) reply(conn *wsConn, line []byte, now time.Time) {
 			_ = conn.Close()
 			return
 		}
-		sub := `{"id":2,"subscribe":{"channel":` + strconv.Quote(c.channel)
+		// recoverable: the channel's epoch and offset come back, and a later subscribe may recover.
+		sub := `{"id":2,"subscribe":{"channel":` + strconv.Quote(c.channel) + `,"recoverable":true`
 		if c.recovering {
 			sub += `,"recover":true,"epoch":` + strconv.Quote(string(c.epoch)) + `,"offset":` + strconv.FormatInt(c.offset, 10)
 		}
@@ -152,8 +153,13 @@ func (c *centrifugoClient) reply(conn *wsConn, line []byte, now time.Time) {
 				c.epoch = append(c.epoch[:0], rest[:j]...)
 			}
 		}
-		// Recovered publications come in the reply, oldest first.
-		if i := bytes.Index(line, cfRecover); i >= 0 {
+		// Recovered publications come in the reply, oldest first; a fresh subscription's reply
+		// carries the channel's current offset instead.
+		if i := bytes.Index(line, cfRecover); i < 0 {
+			if off, _, ok := intAfter(line, cfOffset); ok {
+				c.offset = off
+			}
+		} else {
 			rest := line[i+len(cfRecover):]
 			for {
 				j := bytes.Index(rest, cfData)

@@ -11,7 +11,8 @@ import { perUnit, sample, sampler, type Usage, usageWindow } from './usage'
 /**
  * `npm run bench -- <scenario> [--smoke]`: builds the load driver (bench/driver, Go), starts Kotak
  * against the local PostgreSQL (fresh database), seeds through the operator CLI and the public API,
- * runs the driver, samples the CPU and RSS of the server, of PostgreSQL and of the driver, and
+ * runs the driver, samples the CPU and RSS of the server, of the PostgreSQL backends serving its
+ * database (bench/usage.ts) and of the driver, and
  * writes bench/results/<scenario>.json and .md. The driver shares the machine with the server, so
  * its CPU is reported beside the server's, and each one's CPU per unit of work apart.
  * `--smoke` (or BENCH_SMOKE=1): a few seconds at a tiny rate, results in a temporary directory,

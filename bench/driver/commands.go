@@ -177,6 +177,9 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 			}
 		}()
 	}
+	// bench/run.ts opens its CPU window of the server and PostgreSQL on this line and closes it on
+	// "measure: end", so set-up and tear-down of the sockets are not counted as work.
+	logf("measure: start")
 	ph := startPhase()
 	post := runAttack(ctx, attackPlan{
 		Name: "inbound", Rate: *rate, Duration: *duration, Connections: *conns,
@@ -211,6 +214,7 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 	}
 	settled := time.Since(settleStart)
 	reading := ph.report()
+	logf("measure: end")
 	stopSockets()
 	wg.Wait()
 	out := map[string]any{

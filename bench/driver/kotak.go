@@ -233,6 +233,7 @@ func (c *kotakClient) handle(msg []byte, now time.Time) {
 		} else if us, _, ok := intAfter(msg, stampField); ok {
 			sent = time.UnixMicro(us)
 		}
+		c.tally.FrameBytes.Add(uint64(len(msg)))
 		c.tally.deliver(c.stream, conv, seq, sent, now)
 		return
 	}

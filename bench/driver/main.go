@@ -6,6 +6,7 @@
 //	kotak-bench inbound -base URL -channel-key K -conversations … -rate R -sockets N (storm, fanout)
 //	kotak-bench sockets -base URL -sockets N -ramp D -hold D                    (idle sockets)
 //	kotak-bench soak    … inbound flags plus -get URL -get-rate R -churn D       (hours-proof check)
+//	kotak-bench centrifugo -base URL -api-key K -hmac-secret S -rate R -sockets N  (fanout on Centrifugo)
 //
 // The report goes to stdout as one JSON object; progress goes to stderr.
 package main
@@ -35,7 +36,7 @@ func logf(format string, args ...any) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: kotak-bench <http|inbound|sockets|soak> [flags]")
+		fmt.Fprintln(os.Stderr, "usage: kotak-bench <http|inbound|sockets|soak|centrifugo> [flags]")
 		os.Exit(2)
 	}
 	ctx, cancel := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -70,6 +71,8 @@ func main() {
 		report, err = cmdInbound(ctx, args, true)
 	case "sockets":
 		report, err = cmdSockets(ctx, args)
+	case "centrifugo":
+		report, err = cmdCentrifugo(ctx, args)
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}

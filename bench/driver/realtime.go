@@ -10,8 +10,8 @@ import (
 
 // Subscriber is one socket of a real-time protocol: it connects, subscribes, reads until ctx ends,
 // resumes where it left off when the server drops it as a slow consumer, and reports what it reads
-// to a Tally. Kotak's protocol is kotakClient; a second server's client (Centrifugo through
-// centrifuge-go, issue #26) implements the same two methods so both face the same load shape.
+// to a Tally. Kotak's protocol is kotakClient; Centrifugo's is centrifugoClient (issue #26), with
+// the same two methods, so both face the same load shape.
 type Subscriber interface {
 	Run(ctx context.Context)
 	// Drop closes the connection as if the network had; Run resumes from its last position.
@@ -21,6 +21,7 @@ type Subscriber interface {
 // Tally is the protocol-independent account of deliveries, shared by every socket of a run.
 type Tally struct {
 	Deliveries atomic.Uint64
+	FrameBytes atomic.Uint64 // payload bytes of the delivered message frames (their size, for comparing servers)
 	Duplicates atomic.Uint64
 	Gaps       atomic.Uint64
 	Latency    Histogram
@@ -98,7 +99,8 @@ func (t *Tally) report() map[string]any {
 		}
 	}
 	return map[string]any{
-		"deliveries": t.Deliveries.Load(), "duplicates": t.Duplicates.Load(), "gaps": t.Gaps.Load(),
+		"deliveries": t.Deliveries.Load(), "delivery_frame_bytes_mean": meanBytes(t.FrameBytes.Load(), t.Deliveries.Load()),
+		"duplicates": t.Duplicates.Load(), "gaps": t.Gaps.Load(),
 		"latency": t.Latency.Summary(), "connect_time": t.ConnectTime.Summary(),
 		"sockets_opened": t.Opened.Load(), "sockets_subscribed": t.Subscribed.Load(),
 		"sockets_failed": t.Failed.Load(), "reconnects": t.Reconnects.Load(),
@@ -106,4 +108,11 @@ func (t *Tally) report() map[string]any {
 		"reloads": t.Reloads.Load(), "refused": t.Refused.Load(), "protocol_errors": t.ProtocolError.Load(),
 		"conversations": len(convs), "deliveries_per_conversation_min": lo, "deliveries_per_conversation_max": hi,
 	}
+}
+
+func meanBytes(total, n uint64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return round(float64(total)/float64(n), 1)
 }

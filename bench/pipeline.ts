@@ -1,7 +1,7 @@
 /**
  * Micro-benchmark of the request pipeline without the network: `GET /v1/me` with an API key run
  * through routing, credential cache, rate limit, access checks, handler and envelope, as the uWS
- * transport calls it (`runFast(handle(router, req))`), on the embedded database.
+ * transport calls it (`runFast(handle.withServices(services)(router, req))`), on the embedded database.
  *
  *   npx tsx bench/pipeline.ts                       (µs per request, median of 5 rounds)
  *   node --cpu-prof --import tsx bench/pipeline.ts  (and a CPU profile of the rounds)
@@ -18,7 +18,7 @@ import { makeLogger } from '../engine/log.js'
 import { handle } from '../http/apiPipeline.js'
 import { allRoutes, servicesLayer } from '../http/app.js'
 import type { Incoming, Outgoing } from '../http/pipeline.js'
-import type { Route } from '../http/route.js'
+import type { Route, Services } from '../http/route.js'
 import * as Router from '../http/router.js'
 import { runFast } from '../http/runFast.js'
 import * as ApiKeys from '../store/apiKeys.js'
@@ -52,6 +52,7 @@ const main = async () => {
   const router = Router.make<Route>()
   for (const r of allRoutes()) router.add(r.method, r.path, r)
   const run = runFast(runtime)
+  const serve = handle.withServices(await runtime.runPromise(Effect.context<Services>()))
   const headers = new Map([
     ['authorization', `Bearer ${key}`],
     ['host', '127.0.0.1'],
@@ -61,12 +62,12 @@ const main = async () => {
   const req: Incoming = { method: 'GET', path: '/v1/me', query: '', headers, body: null, ip: '127.0.0.1' }
   let last: Outgoing | null = null
   const once = () =>
-    run(handle(router, req), (out) => {
+    run(serve(router, req), (out) => {
       last = out
     })
   // The first request loads the key into the credential cache; later ones complete synchronously.
   await new Promise<void>((resolve) =>
-    run(handle(router, req), () => {
+    run(serve(router, req), () => {
       resolve()
     }),
   )

@@ -94,7 +94,8 @@ const main = async () => {
     rounds.push(Number(process.hrtime.bigint() - t0) / 1000 / PER_ROUND)
     cpuRounds.push((c.user + c.system) / PER_ROUND)
   }
-  const median = (xs: number[]) => Number([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2))
+  const median = (xs: number[]) =>
+    Number([...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!.toFixed(2))
   process.stdout.write(
     `${JSON.stringify({
       path: 'GET /v1/me (API key)',

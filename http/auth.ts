@@ -3,7 +3,7 @@ import type { SqlError } from '@effect/sql/SqlError'
 import { Effect } from 'effect'
 import { type Caller, keyPermissions, sessionPermissions } from '../actors/admin/caller'
 import { ApiError } from '../actors/errors'
-import { digest } from '../engine/tokens'
+import { digestText } from '../engine/tokens'
 import * as ApiKeys from '../store/apiKeys'
 import * as Members from '../store/members'
 import * as Sessions from '../store/sessions'
@@ -51,7 +51,7 @@ const cached = <R>(
   resolve: Effect.Effect<Caller, ApiError | SqlError, R>,
   onHit?: (caller: Caller) => Effect.Effect<void, never, SqlClient.SqlClient>,
 ): Effect.Effect<Caller, ApiError | SqlError, R | SqlClient.SqlClient> => {
-  const key = digest(credential).toString('base64')
+  const key = digestText(credential)
   const hit = cache.get(key)
   if (!hit) return cache.load(key, resolve)
   return onHit ? andThen(onHit(hit), () => Effect.succeed(hit)) : Effect.succeed(hit)

@@ -1,18 +1,21 @@
-import { Effect, Either } from 'effect'
+import { Context, Effect, Either } from 'effect'
 import { type Caller, holds } from '../actors/admin/caller'
 import { ApiError, invalid } from '../actors/errors'
 import type { UploadedFile } from '../actors/fields'
 import { Config } from '../engine/config'
+import { RateLimiter } from '../engine/ratelimit/RateLimiter'
 import { safeEqual } from '../engine/tokens'
 import { isPaidActive } from '../store/plans'
-import { authenticate, SESSION_COOKIE } from './auth'
+import { authenticateIn, SESSION_COOKIE } from './auth'
 import { authenticateChannel } from './channelKey'
+import { CredentialCache } from './credentials'
 import type { ResponseMeta as Meta } from './envelope'
 import { isMultipart, parseMultipart } from './multipart'
-import { type Incoming, makeHandle, rateLimit } from './pipeline'
+import { type Incoming, makeHandle, rateLimitWith } from './pipeline'
 import { clientAddress, parseCookies, parseQuery } from './request'
-import type { AuthedRequest, Request, Route, Services } from './route'
+import type { AuthedRequest, Reply, Request, Route, Services } from './route'
 import type { Method } from './router'
+import { andThen } from './runFast'
 import { decode } from './validation'
 import { authenticateVisitor, type VisitorCredential } from './visitorAuth'
 
@@ -53,134 +56,185 @@ const noFiles: readonly UploadedFile[] = []
  * `multipart`) a form whose text fields go through the same schema and whose files are handed
  * over as they are. A JSON body keeps the JSON limit even on a route that takes large uploads.
  */
-const decodeBody = (route: Route, body: Uint8Array | null, contentType: string | undefined) =>
-  Effect.gen(function* () {
-    if (route.multipart && body && body.length > 0 && isMultipart(contentType)) {
-      const form = yield* parseMultipart(body, contentType!, route.multipart)
+const decodeBody = (
+  route: Route,
+  body: Uint8Array | null,
+  contentType: string | undefined,
+  maxBodyBytes: number,
+): Effect.Effect<{ readonly body: unknown; readonly files: readonly UploadedFile[] }, ApiError> => {
+  if (route.multipart && body && body.length > 0 && isMultipart(contentType)) {
+    return Effect.gen(function* () {
+      const form = yield* parseMultipart(body, contentType!, route.multipart!)
       const decoded = route.body ? yield* fromEither(decode(route.body, form.fields, 'body')) : undefined
       return { body: decoded, files: form.files }
-    }
-    if (route.multipart && body && body.length > (yield* Config).maxBodyBytes) {
-      return yield* Effect.fail(
-        new ApiError({ code: 'payload_too_large', params: { limit: (yield* Config).maxBodyBytes } }),
-      )
-    }
-    const decoded = route.body
-      ? yield* fromEither(
-          Either.flatMap(decodeJsonBody(body, contentType), (json) => decode(route.body!, json, 'body')),
-        )
-      : undefined
-    return { body: decoded, files: noFiles }
-  })
+    })
+  }
+  if (route.multipart && body && body.length > maxBodyBytes) {
+    return Effect.fail(new ApiError({ code: 'payload_too_large', params: { limit: maxBodyBytes } }))
+  }
+  if (!route.body) return Effect.succeed({ body: undefined, files: noFiles })
+  const decoded = Either.flatMap(decodeJsonBody(body, contentType), (json) =>
+    decode(route.body!, json, 'body'),
+  )
+  return Either.isRight(decoded)
+    ? Effect.succeed({ body: decoded.right, files: noFiles })
+    : Effect.fail(decoded.left)
+}
+
+const forbidden = (message?: string) =>
+  Effect.fail(new ApiError(message ? { code: 'forbidden', message } : { code: 'forbidden' }))
 
 /** Access, plan, frozen state, scope and permission, in the order a caller would expect to hear. */
-const authorize = (route: Route, caller: Caller, method: Method, csrfHeader: string | undefined) =>
-  Effect.gen(function* () {
-    if (route.access === 'P' || route.access === 'C' || route.access === 'V') return
-    const mutating = method !== 'GET'
-    if (caller.via === 'key' && route.access === 'A') {
-      return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'forbidden.app_only' }))
-    }
-    if (
-      caller.via === 'session' &&
-      mutating &&
-      !(csrfHeader && safeEqual(csrfHeader, caller.session.csrf_token))
-    ) {
-      return yield* Effect.fail(new ApiError({ code: 'csrf_mismatch' }))
-    }
-    const ws = caller.workspace
-    if (ws === null) {
-      if (route.workspace === 'optional') return
-      return yield* Effect.fail(new ApiError({ code: 'workspace_required' }))
-    }
-    if (caller.via === 'key' && !isPaidActive(ws, new Date())) {
-      return yield* Effect.fail(new ApiError({ code: 'plan_required' }))
-    }
-    if (ws.frozen_at !== null && mutating && !route.whileFrozen) {
-      return yield* Effect.fail(new ApiError({ code: 'workspace_frozen' }))
-    }
-    if (caller.via === 'key' && mutating && caller.scope === 'read') {
-      return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'forbidden.read_key' }))
-    }
-    if (!holds(caller, route.permission)) return yield* Effect.fail(new ApiError({ code: 'forbidden' }))
-  })
+const authorize = (
+  route: Route,
+  caller: Caller,
+  method: Method,
+  csrfHeader: string | undefined,
+): Effect.Effect<void, ApiError> => {
+  if (route.access === 'P' || route.access === 'C' || route.access === 'V') return Effect.void
+  const mutating = method !== 'GET'
+  if (caller.via === 'key' && route.access === 'A') return forbidden('forbidden.app_only')
+  if (
+    caller.via === 'session' &&
+    mutating &&
+    !(csrfHeader && safeEqual(csrfHeader, caller.session.csrf_token))
+  ) {
+    return Effect.fail(new ApiError({ code: 'csrf_mismatch' }))
+  }
+  const ws = caller.workspace
+  if (ws === null) {
+    return route.workspace === 'optional'
+      ? Effect.void
+      : Effect.fail(new ApiError({ code: 'workspace_required' }))
+  }
+  if (caller.via === 'key' && !isPaidActive(ws, new Date())) {
+    return Effect.fail(new ApiError({ code: 'plan_required' }))
+  }
+  if (ws.frozen_at !== null && mutating && !route.whileFrozen) {
+    return Effect.fail(new ApiError({ code: 'workspace_frozen' }))
+  }
+  if (caller.via === 'key' && mutating && caller.scope === 'read') return forbidden('forbidden.read_key')
+  return holds(caller, route.permission) ? Effect.void : forbidden()
+}
 
-const run = (route: Route, params: Record<string, string>, incoming: Incoming, meta: Meta) =>
-  Effect.gen(function* () {
-    const { trustProxy } = yield* Config
-    const req: Incoming =
-      trustProxy === 0
-        ? incoming
-        : { ...incoming, ip: clientAddress(incoming.ip, incoming.headers.get('x-forwarded-for'), trustProxy) }
-    const method = req.method as Method
-    const cookies = parseCookies(req.headers.get('cookie'))
-    const header = (name: string) => req.headers.get(name.toLowerCase())
-    let caller: Caller | null = null
-    let viaChannel: Effect.Effect.Success<ReturnType<typeof authenticateChannel>> | null = null
-    let visitor: VisitorCredential | null = null
-    if (route.access === 'P') {
-      if (!route.unlimited) yield* rateLimit(`ip:${req.ip}`, RATE_LIMITS.public, meta)
-    } else if (route.access === 'V') {
-      // Live chat widget calls: the path's public key and the visitor's token, a budget per visitor.
-      yield* rateLimit(`ip:${req.ip}`, RATE_LIMITS.public, meta)
-      visitor = yield* authenticateVisitor(params.key, header('authorization'), method)
-      yield* rateLimit(`visitor:${visitor.visitor.id}`, RATE_LIMITS.visitor, meta)
-    } else if (route.access === 'C') {
-      // API channel inbound calls: the channel key, its own budget, plan and frozen state.
-      viaChannel = yield* authenticateChannel(header('authorization'))
-      yield* rateLimit(`channel:${viaChannel.channel.id}`, (yield* Config).rateLimitPerChannelKey, meta)
-      yield* viaChannel.authorize(method)
-    } else {
-      caller = yield* authenticate(header('authorization'), cookies.get(SESSION_COOKIE))
-      if (!header('x-locale')) meta.locale = caller.user.locale
-      yield* rateLimit(
-        caller.via === 'key' ? `key:${caller.keyId}` : `user:${caller.user.id}`,
-        caller.via === 'key' ? (yield* Config).rateLimitPerKey : (yield* Config).rateLimitPerSession,
-        meta,
-      )
-      yield* authorize(route, caller, method, header('x-csrf-token'))
-    }
+const notFound = () => new ApiError({ code: 'not_found' })
+
+/**
+ * The steps of one request, each done at once when nothing waits (http/runFast.ts): a cached
+ * key, the in-memory rate limit and a handler answering from memory make no fiber.
+ */
+const run = (
+  route: Route,
+  params: Record<string, string>,
+  incoming: Incoming,
+  meta: Meta,
+  services: Context.Context<Services>,
+): Effect.Effect<Reply, unknown, Services> => {
+  const cfg = Context.get(services, Config)
+  const limiter = Context.get(services, RateLimiter)
+  const req: Incoming =
+    cfg.trustProxy === 0
+      ? incoming
+      : {
+          ...incoming,
+          ip: clientAddress(incoming.ip, incoming.headers.get('x-forwarded-for'), cfg.trustProxy),
+        }
+  const method = req.method as Method
+  const cookies = parseCookies(req.headers.get('cookie'))
+  const header = (name: string) => req.headers.get(name.toLowerCase())
+  const limit = (key: string, perMinute: number) => rateLimitWith(limiter, key, perMinute, meta)
+
+  /** Path parameters, query and body through the route's schemas, then the handler. */
+  const handleWith = (
+    caller: Caller | null,
+    call: (request: Request<unknown, unknown, unknown>) => Effect.Effect<Reply, unknown, Services>,
+  ): Effect.Effect<Reply, unknown, Services> => {
     // A path parameter that does not fit its schema names nothing that exists.
-    const decodedParams: unknown = route.params
-      ? yield* Effect.mapError(
-          fromEither(decode(route.params, params, 'params')),
-          () => new ApiError({ code: 'not_found' }),
-        )
-      : params
-    const query = route.query ? yield* fromEither(decode(route.query, parseQuery(req.query), 'query')) : {}
-    const { body, files } = route.streamBody
-      ? { body: undefined, files: noFiles }
-      : yield* decodeBody(route, req.body, header('content-type'))
-    const request: Request<unknown, unknown, unknown> = {
-      method,
-      path: req.path,
-      params: decodedParams,
-      query,
-      rawQuery: req.query,
-      body,
-      files,
-      ...(req.bodyStream ? { bodyStream: req.bodyStream } : {}),
-      locale: meta.locale,
-      requestId: meta.requestId,
-      ip: req.ip,
-      header,
-      cookie: (name) => cookies.get(name),
-      caller,
+    let decodedParams: unknown = params
+    if (route.params) {
+      const p = decode(route.params, params, 'params')
+      if (Either.isLeft(p)) return Effect.fail(notFound())
+      decodedParams = p.right
     }
-    if (route.access === 'P') return yield* route.handler(request)
-    if (route.access === 'V') return yield* route.handler({ ...request, ...visitor! })
-    if (route.access === 'C')
-      return yield* route.handler({
-        ...request,
-        channel: viaChannel!.channel,
-        workspace: viaChannel!.workspace,
-      })
-    return yield* route.handler({ ...request, workspace: caller!.workspace! } as AuthedRequest<
-      unknown,
-      unknown,
-      unknown
-    >)
+    let query: unknown = {}
+    if (route.query) {
+      const q = decode(route.query, parseQuery(req.query), 'query')
+      if (Either.isLeft(q)) return Effect.fail(q.left)
+      query = q.right
+    }
+    const decoded = route.streamBody
+      ? Effect.succeed({ body: undefined, files: noFiles })
+      : decodeBody(route, req.body, header('content-type'), cfg.maxBodyBytes)
+    return andThen(decoded, ({ body, files }) =>
+      call({
+        method,
+        path: req.path,
+        params: decodedParams,
+        query,
+        rawQuery: req.query,
+        body,
+        files,
+        ...(req.bodyStream ? { bodyStream: req.bodyStream } : {}),
+        locale: meta.locale,
+        requestId: meta.requestId,
+        ip: req.ip,
+        header,
+        cookie: (name) => cookies.get(name),
+        caller,
+      }),
+    )
+  }
+
+  if (route.access === 'P') {
+    return andThen(route.unlimited ? Effect.void : limit(`ip:${req.ip}`, RATE_LIMITS.public), () =>
+      handleWith(null, (request) => route.handler(request)),
+    )
+  }
+  if (route.access === 'V') {
+    // Live chat widget calls: the path's public key and the visitor's token, a budget per visitor.
+    return andThen(limit(`ip:${req.ip}`, RATE_LIMITS.public), () =>
+      andThen(
+        authenticateVisitor(params.key, header('authorization'), method),
+        (visitor: VisitorCredential) =>
+          andThen(limit(`visitor:${visitor.visitor.id}`, RATE_LIMITS.visitor), () =>
+            handleWith(null, (request) => route.handler({ ...request, ...visitor })),
+          ),
+      ),
+    )
+  }
+  if (route.access === 'C') {
+    // API channel inbound calls: the channel key, its own budget, plan and frozen state.
+    return andThen(authenticateChannel(header('authorization')), (viaChannel) =>
+      andThen(limit(`channel:${viaChannel.channel.id}`, cfg.rateLimitPerChannelKey), () =>
+        andThen(viaChannel.authorize(method), () =>
+          handleWith(null, (request) =>
+            route.handler({ ...request, channel: viaChannel.channel, workspace: viaChannel.workspace }),
+          ),
+        ),
+      ),
+    )
+  }
+  const cache = Context.get(services, CredentialCache)
+  return andThen(authenticateIn(cache, header('authorization'), cookies.get(SESSION_COOKIE)), (caller) => {
+    if (!header('x-locale')) meta.locale = caller.user.locale
+    return andThen(
+      limit(
+        caller.via === 'key' ? `key:${caller.keyId}` : `user:${caller.user.id}`,
+        caller.via === 'key' ? cfg.rateLimitPerKey : cfg.rateLimitPerSession,
+      ),
+      () =>
+        andThen(authorize(route, caller, method, header('x-csrf-token')), () =>
+          handleWith(caller, (request) =>
+            route.handler({ ...request, workspace: caller.workspace! } as AuthedRequest<
+              unknown,
+              unknown,
+              unknown
+            >),
+          ),
+        ),
+    )
   })
+}
 
 /**
  * The path of every request of the service API: route match (404 / 405 + Allow), credential,

@@ -1,5 +1,5 @@
 import type { SqlClient } from '@effect/sql'
-import { type Effect, Fiber, Layer, ManagedRuntime } from 'effect'
+import { Effect, Fiber, Layer, ManagedRuntime } from 'effect'
 import client from 'prom-client'
 import * as Actors from '../actors'
 import * as Billing from '../actors/admin/billing'
@@ -44,7 +44,7 @@ import { handle } from './apiPipeline'
 import * as Credentials from './credentials'
 import { bodyLimitFor, streamsBodyFor, tooLarge } from './pipeline'
 import { makeGateway } from './realtime/gateway'
-import type { Route } from './route'
+import type { Route, Services } from './route'
 import * as Router from './router'
 import { routes as routeTable } from './routes'
 import * as SystemRoutes from './routes/system'
@@ -182,13 +182,15 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     for (const r of allRoutes()) router.add(r.method, r.path, r)
     const bodyLimit = bodyLimitFor(router, cfg.maxBodyBytes)
     const run = runFast(runtime)
+    // The node's services, looked up once: the request path reads them without a fiber.
+    const serve = handle.withServices(await runtime.runPromise(Effect.context<Services>()))
     const server = await listen({
       host: cfg.host,
       port: cfg.port,
       maxBodyBytes: cfg.maxBodyBytes,
       bodyLimit,
       streamsBody: streamsBodyFor(router),
-      handle: (req, done) => run(handle(router, req), done),
+      handle: (req, done) => run(serve(router, req), done),
       tooLarge: (req) => tooLarge(req, bodyLimit(req.method, req.path)),
       configure: gateway.configure,
     })

@@ -3,13 +3,14 @@ import type { SqlError } from '@effect/sql/SqlError'
 import { Effect } from 'effect'
 import { type Caller, keyPermissions, sessionPermissions } from '../actors/admin/caller'
 import { ApiError } from '../actors/errors'
-import { digest } from '../engine/tokens'
+import { digestText } from '../engine/tokens'
 import * as ApiKeys from '../store/apiKeys'
 import * as Members from '../store/members'
 import * as Sessions from '../store/sessions'
 import * as Users from '../store/users'
 import * as Workspaces from '../store/workspaces'
-import { CredentialCache } from './credentials'
+import { CredentialCache, type CredentialCacheShape } from './credentials'
+import { andThen } from './runFast'
 
 export const SESSION_COOKIE = 'kotak_session'
 export const CSRF_COOKIE = 'kotak_csrf'
@@ -21,35 +22,40 @@ const unauthorized = () => new ApiError({ code: 'unauthorized' })
  * session cookie. Anything missing, malformed, revoked or ended is 401.
  */
 export const authenticate = (authorization: string | undefined, sessionToken: string | undefined) =>
-  authorization !== undefined
-    ? Effect.flatMap(bearerSecret(authorization), (secret) => cached(`k:${secret}`, byKey(secret), touchKey))
-    : sessionToken
-      ? cached(`s:${sessionToken}`, bySession(sessionToken))
-      : Effect.fail(unauthorized())
+  Effect.flatMap(CredentialCache, (cache) => authenticateIn(cache, authorization, sessionToken))
 
-const bearerSecret = (authorization: string) => {
-  const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]
-  return secret && ApiKeys.KEY_PATTERN.test(secret) ? Effect.succeed(secret) : Effect.fail(unauthorized())
+/**
+ * `authenticate` with the node's credential cache at hand: a cached credential is answered at
+ * once (an `Exit`, no fiber; http/runFast.ts).
+ */
+export const authenticateIn = (
+  cache: CredentialCacheShape,
+  authorization: string | undefined,
+  sessionToken: string | undefined,
+) => {
+  if (authorization !== undefined) {
+    const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]
+    return secret && ApiKeys.KEY_PATTERN.test(secret)
+      ? cached(cache, `k:${secret}`, byKey(secret), touchKey)
+      : Effect.fail(unauthorized())
+  }
+  return sessionToken
+    ? cached(cache, `s:${sessionToken}`, bySession(sessionToken))
+    : Effect.fail(unauthorized())
 }
 
 /** Resolves through the node's credential cache (http/credentials.ts); failures are not cached. */
 const cached = <R>(
+  cache: CredentialCacheShape,
   credential: string,
   resolve: Effect.Effect<Caller, ApiError | SqlError, R>,
   onHit?: (caller: Caller) => Effect.Effect<void, never, SqlClient.SqlClient>,
-) =>
-  Effect.gen(function* () {
-    const cache = yield* CredentialCache
-    const key = digest(credential).toString('base64')
-    const hit = cache.get(key)
-    if (hit) {
-      if (onHit) yield* onHit(hit)
-      return hit
-    }
-    const caller = yield* resolve
-    cache.put(key, caller)
-    return caller
-  })
+): Effect.Effect<Caller, ApiError | SqlError, R | SqlClient.SqlClient> => {
+  const key = digestText(credential)
+  const hit = cache.get(key)
+  if (!hit) return cache.load(key, resolve)
+  return onHit ? andThen(onHit(hit), () => Effect.succeed(hit)) : Effect.succeed(hit)
+}
 
 /** `last_used_at` is kept to the minute, written in the background, never on the request's path. */
 const lastTouched = new Map<number, number>()

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { ApiError } from '../actors/errors'
-import { digest } from '../engine/tokens'
+import { digestText } from '../engine/tokens'
 import * as ChannelApi from '../store/channelApi'
 import { isPaidActive } from '../store/plans'
 import * as Workspaces from '../store/workspaces'
@@ -22,7 +22,7 @@ export const authenticateChannel = (authorization: string | undefined) =>
     const key = m?.[1]
     if (!key || !ChannelApi.CHANNEL_KEY_PATTERN.test(key)) return yield* Effect.fail(unauthorized())
     const cache = yield* CredentialCache
-    const cacheKey = digest(key).toString('base64')
+    const cacheKey = digestText(key)
     let resolved = cache.getChannel(cacheKey)
     if (!resolved) {
       const channel = yield* ChannelApi.findByKey(key)

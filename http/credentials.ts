@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from 'effect'
+import { Context, Deferred, Effect, Exit, FiberId, Layer } from 'effect'
 import type { Caller } from '../actors/admin/caller'
 import { Bus } from '../engine/bus/Bus'
 import { CREDENTIALS_TOPIC, type CredentialScope } from '../engine/events'
@@ -29,6 +29,14 @@ interface Entry<V> {
 export interface CredentialCacheShape {
   readonly get: (digest: string) => Caller | undefined
   readonly put: (digest: string, caller: Caller) => void
+  /**
+   * A credential that missed `get`: resolves it with `lookup` and keeps the result. Requests that
+   * miss while a lookup of the same credential runs wait for it instead of each asking the
+   * database (a busy key whose entry just expired is looked up once, not once per request in
+   * flight). A lookup that began before an invalidation neither fills the cache nor is joined
+   * by requests after it, so a revoked key is never served from a lookup older than the revocation.
+   */
+  readonly load: <E, R>(digest: string, lookup: Effect.Effect<Caller, E, R>) => Effect.Effect<Caller, E, R>
   readonly getChannel: (digest: string) => ChannelCredential | undefined
   readonly putChannel: (digest: string, credential: ChannelCredential) => void
 }
@@ -48,6 +56,15 @@ const matches = (scope: CredentialScope, caller: Caller) =>
 /** One TTL map; `drop` removes the entries a scope names. */
 const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
   const entries = new Map<string, Entry<V>>()
+  // Lookups under way, by digest; their error type is the caller's (one per credential kind).
+  const pending = new Map<string, Deferred.Deferred<V, unknown>>()
+  // Bumped by every invalidation: a lookup that saw an older value may hold what was just revoked.
+  let generation = 0
+  const put = (digest: string, value: V) => {
+    // Oldest first out when full; Map keeps insertion order.
+    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
+    entries.set(digest, { value, until: Date.now() + TTL_MS })
+  }
   return {
     get: (digest: string): V | undefined => {
       const e = entries.get(digest)
@@ -58,12 +75,24 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
       }
       return e.value
     },
-    put: (digest: string, value: V) => {
-      // Oldest first out when full; Map keeps insertion order.
-      if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
-      entries.set(digest, { value, until: Date.now() + TTL_MS })
+    put,
+    load: <E, R>(digest: string, lookup: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> => {
+      const running = pending.get(digest) as Deferred.Deferred<V, E> | undefined
+      if (running) return Deferred.await(running)
+      const result = Deferred.unsafeMake<V, E>(FiberId.none)
+      pending.set(digest, result as Deferred.Deferred<V, unknown>)
+      const startedAt = generation
+      return Effect.onExit(lookup, (exit) =>
+        Effect.suspend(() => {
+          if (pending.get(digest) === result) pending.delete(digest)
+          if (Exit.isSuccess(exit) && generation === startedAt) put(digest, exit.value)
+          return Deferred.done(result, exit)
+        }),
+      )
     },
     drop: (scope: CredentialScope) => {
+      generation++
+      pending.clear()
       for (const [k, e] of entries) if (matches(scope, e.value)) entries.delete(k)
     },
   }
@@ -78,6 +107,7 @@ export const make = (): CredentialCacheShape & { readonly drop: (scope: Credenti
   return {
     get: callers.get,
     put: callers.put,
+    load: callers.load,
     getChannel: channels.get,
     putChannel: channels.put,
     drop: (scope) => {

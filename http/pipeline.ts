@@ -1,14 +1,15 @@
-import { Cause, Effect, Exit } from 'effect'
+import { Cause, Context, Effect, Exit } from 'effect'
 import { ApiError, rateLimitedUntil } from '../actors/errors'
 import { pickLocale } from '../actors/i18n'
 import { ActorDefect, ActorLoadFailed, ActorStopped } from '../engine/actor/Actor'
 import { Log, type Logger } from '../engine/log'
 import { MetricsTag } from '../engine/metrics'
-import { RateLimiter } from '../engine/ratelimit/RateLimiter'
+import { RateLimiter, type RateLimiterShape, type RateLimitResult } from '../engine/ratelimit/RateLimiter'
 import { randomToken } from '../engine/tokens'
 import { dataBody, errorResponse, JSON_TYPE, type ResponseMeta as Meta } from './envelope'
 import type { Reply } from './route'
 import type { Router } from './router'
+import { attempt, onExit } from './runFast'
 import type { Incoming, Outgoing } from './server'
 
 export type { Incoming, Outgoing } from './server'
@@ -39,6 +40,7 @@ export interface ServiceSteps<Rt extends RouteLike, R> {
     params: Readonly<Record<string, string>>,
     req: Incoming,
     meta: Meta,
+    services: Context.Context<R>,
   ) => Effect.Effect<Reply, unknown, R>
   /**
    * A request that matched no route (404) or not with its method (405), before it is refused
@@ -61,12 +63,23 @@ export const requestIdFor = (incoming: string | undefined) =>
  * budget fails with 429 `rate_limited` and `Retry-After` (the seconds to the next window).
  */
 export const rateLimit = (key: string, limit: number, meta: Meta) =>
-  Effect.gen(function* () {
-    const limiter = yield* RateLimiter
-    const r = yield* limiter.hit(key, limit)
+  Effect.flatMap(RateLimiter, (limiter) => rateLimitWith(limiter, key, limit, meta))
+
+/** `rateLimit` with the limiter at hand: done at once when the limiter counts in memory. */
+export const rateLimitWith = (
+  limiter: RateLimiterShape,
+  key: string,
+  limit: number,
+  meta: Meta,
+): Effect.Effect<void, ApiError> => {
+  const counted = (r: RateLimitResult): Effect.Effect<void, ApiError> => {
     meta.headers.push(['X-RateLimit-Limit', String(r.limit)], ['X-RateLimit-Remaining', String(r.remaining)])
-    if (!r.allowed) return yield* Effect.fail(rateLimitedUntil(r.resetAtMs))
-  })
+    return r.allowed ? Effect.void : Effect.fail(rateLimitedUntil(r.resetAtMs))
+  }
+  return limiter.hitNow
+    ? counted(limiter.hitNow(key, limit))
+    : Effect.flatMap(limiter.hit(key, limit), counted)
+}
 
 /**
  * The largest body the transport reads for a request: the route's `multipart.maxBytes` when it
@@ -99,10 +112,13 @@ export const streamsBodyFor =
   }
 
 const toOutgoing = (reply: Reply, meta: Meta): Outgoing => {
-  // A reply's own header replaces the pipeline's default of the same name (Cache-Control of assets).
-  const own = new Set(Object.keys(reply.headers ?? {}).map((k) => k.toLowerCase()))
-  const headers = meta.headers.filter(([k]) => !own.has(k.toLowerCase()))
-  for (const [k, v] of Object.entries(reply.headers ?? {})) headers.push([k, v])
+  let headers = meta.headers
+  if (reply.headers) {
+    // A reply's own header replaces the pipeline's default of the same name (Cache-Control of assets).
+    const own = new Set(Object.keys(reply.headers).map((k) => k.toLowerCase()))
+    headers = headers.filter(([k]) => !own.has(k.toLowerCase()))
+    for (const [k, v] of Object.entries(reply.headers)) headers.push([k, v])
+  }
   for (const c of reply.cookies ?? []) headers.push(['Set-Cookie', c])
   if (reply._tag === 'Raw') {
     headers.push(['Content-Type', reply.contentType])
@@ -119,17 +135,32 @@ const toOutgoing = (reply: Reply, meta: Meta): Outgoing => {
 
 const refuseAtOnce = (error: ApiError) => Effect.fail(error)
 
+const notFound = new ApiError({ code: 'not_found' })
+
 /**
  * A service's request handler: never fails; faults become 500 `server_error` and are logged with
- * the request id.
+ * the request id. Called as `handle(router, req)` it is an effect like any other (tests run it);
+ * `handle.withServices(services)` is the same handler with the node's services looked up once,
+ * which the transport runs through `runFast`: its steps are plain functions that go on at once
+ * when nothing waits (http/runFast.ts), so a request answered from memory starts no fiber.
  */
-export const makeHandle =
-  <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>) =>
-  (router: Router<Rt>, req: Incoming): Effect.Effect<Outgoing, never, R | Log | MetricsTag> =>
-    Effect.gen(function* () {
+export interface Handle<Rt, R> {
+  (router: Router<Rt>, req: Incoming): Effect.Effect<Outgoing, never, R | Log | MetricsTag>
+  readonly withServices: (
+    services: Context.Context<R | Log | MetricsTag>,
+  ) => (router: Router<Rt>, req: Incoming) => Effect.Effect<Outgoing, never, R | Log | MetricsTag>
+}
+
+export const makeHandle = <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>): Handle<Rt, R> => {
+  const respond = (
+    services: Context.Context<R | Log | MetricsTag>,
+    router: Router<Rt>,
+    req: Incoming,
+  ): Effect.Effect<Outgoing, never, R | Log | MetricsTag> =>
+    attempt(() => {
       const started = performance.now()
-      const log = yield* Log
-      const metrics = yield* MetricsTag
+      const log = Context.get(services as Context.Context<Log>, Log)
+      const metrics = Context.get(services as Context.Context<MetricsTag>, MetricsTag)
       const requestId = requestIdFor(req.headers.get('x-request-id'))
       const meta: Meta = {
         headers: [
@@ -142,32 +173,40 @@ export const makeHandle =
       const match = router.match(req.method, req.path)
       const routeLabel = match._tag === 'Found' ? match.value.path : 'unmatched'
       const refuse = steps.refuse ?? refuseAtOnce
-      const program =
+      const program = attempt(() =>
         match._tag === 'Found'
           ? steps.run(
               match.value,
               match.params,
               req.method === 'HEAD' ? { ...req, method: 'GET' } : req,
               meta,
+              services,
             )
           : refuse(
               match._tag === 'NotFound'
-                ? new ApiError({ code: 'not_found' })
+                ? notFound
                 : new ApiError({ code: 'method_not_allowed', headers: { Allow: match.allow.join(', ') } }),
               req,
               meta,
-            )
-      const exit = yield* Effect.exit(program)
-      const out = Exit.isSuccess(exit)
-        ? toOutgoing(exit.value, meta)
-        : failureResponse(exit.cause, meta, log, { route: routeLabel, method: req.method })
-      metrics.httpRequests.inc({ method: req.method, route: routeLabel, status: String(out.status) })
-      metrics.httpDuration.observe(
-        { method: req.method, route: routeLabel },
-        (performance.now() - started) / 1000,
+            ),
       )
-      return out
+      return onExit(program, (exit) => {
+        const out = Exit.isSuccess(exit)
+          ? toOutgoing(exit.value, meta)
+          : failureResponse(exit.cause, meta, log, { route: routeLabel, method: req.method })
+        metrics.recordHttp(req.method, routeLabel, out.status, (performance.now() - started) / 1000)
+        return out
+      })
     })
+  const handle = (router: Router<Rt>, req: Incoming) =>
+    Effect.contextWithEffect((services: Context.Context<R | Log | MetricsTag>) =>
+      respond(services, router, req),
+    )
+  return Object.assign(handle, {
+    withServices: (services: Context.Context<R | Log | MetricsTag>) => (router: Router<Rt>, req: Incoming) =>
+      respond(services, router, req),
+  })
+}
 
 /**
  * The answer to a failed request: its ApiError as such; an actor that is stopping or cannot load

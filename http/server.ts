@@ -97,10 +97,18 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     // Whatever waits on the socket (a streamed answer draining, a streamed body's reader) wakes
     // up when the client goes away.
     const onAbort: Array<() => void> = []
-    res.onAborted(() => {
-      aborted = true
-      for (const f of onAbort) f()
-    })
+    // uWS needs an abort handler only for a request still open when this callback returns; one
+    // answered at once (most reads) is spared the closure and the native call.
+    let watching = false
+    let ended = false
+    const watch = () => {
+      if (watching) return
+      watching = true
+      res.onAborted(() => {
+        aborted = true
+        for (const f of onAbort) f()
+      })
+    }
     const headers = new Map<string, string>()
     req.forEach((k, v) => {
       headers.set(k, v)
@@ -118,9 +126,11 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       answered?.()
       if (aborted) return
       if (out.stream) {
+        watch()
         void respondStream(out, out.stream)
         return
       }
+      ended = true
       res.cork(() => {
         res.writeStatus(statusLine(out.status))
         for (const [k, v] of out.headers) res.writeHeader(k, v)
@@ -170,8 +180,10 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     const declared = headers.get('content-length')
     if (BODYLESS.has(base.method) && !declared && !headers.has('transfer-encoding')) {
       dispatch(null)
+      if (!ended) watch()
       return
     }
+    watch()
     const limit = opts.bodyLimit ? opts.bodyLimit(base.method, base.path) : opts.maxBodyBytes
     if (declared && Number(declared) > limit) {
       respond(opts.tooLarge({ ...base, body: null }), true)

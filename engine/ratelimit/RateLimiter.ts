@@ -27,6 +27,11 @@ export interface RateLimitResult {
  */
 export interface RateLimiterShape {
   readonly hit: (key: string, limit: number, nowMs?: number) => Effect.Effect<RateLimitResult>
+  /**
+   * `hit` at the wall clock's now, answered at once; only adapters that count without I/O (the
+   * memory one) have it, so the request path needs no fiber for its rate limit on one node.
+   */
+  readonly hitNow?: (key: string, limit: number) => RateLimitResult
 }
 
 export class RateLimiter extends Context.Tag('kotak/RateLimiter')<RateLimiter, RateLimiterShape>() {}

@@ -30,12 +30,17 @@ export const make = (): MemoryRateLimiter => {
     return n
   }
 
+  const at = (key: string, limit: number, now: number) => {
+    const window = windowOf(now)
+    return resultOf(limit, count(key, window), window)
+  }
+
   return {
     hit: (key, limit, nowMs) =>
-      Effect.map(nowMs === undefined ? Clock.currentTimeMillis : Effect.succeed(nowMs), (now) => {
-        const window = windowOf(now)
-        return resultOf(limit, count(key, window), window)
-      }),
+      Effect.map(nowMs === undefined ? Clock.currentTimeMillis : Effect.succeed(nowMs), (now) =>
+        at(key, limit, now),
+      ),
+    hitNow: (key, limit) => at(key, limit, Date.now()),
     size: () => {
       let n = 0
       for (const counts of windows.values()) n += counts.size

@@ -56,7 +56,9 @@ export const makeHub = (
     const seq = nodeSeq
     const cursor = `${epoch}.${seq}`
     // `{"cursor":"…",` + the encoded event minus its opening brace: framed once, not re-encoded.
-    const bytes = Buffer.concat([Buffer.from(`{"cursor":"${cursor}",`), Buffer.from(payload).subarray(1)])
+    // A view of the payload, not a copy: concat copies it once into the frame.
+    const event = Buffer.from(payload.buffer, payload.byteOffset, payload.byteLength).subarray(1)
+    const bytes = Buffer.concat([Buffer.from(`{"cursor":"${cursor}",`), event])
     state.buffer.push({ seq, bytes })
     if (state.buffer.length > REPLAY_EVENTS) state.evicted = state.buffer.shift()!.seq
     app.publish(topic, bytes, false)

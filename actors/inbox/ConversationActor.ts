@@ -204,16 +204,17 @@ export interface Editor {
 /** How many recent client ids a conversation keeps in memory (the unique index backs older ones). */
 const RECENT_CLIENT_IDS = 500
 
+/**
+ * Adds stored messages' client ids to the conversation's recent ones, in place: unlike the rest of
+ * the state this map may change before a handler commits, which is harmless because it only ever
+ * learns ids of messages that are stored.
+ */
 const remember = (recent: ReadonlyMap<string, number>, added: ReadonlyArray<readonly [string, number]>) => {
-  if (added.length === 0) return recent
-  const next = new Map(recent)
-  for (const [clientId, id] of added) next.set(clientId, id)
+  const map = recent as Map<string, number>
+  for (const [clientId, id] of added) map.set(clientId, id)
   // Maps keep insertion order: the oldest go first.
-  for (const k of next.keys()) {
-    if (next.size <= RECENT_CLIENT_IDS) break
-    next.delete(k)
-  }
-  return next
+  while (map.size > RECENT_CLIENT_IDS) map.delete(map.keys().next().value!)
+  return map
 }
 
 /** An append's answer: the message, marked `duplicate` when a resent client id found it stored. */

@@ -202,7 +202,7 @@ export interface Editor {
 }
 
 /** How many recent client ids a conversation keeps in memory (the unique index backs older ones). */
-const RECENT_CLIENT_IDS = 500
+const RECENT_CLIENT_IDS = 100
 
 /**
  * Adds stored messages' client ids to the conversation's recent ones, in place: unlike the rest of

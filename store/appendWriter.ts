@@ -58,7 +58,7 @@ export const layer = Layer.scoped(
       flush: (writes: readonly AppendWrite[]) =>
         Effect.provideService(flush(writes), SqlClient.SqlClient, sql),
       maxItems: MAX_WRITES,
-      concurrency: 2,
+      concurrency: 1,
     }),
   ),
 )

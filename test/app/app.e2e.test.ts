@@ -1,5 +1,6 @@
 import type { Browser, Page, WebSocketRoute } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BUDGET, measureApp } from '../../bench/app'
 import { receiver } from '../channels/receiver'
 import * as I from '../inbox/support'
 import { createLivechat, startVisitor } from '../livechat/support'
@@ -103,7 +104,7 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
         .count(),
     ).toBe(1)
 
-    await a.page.getByRole('radio', { name: 'Reply' }).click()
+    await a.page.getByRole('button', { name: 'Reply', exact: true }).click()
     await a.page.getByTestId('composer').fill('Yes, we have 3 left.')
     await a.page.getByTestId('composer').press('Enter')
     await b.page.getByTestId('message').filter({ hasText: 'Yes, we have 3 left.' }).waitFor()
@@ -182,5 +183,13 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
     await a.page.getByTestId('composer').waitFor()
     await a.page.getByTestId('message').first().waitFor()
     expect(await axe(a.page)).toEqual([])
+  })
+
+  it('loads within the JavaScript budget (bench/app.ts; paint times are reported, not asserted)', async () => {
+    const load = await measureApp(s.url, owner.cookie)
+    console.log(`app first load: ${JSON.stringify(load)}`)
+    expect(load.scripts).toBeGreaterThan(1)
+    expect(load.js_gzip_bytes).toBeLessThanOrEqual(BUDGET.jsGzipBytes)
+    expect(load.first_meaningful_paint_ms).toEqual(expect.any(Number))
   })
 })

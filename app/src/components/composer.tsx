@@ -129,11 +129,10 @@ export const Composer = ({
 
   return (
     <div class={`composer ${mode}`}>
-      <div class="composer-modes" role="radiogroup" aria-label={t('conv.reply')}>
+      <div class="composer-modes">
         <button
           type="button"
-          role="radio"
-          aria-checked={mode === 'reply'}
+          aria-pressed={mode === 'reply'}
           class={mode === 'reply' ? 'mode on' : 'mode'}
           onClick={() => setMode('reply')}
         >
@@ -141,8 +140,7 @@ export const Composer = ({
         </button>
         <button
           type="button"
-          role="radio"
-          aria-checked={mode === 'note'}
+          aria-pressed={mode === 'note'}
           class={mode === 'note' ? 'mode on' : 'mode'}
           onClick={() => setMode('note')}
           data-testid="mode-note"
@@ -159,11 +157,12 @@ export const Composer = ({
         </div>
       )}
       {hits.length > 0 && (
-        <ul class="templates" role="listbox" aria-label={t('templates.label')}>
+        <div class="templates" role="listbox" aria-label={t('templates.label')}>
           {hits.map((h, i) => (
-            <li
+            <div
               key={h.id}
               role="option"
+              tabIndex={-1}
               aria-selected={i === hit}
               class={i === hit ? 'on' : ''}
               onMouseDown={(e) => {
@@ -173,9 +172,9 @@ export const Composer = ({
             >
               <strong>/{h.shortcut}</strong> {h.name}
               <div class="muted small">{(h.rendered ?? h.body).slice(0, 90)}</div>
-            </li>
+            </div>
           ))}
-        </ul>
+        </div>
       )}
       {shortcut !== null && hits.length === 0 && shortcut.length > 0 && (
         <div class="muted small pad-x">{t('templates.none')}</div>

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { InteractionItem, Tab } from '../api/types'
 import { api } from '../lib/api'
-import { when } from '../lib/format'
+import { meaningful, when } from '../lib/format'
 import { t } from '../lib/i18n'
 import { navigate } from '../lib/router'
 import * as Session from '../lib/session'
@@ -116,9 +116,11 @@ const Row = ({
 }) => {
   const name = item.contact?.name || item.group?.name || `#${item.id}`
   return (
+    // biome-ignore lint/a11y/useKeyWithClickEvents: the listbox above handles the keyboard for every row
     <div
       id={`conv-${item.id}`}
       role="option"
+      tabIndex={-1}
       aria-selected={selected}
       class={`row${active ? ' active' : ''}${selected ? ' selected' : ''}`}
       style={{ top: `${top}px`, height: `${ROW}px` }}
@@ -139,7 +141,7 @@ const Row = ({
         )}
         {item.sla && <span class={`chip sla-${item.sla.level}`}>SLA</span>}
         {item.unread_count > 0 && (
-          <span class="count" aria-label={`${item.unread_count} unread`}>
+          <span class="count" title={`${item.unread_count} unread`}>
             {item.unread_count}
           </span>
         )}
@@ -198,6 +200,7 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
       if (gen === generation.current) {
         fetching.current = false
         setLoading(false)
+        meaningful()
       }
     }
   }, [])

@@ -362,7 +362,8 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
       <div
         class="rows"
         ref={box}
-        role="listbox"
+        // An empty listbox is invalid ARIA: without rows it is a region with its message.
+        role={items.length > 0 ? 'listbox' : 'region'}
         tabIndex={0}
         aria-label={t('list.label')}
         aria-activedescendant={

@@ -2,6 +2,7 @@ import { Effect } from 'effect'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConversationActor } from '../../actors/inbox/ConversationActor'
+import * as Notifications from '../../store/notifications'
 import * as I from '../inbox/support'
 import { createLivechat, startVisitor, v } from '../livechat/support'
 import * as F from '../support/fixtures'
@@ -200,6 +201,45 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     const me = await I.body(await s.fetch('/v1/me', { headers: agent.session.headers() }))
     expect(me.data.user.locale).toBe('id')
     expect(await page.locator('html').getAttribute('lang')).toBe('id')
+    await context.close()
+  })
+
+  it('rings the bell live from user: events and marks them read', async () => {
+    const { page, problems, context } = await signedIn(browser, s, agent.session)
+    await page.goto(`${s.url}/app/inbox`)
+    await page.getByTestId('connection').getByText('Live').waitFor()
+    const bell = page.getByRole('button', { name: /^Notifications/ })
+    await bell.waitFor()
+    expect(await page.getByTestId('bell-count').count()).toBe(0)
+    await s.run(
+      Notifications.notify({
+        workspaceId: w.workspaceId,
+        userId: agent.user.id,
+        kind: 'ticket.assigned',
+        title: 'Ticket #12 was assigned to you',
+      }),
+    )
+    await page.getByTestId('bell-count').getByText('1').waitFor()
+    await bell.click()
+    await page
+      .getByRole('dialog', { name: 'Notifications' })
+      .getByText('Ticket #12 was assigned to you')
+      .waitFor()
+    await page.getByRole('button', { name: 'Mark all read' }).click()
+    await page.getByTestId('bell-count').waitFor({ state: 'detached' })
+    const list = await I.body(await s.fetch('/v1/notifications', { headers: agent.session.headers() }))
+    expect(list.meta.unread).toBe(0)
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('signs out: the session ends and the sign-in page shows', async () => {
+    const session = await F.signIn(s, w.ownerEmail)
+    const { page, context } = await signedIn(browser, s, session)
+    await page.goto(`${s.url}/app/inbox`)
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { name: 'Sign in to Kotak' }).waitFor()
+    expect((await s.fetch('/v1/me', { headers: session.headers() })).status).toBe(401)
     await context.close()
   })
 })

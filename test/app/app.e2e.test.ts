@@ -122,6 +122,41 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
     expect(b.problems).toEqual([])
   })
 
+  it('sends an attachment to the customer and changes status, assignee and category', async () => {
+    const cat = await s.fetch('/v1/conversation-categories', F.json({ name: 'Orders' }, owner.headers()))
+    expect(cat.status, await cat.clone().text()).toBe(201)
+    await a.page.goto(`${s.url}/app/inbox`)
+    await a.page.getByTestId('tab-replied').click()
+    await row(a.page, 'Yes, we have 3 left.').click()
+    await a.page.getByTestId('composer').waitFor()
+    await a.page.locator('input[type=file]').setInputFiles({
+      name: 'invoice.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('Invoice 77: Rp 150.000'),
+    })
+    await a.page.getByTestId('composer').fill('Here is your invoice')
+    await a.page.getByTestId('send').click()
+    await a.page
+      .getByTestId('message')
+      .filter({ hasText: 'Here is your invoice' })
+      .getByText('invoice.txt')
+      .waitFor()
+    await rx.until((got) => got.some((g) => JSON.stringify(g.json).includes('invoice.txt')))
+
+    await a.page.getByRole('combobox', { name: 'Category' }).selectOption({ label: 'Orders' })
+    await a.page.getByRole('combobox', { name: 'Assignee' }).selectOption({ label: agent.user.name })
+    await a.page.getByTestId('status').selectOption('solved')
+    const id = Number(new URL(a.page.url()).pathname.split('/').pop())
+    const state = async () => {
+      const d = (await I.body(await s.fetch(`/v1/interactions/${id}`, { headers: owner.headers() }))).data
+      return [d.status, d.assignee?.id, d.category?.name]
+    }
+    await expect.poll(state, { timeout: 10_000 }).toEqual(['solved', agent.user.id, 'Orders'])
+    // The other agent's inbox follows: the conversation counts as solved now.
+    await b.page.goto(`${s.url}/app/inbox`)
+    await b.page.getByTestId('tab-solved').getByText('1').waitFor()
+  })
+
   it('one agent picks up a live chat and the other sees it taken', async () => {
     const visitor = await startVisitor(s, livechat.livechat.key)
     const id = visitor.interaction_id

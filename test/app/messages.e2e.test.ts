@@ -2,6 +2,7 @@ import { Effect } from 'effect'
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConversationActor } from '../../actors/inbox/ConversationActor'
+import * as Members from '../../store/members'
 import * as Notifications from '../../store/notifications'
 import * as I from '../inbox/support'
 import { createLivechat, startVisitor, v } from '../livechat/support'
@@ -201,6 +202,8 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     const me = await I.body(await s.fetch('/v1/me', { headers: agent.session.headers() }))
     expect(me.data.user.locale).toBe('id')
     expect(await page.locator('html').getAttribute('lang')).toBe('id')
+    await page.getByRole('combobox', { name: 'Bahasa' }).selectOption('en')
+    await page.getByRole('link', { name: 'Inbox' }).waitFor()
     await context.close()
   })
 
@@ -240,6 +243,25 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     await page.getByRole('button', { name: 'Sign out' }).click()
     await page.getByRole('heading', { name: 'Sign in to Kotak' }).waitFor()
     expect((await s.fetch('/v1/me', { headers: session.headers() })).status).toBe(401)
+    await context.close()
+  })
+
+  it('switches workspace from the top bar', async () => {
+    const other = await F.workspace(s, { name: 'Toko Kedua' })
+    await s.run(Members.addWithRole(other.workspaceId, agent.user.id, 'Agent'))
+    const { page, problems, context } = await signedIn(browser, s, agent.session)
+    await page.goto(`${s.url}/app/inbox`)
+    const switcher = page.getByRole('combobox', { name: 'Workspace' })
+    await switcher.locator('option', { hasText: 'Toko Kedua' }).waitFor({ state: 'attached' })
+    await Promise.all([page.waitForEvent('load'), switcher.selectOption({ label: 'Toko Kedua' })])
+    await page
+      .getByTestId('connection')
+      .getByText(/Live|Langsung/)
+      .waitFor()
+    expect(await switcher.locator('option:checked').textContent()).toBe('Toko Kedua')
+    const me = await I.body(await s.fetch('/v1/me', { headers: agent.session.headers() }))
+    expect(me.data.workspace.id).toBe(other.workspaceId)
+    expect(problems).toEqual([])
     await context.close()
   })
 })

@@ -253,14 +253,25 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     await page.goto(`${s.url}/app/inbox`)
     const switcher = page.getByRole('combobox', { name: 'Workspace' })
     await switcher.locator('option', { hasText: 'Toko Kedua' }).waitFor({ state: 'attached' })
-    await Promise.all([page.waitForEvent('load'), switcher.selectOption({ label: 'Toko Kedua' })])
+    await switcher.selectOption({ label: 'Toko Kedua' })
+    const active = async () =>
+      (await I.body(await s.fetch('/v1/me', { headers: agent.session.headers() }))).data.workspace.id
+    await expect.poll(active, { timeout: 10_000 }).toBe(other.workspaceId)
+    // The app starts afresh in the new workspace: the switcher shows it after the reload.
+    await expect
+      .poll(
+        () =>
+          switcher
+            .locator('option:checked')
+            .textContent()
+            .catch(() => null),
+        { timeout: 10_000 },
+      )
+      .toBe('Toko Kedua')
     await page
       .getByTestId('connection')
       .getByText(/Live|Langsung/)
       .waitFor()
-    expect(await switcher.locator('option:checked').textContent()).toBe('Toko Kedua')
-    const me = await I.body(await s.fetch('/v1/me', { headers: agent.session.headers() }))
-    expect(me.data.workspace.id).toBe(other.workspaceId)
     expect(problems).toEqual([])
     await context.close()
   })

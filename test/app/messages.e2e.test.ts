@@ -9,6 +9,7 @@ import { createLivechat, startVisitor, v } from '../livechat/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
+import { connect } from '../support/ws'
 import { axe, launch, screenshot, signedIn } from './support'
 
 /**
@@ -189,6 +190,22 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     )
     expect(typed.status).toBeLessThan(300)
     await a.page.getByTestId('typing').getByText('is typing…').waitFor()
+    // And the other way: the agent picks the chat up and types; the visitor's socket hears it.
+    const r = await I.body(
+      await s.fetch(`/v1/livechat/${lc.livechat.key}/realtime`, F.json({}, v(visitor.token))),
+    )
+    const visitorSocket = await connect(r.data.url)
+    await visitorSocket.next((f) => f.op === 'subscribed' && f.channel === r.data.channel)
+    await a.page.getByTestId('pickup').click()
+    await a.page.getByTestId('queue').waitFor({ state: 'detached' })
+    await a.page.getByTestId('composer').pressSequentially('Hi Vera')
+    expect(
+      (await visitorSocket.next((f: any) => f.event === 'typing' && f.data.typing === true)).data,
+    ).toMatchObject({
+      from: 'agent',
+      typing: true,
+    })
+    visitorSocket.close()
     await a.context.close()
     await b.context.close()
   })

@@ -140,6 +140,11 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     const { page, problems, context } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/inbox/${conversationId}`)
     const box = page.getByTestId('composer')
+    // Quoting the customer's question from its message.
+    const question = page.getByTestId('message').filter({ hasText: 'Hello, where is my order?' }).first()
+    await question.hover()
+    await question.getByRole('button', { name: 'Quote' }).click()
+    await page.getByText('Replying to:').waitFor()
     await box.fill('/gre')
     await page.getByRole('option', { name: /greet/ }).waitFor()
     await box.press('Enter')
@@ -152,6 +157,7 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
       .getAttribute('data-id')
     // The same message throughout, whatever its text becomes.
     const sent = page.locator(`[data-testid=message][data-id="${id}"]`)
+    await sent.locator('blockquote').getByText('Hello, where is my order?').waitFor()
     await sent.hover()
     await sent.getByRole('button', { name: 'Edit' }).click()
     await sent.getByRole('textbox', { name: 'Edit' }).fill('Hello Budi, thanks for writing!')

@@ -794,6 +794,41 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       churnS: setting('BENCH_CHURN_S', 3, 2),
     }),
   reports: () => reportsScenario(),
+
+  /**
+   * The agent app's first load in headless Chromium (bench/app.ts): the sign-in page, then the
+   * inbox of a signed-in owner. Budget (issue 27): ≤ 150 KB gzipped JavaScript, first meaningful
+   * paint < 1 s.
+   */
+  app: async () => {
+    const loadStart = loadavg()
+    const kotak = await startKotak()
+    try {
+      const s = await seed(kotak)
+      const { measureApp, BUDGET } = await import('./app')
+      log('app: first load of the sign-in page, then of the inbox')
+      const signInPage = await measureApp(kotak.url)
+      const inbox = await measureApp(kotak.url, s.cookie)
+      check(
+        'app',
+        signInPage.first_meaningful_paint_ms !== null && inbox.first_meaningful_paint_ms !== null,
+        'no meaningful paint',
+      )
+      const met = signInPage.within_budget && inbox.within_budget
+      const row = (name: string, m: typeof inbox) =>
+        `| ${name} | ${m.scripts} | ${round(m.js_bytes / 1024, 1)} | ${round(m.js_gzip_bytes / 1024, 1)} | ${m.first_contentful_paint_ms} | ${m.first_meaningful_paint_ms} |`
+      write(
+        'app',
+        { ...base('app', loadStart), metrics: { sign_in: signInPage, inbox }, targets: BUDGET, met },
+        heading('app', loadStart) +
+          `| page | scripts | JS KB | JS KB gzipped | first contentful paint ms | first meaningful paint ms |\n| --- | --- | --- | --- | --- | --- |\n` +
+          `${row('sign-in', signInPage)}\n${row('inbox (signed in)', inbox)}\n\n` +
+          `Budget: ≤ ${BUDGET.jsGzipBytes / 1024} KB gzipped JavaScript, first meaningful paint < ${BUDGET.meaningfulPaintMs} ms: ${met ? 'met' : 'missed'}.\n`,
+      )
+    } finally {
+      await kotak.stop()
+    }
+  },
 }
 
 /**

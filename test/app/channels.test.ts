@@ -1,0 +1,236 @@
+import * as fs from 'node:fs'
+import * as http from 'node:http'
+import type { AddressInfo } from 'node:net'
+import * as path from 'node:path'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { nthSocket } from '../../connectors/msgapp/TransportTest'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { lacks, SYSTEM_PACKAGES } from '../support/systemPackages'
+
+/**
+ * The channel pages of the agent app (/app/channels…) end to end in headless Chromium (Debian's
+ * `/usr/bin/chromium`), against a real server with the messaging-app test transport: a number's QR
+ * appears in the page and its status turns connected, live, when the phone links; the pairing
+ * code; a live chat widget's snippet and a preview that follows the colour; an API channel's key
+ * and secret shown once, and its delivery log. Screenshots go to test-artifacts/app/.
+ */
+const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/app')
+
+let s: TestServer
+let w: F.Seeded
+let owner: F.Session
+let browser: Browser
+let hook: http.Server
+let hookUrl: string
+const hookHits: string[] = []
+
+beforeAll(async () => {
+  s = await startTestServer({
+    MSGAPP_TRANSPORT: 'test',
+    MSGAPP_POLL_MS: '100',
+    MSGAPP_BACKOFF_BASE_MS: '200',
+    MSGAPP_PACE_MS: '0',
+    SECRETS_KEY: Buffer.alloc(32, 7).toString('base64'),
+    // The test's webhook receiver is on loopback.
+    WEBHOOK_ALLOW_PRIVATE: '1',
+  })
+  w = await F.workspace(s, { plan: 'pro' })
+  owner = await F.signIn(s, w.ownerEmail)
+  hook = http.createServer((req, res) => {
+    let b = ''
+    req.on('data', (c: Buffer) => {
+      b += c.toString('utf8')
+    })
+    req.on('end', () => {
+      hookHits.push(b)
+      res.writeHead(200).end('ok')
+    })
+  })
+  await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r))
+  hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`
+  browser = await chromium.launch({ executablePath: SYSTEM_PACKAGES.chromium.binary, args: ['--no-sandbox'] })
+  fs.mkdirSync(ARTIFACTS, { recursive: true })
+})
+afterAll(async () => {
+  await browser?.close()
+  await new Promise((r) => hook?.close(r))
+  await s?.stop()
+})
+
+/** A browser context signed in as `session` (the cookies of `GET /auth/link/{token}`). */
+const signedIn = async (session: F.Session): Promise<BrowserContext> => {
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } })
+  const cookies = session.cookie.split('; ').map((c) => {
+    const [name, value] = c.split('=') as [string, string]
+    return { name, value, url: s.url }
+  })
+  await ctx.addCookies(cookies)
+  return ctx
+}
+
+const shot = (page: Page, name: string) =>
+  page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true })
+
+const api = async (p: string, init?: RequestInit) => {
+  const res = await s.fetch(p, init)
+  return { status: res.status, body: (await res.json()) as Record<string, any> }
+}
+
+describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
+  it('adds a number, shows its QR and a pairing code, and turns connected live when the phone links', async () => {
+    const ctx = await signedIn(owner)
+    const page = await ctx.newPage()
+    await page.goto(`${s.url}/app/channels`)
+    await page.getByRole('link', { name: /Messaging-app number/ }).click()
+    await page.getByLabel('Channel name').fill('Shop number')
+    await page.getByRole('button', { name: 'Add number' }).click()
+    await page.waitForURL(/\/app\/channels\/\d+$/)
+    const id = Number(new URL(page.url()).pathname.split('/').pop())
+    const list = (await api('/v1/channels', { headers: owner.headers() })).body.data
+    expect(list.find((c: any) => c.id === id)).toMatchObject({ type: 'msgapp', name: 'Shop number' })
+
+    const sock = await nthSocket(id, 1)
+    sock.qr('2@abcdefghijklmnop,xyz,123')
+    const qr = page.getByRole('img', { name: 'QR code to link the number' })
+    await qr.waitFor()
+    expect(await qr.getAttribute('src')).toMatch(/^data:image\/png;base64,/)
+    // The same image the API gives.
+    const apiQr = (await api(`/v1/channels/${id}/qr`, { headers: owner.headers() })).body.data.qr
+    expect(await qr.getAttribute('src')).toBe(apiQr)
+    await page.getByTestId('number-status').filter({ hasText: 'Waiting to be linked' }).waitFor()
+
+    // A bad phone shows the field's error beside it; a good one the code to type.
+    await page.getByLabel('Phone number (with country code)').fill('abc')
+    await page.getByRole('button', { name: 'Get pairing code' }).click()
+    const phoneField = page.getByLabel('Phone number (with country code)')
+    await page.locator('input[name=phone][aria-invalid=true]').waitFor()
+    const described = (await phoneField.getAttribute('aria-describedby'))!.split(' ')[0]!
+    expect(await page.locator(`#${described}`).textContent()).toBeTruthy()
+    await phoneField.fill('+62 812-0000-0009')
+    await page.getByRole('button', { name: 'Get pairing code' }).click()
+    await page.getByTestId('pair-code').filter({ hasText: 'KTK4-PAIR' }).waitFor()
+    await shot(page, 'channel-msgapp-link')
+
+    // The list in a second tab shows the status live too.
+    const listPage = await ctx.newPage()
+    await listPage.goto(`${s.url}/app/channels`)
+    await listPage.locator(`tr[data-channel-id="${id}"] [data-status=qr]`).waitFor()
+
+    sock.open('6281200000009')
+    await page.getByTestId('number-status').filter({ hasText: 'Connected' }).waitFor()
+    expect(await page.getByTestId('number-status').textContent()).toContain('+6281200000009')
+    expect(await page.getByRole('img', { name: 'QR code to link the number' }).count()).toBe(0)
+    await listPage.locator(`tr[data-channel-id="${id}"] [data-status=active]`).waitFor()
+    await shot(page, 'channel-msgapp-connected')
+    await shot(listPage, 'channels-list')
+    await ctx.close()
+  })
+
+  it('creates a live chat widget: the snippet to copy, a preview that follows the colour, saved', async () => {
+    const ctx = await signedIn(owner)
+    const page = await ctx.newPage()
+    await page.goto(`${s.url}/app/channels/new/livechat`)
+    await page.getByLabel('Channel name').fill('Website chat')
+    await page.getByLabel('Widget title').fill('Acme Support')
+    await page.getByRole('button', { name: 'Create' }).click()
+    await page.waitForURL(/\/app\/channels\/\d+$/)
+    const id = Number(new URL(page.url()).pathname.split('/').pop())
+    const ch = (await api(`/v1/channels/${id}`, { headers: owner.headers() })).body.data
+    expect(ch.livechat.title).toBe('Acme Support')
+
+    const snippet = page.getByRole('textbox', { name: 'Embed code' })
+    expect(await snippet.inputValue()).toBe(ch.livechat.embed_code)
+    await page.getByRole('button', { name: 'Copy: Embed code' }).click()
+    await page.getByRole('button', { name: 'Copy: Embed code' }).filter({ hasText: 'Copied' }).waitFor()
+
+    const head = page.getByTestId('preview-head')
+    await page.getByLabel('Colour (hex)').fill('#d9480f')
+    // The preview is drawn from the unsaved form: its header takes the colour at once.
+    expect(await head.evaluate((el) => (el as unknown as { style: { background: string } }).style.background)).toBe(
+      'rgb(217, 72, 15)',
+    )
+    await page.getByLabel('Subtitle').fill('We answer within the hour')
+    expect(await head.textContent()).toContain('We answer within the hour')
+    await shot(page, 'channel-livechat')
+    // Nothing is saved until Save.
+    expect((await api(`/v1/channels/${id}`, { headers: owner.headers() })).body.data.livechat.color).toBe(
+      ch.livechat.color,
+    )
+    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByText('Saved.').waitFor()
+    const saved = (await api(`/v1/channels/${id}`, { headers: owner.headers() })).body.data.livechat
+    expect(saved).toMatchObject({ color: '#d9480f', subtitle: 'We answer within the hour' })
+    await ctx.close()
+  })
+
+  it('creates an API channel: key and secret shown once, then only the prefix; the delivery log', async () => {
+    const ctx = await signedIn(owner)
+    const page = await ctx.newPage()
+    await page.goto(`${s.url}/app/channels/new/api`)
+    await page.getByLabel('Channel name').fill('Shop backend')
+    await page.getByLabel('Webhook URL (https)').fill(hookUrl)
+    await page.getByRole('button', { name: 'Create' }).click()
+    const once = page.getByTestId('once-credentials')
+    await once.waitFor()
+    const key = await page.getByLabel('Channel key', { exact: true }).inputValue()
+    const secret = await page.getByLabel('Webhook signing secret', { exact: true }).inputValue()
+    expect(key).toMatch(/^svca_ch_/)
+    expect(secret.length).toBeGreaterThanOrEqual(16)
+    await shot(page, 'channel-api-created')
+    // The key shown works: the customer's system posts a message with it.
+    const inbound = await s.fetch(
+      '/v1/channel-api/messages',
+      F.json(
+        { conversation_id: 'c-1', contact: { id: 'u-1', name: 'Budi' }, message: { id: 'm-1', text: 'Halo' } },
+        F.bearer(key),
+      ),
+    )
+    expect(inbound.status).toBe(201)
+
+    await page.getByRole('button', { name: 'I have stored them' }).click()
+    await page.waitForURL(/\/app\/channels\/\d+$/)
+    const id = Number(new URL(page.url()).pathname.split('/').pop())
+    await page.getByTestId('key-prefix').waitFor()
+    const prefix = (await api(`/v1/channels/${id}/api`, { headers: owner.headers() })).body.data.api.key.prefix
+    expect(key.startsWith(prefix)).toBe(true)
+    expect(await page.getByTestId('key-prefix').textContent()).toContain(prefix)
+    // Never again: not in the page, not after a reload.
+    await page.reload()
+    await page.getByTestId('key-prefix').waitFor()
+    const html = await page.content()
+    expect(html).not.toContain(key)
+    expect(html).not.toContain(secret)
+
+    await page.getByRole('button', { name: 'Send test ping' }).click()
+    await page.getByTestId('deliveries').waitFor()
+    const firstRow = page.getByTestId('deliveries').locator('tbody tr').first()
+    expect(await firstRow.textContent()).toContain('ping')
+    expect(await firstRow.textContent()).toContain('Delivered (200)')
+    expect(hookHits.some((b) => b.includes('ping'))).toBe(true)
+    await shot(page, 'channel-api')
+    await ctx.close()
+  })
+
+  it('speaks Indonesian when the user does', async () => {
+    const res = await s.fetch('/v1/me', {
+      method: 'PATCH',
+      headers: owner.headers({ 'content-type': 'application/json' }),
+      body: JSON.stringify({ locale: 'id' }),
+    })
+    expect(res.status).toBe(200)
+    const ctx = await signedIn(owner)
+    const page = await ctx.newPage()
+    await page.goto(`${s.url}/app/channels`)
+    await page.getByRole('heading', { name: 'Saluran', exact: true }).waitFor()
+    expect(await page.getByRole('link', { name: /Nomor aplikasi pesan/ }).count()).toBe(1)
+    await shot(page, 'channels-list-id')
+    await s.fetch('/v1/me', {
+      method: 'PATCH',
+      headers: owner.headers({ 'content-type': 'application/json' }),
+      body: JSON.stringify({ locale: 'en' }),
+    })
+    await ctx.close()
+  })
+})

@@ -2,12 +2,13 @@ import * as fs from 'node:fs'
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import * as path from 'node:path'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type Browser, chromium } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nthSocket } from '../../connectors/msgapp/TransportTest'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks, SYSTEM_PACKAGES } from '../support/systemPackages'
+import { screenshot, signedIn } from './channelsSupport'
 
 /**
  * The channel pages of the agent app (/app/channels…) end to end in headless Chromium (Debian's
@@ -59,20 +60,6 @@ afterAll(async () => {
   await s?.stop()
 })
 
-/** A browser context signed in as `session` (the cookies of `GET /auth/link/{token}`). */
-const signedIn = async (session: F.Session): Promise<BrowserContext> => {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } })
-  const cookies = session.cookie.split('; ').map((c) => {
-    const [name, value] = c.split('=') as [string, string]
-    return { name, value, url: s.url }
-  })
-  await ctx.addCookies(cookies)
-  return ctx
-}
-
-const shot = (page: Page, name: string) =>
-  page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true })
-
 const api = async (p: string, init?: RequestInit) => {
   const res = await s.fetch(p, init)
   return { status: res.status, body: (await res.json()) as Record<string, any> }
@@ -80,7 +67,7 @@ const api = async (p: string, init?: RequestInit) => {
 
 describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
   it('adds a number, shows its QR and a pairing code, and turns connected live when the phone links', async () => {
-    const ctx = await signedIn(owner)
+    const ctx = await signedIn(browser, s, owner)
     const page = await ctx.newPage()
     await page.goto(`${s.url}/app/channels`)
     await page.getByRole('link', { name: /Messaging-app number/ }).click()
@@ -111,7 +98,7 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     await phoneField.fill('+62 812-0000-0009')
     await page.getByRole('button', { name: 'Get pairing code' }).click()
     await page.getByTestId('pair-code').filter({ hasText: 'KTK4-PAIR' }).waitFor()
-    await shot(page, 'channel-msgapp-link')
+    await screenshot(page, 'channel-msgapp-link')
 
     // The list in a second tab shows the status live too.
     const listPage = await ctx.newPage()
@@ -123,13 +110,13 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     expect(await page.getByTestId('number-status').textContent()).toContain('+6281200000009')
     expect(await page.getByRole('img', { name: 'QR code to link the number' }).count()).toBe(0)
     await listPage.locator(`tr[data-channel-id="${id}"] [data-status=active]`).waitFor()
-    await shot(page, 'channel-msgapp-connected')
-    await shot(listPage, 'channels-list')
+    await screenshot(page, 'channel-msgapp-connected')
+    await screenshot(listPage, 'channels-list')
     await ctx.close()
   })
 
   it('creates a live chat widget: the snippet to copy, a preview that follows the colour, saved', async () => {
-    const ctx = await signedIn(owner)
+    const ctx = await signedIn(browser, s, owner)
     const page = await ctx.newPage()
     await page.goto(`${s.url}/app/channels/new/livechat`)
     await page.getByLabel('Channel name').fill('Website chat')
@@ -148,12 +135,12 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     const head = page.getByTestId('preview-head')
     await page.getByLabel('Colour (hex)').fill('#d9480f')
     // The preview is drawn from the unsaved form: its header takes the colour at once.
-    expect(await head.evaluate((el) => (el as unknown as { style: { background: string } }).style.background)).toBe(
-      'rgb(217, 72, 15)',
-    )
+    expect(
+      await head.evaluate((el) => (el as unknown as { style: { background: string } }).style.background),
+    ).toBe('rgb(217, 72, 15)')
     await page.getByLabel('Subtitle').fill('We answer within the hour')
     expect(await head.textContent()).toContain('We answer within the hour')
-    await shot(page, 'channel-livechat')
+    await screenshot(page, 'channel-livechat')
     // Nothing is saved until Save.
     expect((await api(`/v1/channels/${id}`, { headers: owner.headers() })).body.data.livechat.color).toBe(
       ch.livechat.color,
@@ -166,7 +153,7 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
   })
 
   it('creates an API channel: key and secret shown once, then only the prefix; the delivery log', async () => {
-    const ctx = await signedIn(owner)
+    const ctx = await signedIn(browser, s, owner)
     const page = await ctx.newPage()
     await page.goto(`${s.url}/app/channels/new/api`)
     await page.getByLabel('Channel name').fill('Shop backend')
@@ -178,12 +165,16 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     const secret = await page.getByLabel('Webhook signing secret', { exact: true }).inputValue()
     expect(key).toMatch(/^svca_ch_/)
     expect(secret.length).toBeGreaterThanOrEqual(16)
-    await shot(page, 'channel-api-created')
+    await screenshot(page, 'channel-api-created')
     // The key shown works: the customer's system posts a message with it.
     const inbound = await s.fetch(
       '/v1/channel-api/messages',
       F.json(
-        { conversation_id: 'c-1', contact: { id: 'u-1', name: 'Budi' }, message: { id: 'm-1', text: 'Halo' } },
+        {
+          conversation_id: 'c-1',
+          contact: { id: 'u-1', name: 'Budi' },
+          message: { id: 'm-1', text: 'Halo' },
+        },
         F.bearer(key),
       ),
     )
@@ -193,7 +184,8 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     await page.waitForURL(/\/app\/channels\/\d+$/)
     const id = Number(new URL(page.url()).pathname.split('/').pop())
     await page.getByTestId('key-prefix').waitFor()
-    const prefix = (await api(`/v1/channels/${id}/api`, { headers: owner.headers() })).body.data.api.key.prefix
+    const prefix = (await api(`/v1/channels/${id}/api`, { headers: owner.headers() })).body.data.api.key
+      .prefix
     expect(key.startsWith(prefix)).toBe(true)
     expect(await page.getByTestId('key-prefix').textContent()).toContain(prefix)
     // Never again: not in the page, not after a reload.
@@ -209,7 +201,7 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     expect(await firstRow.textContent()).toContain('ping')
     expect(await firstRow.textContent()).toContain('Delivered (200)')
     expect(hookHits.some((b) => b.includes('ping'))).toBe(true)
-    await shot(page, 'channel-api')
+    await screenshot(page, 'channel-api')
     await ctx.close()
   })
 
@@ -220,12 +212,12 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
       body: JSON.stringify({ locale: 'id' }),
     })
     expect(res.status).toBe(200)
-    const ctx = await signedIn(owner)
+    const ctx = await signedIn(browser, s, owner)
     const page = await ctx.newPage()
     await page.goto(`${s.url}/app/channels`)
     await page.getByRole('heading', { name: 'Saluran', exact: true }).waitFor()
     expect(await page.getByRole('link', { name: /Nomor aplikasi pesan/ }).count()).toBe(1)
-    await shot(page, 'channels-list-id')
+    await screenshot(page, 'channels-list-id')
     await s.fetch('/v1/me', {
       method: 'PATCH',
       headers: owner.headers({ 'content-type': 'application/json' }),

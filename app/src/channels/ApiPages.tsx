@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { CheckField, CopyBox, Notice, Panel, SelectField, TextField, when } from './common'
-import { api, type Fail, got, go, useLocale, useTr } from './kit'
+import { api, type Fail, go, got, useLocale, useTr } from './kit'
 import type { ApiChannel, Channel } from './types'
 
 const RETRIES = [0, 1, 2, 3, 4, 5].map((n) => [String(n), String(n)] as const)
@@ -27,12 +27,16 @@ export const NewApi = () => {
     setError(null)
     setFields({})
     try {
-      const r = await got<ApiChannel>(api.post('/v1/channels/api', { body: {
-        name,
-        webhook_url: url.trim() || null,
-        retries: Number(retries),
-        events: convEvents ? ['message.created', 'conversation.updated'] : ['message.created'],
-      } }))
+      const r = await got<ApiChannel>(
+        api.post('/v1/channels/api', {
+          body: {
+            name,
+            webhook_url: url.trim() || null,
+            retries: Number(retries),
+            events: convEvents ? ['message.created', 'conversation.updated'] : ['message.created'],
+          },
+        }),
+      )
       setMade(r.data)
     } catch (err) {
       const f = err as Fail
@@ -53,7 +57,14 @@ export const NewApi = () => {
     )
   return (
     <form class="chs-form" onSubmit={submit}>
-      <TextField label={tr('ch.name')} name="name" value={name} onValue={setName} error={fields.name} required />
+      <TextField
+        label={tr('ch.name')}
+        name="name"
+        value={name}
+        onValue={setName}
+        error={fields.name}
+        required
+      />
       <TextField
         label={tr('api.webhook_url')}
         name="webhook_url"
@@ -138,11 +149,16 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
   const save = (e: Event) => {
     e.preventDefault()
     return run(async () => {
-      await got(api.patch('/v1/channels/{id}/api', { path: { id: channel.id }, body: {
-        webhook_url: url.trim() || null,
-        retries: Number(retries),
-        events: convEvents ? ['message.created', 'conversation.updated'] : ['message.created'],
-      } }))
+      await got(
+        api.patch('/v1/channels/{id}/api', {
+          path: { id: channel.id },
+          body: {
+            webhook_url: url.trim() || null,
+            retries: Number(retries),
+            events: convEvents ? ['message.created', 'conversation.updated'] : ['message.created'],
+          },
+        }),
+      )
       await load()
       setNote({ kind: 'ok', text: tr('ch.saved') })
     })
@@ -150,20 +166,27 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
   const replaceKey = () =>
     run(async () => {
       if (!confirm(tr('api.replace_key_confirm'))) return
-      const r = await got<{ key: string }>(api.post('/v1/channels/{id}/api/key', { path: { id: channel.id } }))
+      const r = await got<{ key: string }>(
+        api.post('/v1/channels/{id}/api/key', { path: { id: channel.id } }),
+      )
       setOnce({ key: r.data.key })
       await load()
     })
   const replaceSecret = () =>
     run(async () => {
-      const r = await got<{ webhook_secret: string }>(api.post('/v1/channels/{id}/api/secret', { path: { id: channel.id } }))
+      const r = await got<{ webhook_secret: string }>(
+        api.post('/v1/channels/{id}/api/secret', { path: { id: channel.id } }),
+      )
       setOnce({ secret: r.data.webhook_secret })
     })
   const ping = () =>
     run(async () => {
-      const r = await got<{ status: string; http_status: number | null; duration_ms: number; error: string | null }>(
-        api.post('/v1/channels/{id}/api/test-webhook', { path: { id: channel.id } }),
-      )
+      const r = await got<{
+        status: string
+        http_status: number | null
+        duration_ms: number
+        error: string | null
+      }>(api.post('/v1/channels/{id}/api/test-webhook', { path: { id: channel.id } }))
       const d = r.data
       setNote({
         kind: d.status === 'delivered' ? 'ok' : 'bad',
@@ -180,7 +203,8 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
     })
 
   if (once) return <OnceCredentials keyValue={once.key} secret={once.secret} onDone={() => setOnce(null)} />
-  if (!info) return note ? <Notice kind={note.kind}>{note.text}</Notice> : <p class="chs-muted">{tr('ch.loading')}</p>
+  if (!info)
+    return note ? <Notice kind={note.kind}>{note.text}</Notice> : <p class="chs-muted">{tr('ch.loading')}</p>
   const k = info.api.key
   return (
     <div class="chs-stack">
@@ -188,7 +212,11 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
         <p data-testid="key-prefix">
           {tr('api.key_prefix', { prefix: k.prefix })}{' '}
           <span class="chs-muted">
-            ({k.last_used_at ? tr('api.key_last_used', { at: when(k.last_used_at, locale) }) : tr('api.key_never_used')})
+            (
+            {k.last_used_at
+              ? tr('api.key_last_used', { at: when(k.last_used_at, locale) })
+              : tr('api.key_never_used')}
+            )
           </span>
         </p>
         <CopyBox label={tr('api.inbound')} name="inbound_url" value={info.api.inbound_url} />
@@ -219,7 +247,12 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
           onValue={setRetries}
           error={fields.retries}
         />
-        <CheckField name="events" label={tr('api.events_conv')} checked={convEvents} onValue={setConvEvents} />
+        <CheckField
+          name="events"
+          label={tr('api.events_conv')}
+          checked={convEvents}
+          onValue={setConvEvents}
+        />
         <div class="chs-row">
           <button class="chs-btn chs-primary" type="submit">
             {tr('ch.save')}
@@ -255,7 +288,9 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
                     <code>{d.event}</code>
                   </td>
                   <td>
-                    <span class={`chs-badge chs-${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'wait'}`}>
+                    <span
+                      class={`chs-badge chs-${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'wait'}`}
+                    >
                       {tr(`api.delivery.${d.status}`)}
                       {d.http_status ? ` (${d.http_status})` : ''}
                     </span>

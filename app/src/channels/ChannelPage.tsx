@@ -2,7 +2,7 @@ import { useEffect, useState } from 'preact/hooks'
 import { ApiDetail, NewApi } from './ApiPages'
 import { Notice, StatusBadge } from './common'
 import { EmailDetail, NewEmail } from './EmailPages'
-import { api, type Fail, got, go, Link, onChannelUpdated, useTr } from './kit'
+import { api, type Fail, go, got, Link, onChannelUpdated, useTr } from './kit'
 import { LivechatDetail, NewLivechat } from './LivechatPages'
 import { MsgappDetail, NewMsgapp } from './MsgappPages'
 import { ensureStyles } from './styles'
@@ -31,12 +31,20 @@ export const NewChannelPage = ({ type }: { type: string }) => {
   const tr = useTr()
   const t = (type in NEW_TITLE ? type : 'msgapp') as ChannelType
   return (
-    <div class="chs-page">
+    <div class="chs-page chs-narrow">
       <Back />
       <header class="chs-head">
         <h1>{tr(NEW_TITLE[t])}</h1>
       </header>
-      {t === 'msgapp' ? <NewMsgapp /> : t === 'email' ? <NewEmail /> : t === 'livechat' ? <NewLivechat /> : <NewApi />}
+      {t === 'msgapp' ? (
+        <NewMsgapp />
+      ) : t === 'email' ? (
+        <NewEmail />
+      ) : t === 'livechat' ? (
+        <NewLivechat />
+      ) : (
+        <NewApi />
+      )}
     </div>
   )
 }
@@ -88,7 +96,9 @@ export const ChannelPage = ({ id }: { id: number }) => {
           <header class="chs-head">
             <h1>{channel.name}</h1>
             <span class="chs-muted">{tr(`ch.type.${channel.type}` as TextKey)}</span>
-            {channel.type !== 'msgapp' && status ? <StatusBadge status={status} linked={channel.type === 'email'} /> : null}
+            {channel.type !== 'msgapp' && status ? (
+              <StatusBadge status={status} linked={channel.type === 'email'} />
+            ) : null}
           </header>
           {channel.type === 'msgapp' ? (
             <MsgappDetail channel={channel} />

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { CheckField, Notice, Panel, SelectField, StatusBadge, TextField, when } from './common'
-import { api, type Fail, got, go, useLocale, useTr } from './kit'
+import { api, type Fail, go, got, useLocale, useTr } from './kit'
 import type { Channel, Detected, EmailSettings, Tested } from './types'
 
 const SECURITY = [
@@ -132,13 +132,17 @@ export const NewEmail = () => {
     clear()
     setBusy('connect')
     try {
-      const r = await got<Channel>(api.post('/v1/channels/email', { body: {
-        ...access(),
-        name: name || address,
-        folders: [...folders],
-        sent_folder: sent || null,
-        history_days: HISTORY.find((n) => String(n) === history) ?? 7,
-      } }))
+      const r = await got<Channel>(
+        api.post('/v1/channels/email', {
+          body: {
+            ...access(),
+            name: name || address,
+            folders: folders.filter((f) => f !== sent),
+            sent_folder: sent || null,
+            history_days: HISTORY.find((n) => String(n) === history) ?? 7,
+          },
+        }),
+      )
       go(`/channels/${r.data.id}`)
     } catch (err) {
       fail(err)
@@ -278,18 +282,20 @@ export const NewEmail = () => {
               error={fields.name}
               maxLength={100}
             />
-            {tested.folders.length > 0 ? (
+            {tested.folders.some((f) => f !== sent) ? (
               <fieldset class="chs-fieldset">
                 <legend>{tr('em.folders')}</legend>
-                {tested.folders.map((f) => (
-                  <CheckField
-                    key={f}
-                    name="folders"
-                    label={f}
-                    checked={folders.includes(f)}
-                    onValue={(on) => setFolders((fs) => (on ? [...fs, f] : fs.filter((x) => x !== f)))}
-                  />
-                ))}
+                {tested.folders
+                  .filter((f) => f !== sent)
+                  .map((f) => (
+                    <CheckField
+                      key={f}
+                      name="folders"
+                      label={f}
+                      checked={folders.includes(f)}
+                      onValue={(on) => setFolders((fs) => (on ? [...fs, f] : fs.filter((x) => x !== f)))}
+                    />
+                  ))}
                 {fields.folders ? <small class="chs-error">{fields.folders}</small> : null}
               </fieldset>
             ) : null}
@@ -307,7 +313,9 @@ export const NewEmail = () => {
               value={history}
               options={[
                 ['0', tr('em.history_none')],
-                ...HISTORY.filter((n) => n > 0).map((n) => [String(n), tr('em.history_days', { n })] as const),
+                ...HISTORY.filter((n) => n > 0).map(
+                  (n) => [String(n), tr('em.history_days', { n })] as const,
+                ),
               ]}
               onValue={setHistory}
               error={fields.history_days}
@@ -333,7 +341,9 @@ export const EmailDetail = ({ channel }: { channel: Channel & { email?: EmailSet
   const sync = async () => {
     setError(null)
     try {
-      const r = await got<{ channel: Channel & { email?: EmailSettings } }>(api.post('/v1/channels/{id}/sync', { path: { id: channel.id } }))
+      const r = await got<{ channel: Channel & { email?: EmailSettings } }>(
+        api.post('/v1/channels/{id}/sync', { path: { id: channel.id } }),
+      )
       setEmail(r.data.channel.email)
       setStatus(r.data.channel.status)
     } catch (e) {
@@ -360,7 +370,9 @@ export const EmailDetail = ({ channel }: { channel: Channel & { email?: EmailSet
           ) : null}
         </dl>
       ) : null}
-      {email?.sync.last_error ? <Notice kind="bad">{tr('em.last_error', { e: email.sync.last_error })}</Notice> : null}
+      {email?.sync.last_error ? (
+        <Notice kind="bad">{tr('em.last_error', { e: email.sync.last_error })}</Notice>
+      ) : null}
       {error ? <Notice kind="bad">{error}</Notice> : null}
       <div class="chs-row">
         <button class="chs-btn" type="button" onClick={sync}>

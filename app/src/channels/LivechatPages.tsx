@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
 import { CopyBox, Field, Notice, Panel, SelectField, TextField } from './common'
-import { api, type Fail, got, go, useTr } from './kit'
+import { api, type Fail, go, got, useTr } from './kit'
 import { ATTACHMENTS, type Channel, FONTS, LAUNCHER_ICONS, POSITIONS, type Widget } from './types'
 
 const DEFAULT_COLOR = '#2563eb'
@@ -19,11 +19,15 @@ export const NewLivechat = () => {
     setBusy(true)
     setError(null)
     try {
-      const r = await got<Channel>(api.post('/v1/channels/livechat', { body: {
-        name,
-        ...(title ? { title } : {}),
-        color,
-      } }))
+      const r = await got<Channel>(
+        api.post('/v1/channels/livechat', {
+          body: {
+            name,
+            ...(title ? { title } : {}),
+            color,
+          },
+        }),
+      )
       go(`/channels/${r.data.id}`)
     } catch (err) {
       const f = err as Fail
@@ -35,7 +39,14 @@ export const NewLivechat = () => {
   }
   return (
     <form class="chs-form" onSubmit={submit}>
-      <TextField label={tr('ch.name')} name="name" value={name} onValue={setName} error={fields.name} required />
+      <TextField
+        label={tr('ch.name')}
+        name="name"
+        value={name}
+        onValue={setName}
+        error={fields.name}
+        required
+      />
       <TextField label={tr('lc.title')} name="title" value={title} onValue={setTitle} error={fields.title} />
       <ColorField value={color} onValue={setColor} error={fields.color} />
       {error ? <Notice kind="bad">{error}</Notice> : null}
@@ -75,7 +86,11 @@ const ColorField = (props: { value: string; onValue: (v: string) => void; error?
 
 type Form = Omit<Widget, 'allowed_domains' | 'radius'> & { allowed_domains: string; radius: string }
 
-const toForm = (w: Widget): Form => ({ ...w, radius: String(w.radius), allowed_domains: w.allowed_domains.join('\n') })
+const toForm = (w: Widget): Form => ({
+  ...w,
+  radius: String(w.radius),
+  allowed_domains: w.allowed_domains.join('\n'),
+})
 
 const FONT_STACKS: Record<string, string> = {
   system: 'system-ui,-apple-system,"Segoe UI",Roboto,sans-serif',
@@ -111,24 +126,29 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
     setNote(null)
     setFields({})
     try {
-      const r = await got<Channel>(api.patch('/v1/channels/{id}/livechat', { path: { id: channel.id }, body: {
-        title: form.title,
-        subtitle: form.subtitle,
-        color: form.color,
-        font: form.font,
-        radius: Number(form.radius),
-        position: form.position,
-        launcher_icon: form.launcher_icon,
-        intro: form.intro,
-        consent: form.consent,
-        start_label: form.start_label,
-        attachments: form.attachments,
-        email_fallback: form.email_fallback,
-        allowed_domains: form.allowed_domains
-          .split(/[\s,]+/)
-          .map((d) => d.trim())
-          .filter(Boolean),
-      } }))
+      const r = await got<Channel>(
+        api.patch('/v1/channels/{id}/livechat', {
+          path: { id: channel.id },
+          body: {
+            title: form.title,
+            subtitle: form.subtitle,
+            color: form.color,
+            font: form.font,
+            radius: Number(form.radius),
+            position: form.position,
+            launcher_icon: form.launcher_icon,
+            intro: form.intro,
+            consent: form.consent,
+            start_label: form.start_label,
+            attachments: form.attachments,
+            email_fallback: form.email_fallback,
+            allowed_domains: form.allowed_domains
+              .split(/[\s,]+/)
+              .map((d) => d.trim())
+              .filter(Boolean),
+          },
+        }),
+      )
       if (r.data.livechat) {
         setLc(r.data.livechat)
         setForm(toForm(r.data.livechat))
@@ -163,8 +183,15 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
         </button>
       </Panel>
       <div class="chs-split">
-        <form class="chs-form chs-panel" onSubmit={save} aria-label={tr('lc.preview')}>
-          <TextField label={tr('lc.title')} name="title" value={form.title} onValue={set('title')} error={fields.title} />
+        <form class="chs-form chs-panel" onSubmit={save} aria-labelledby="lc-look">
+          <h2 id="lc-look">{tr('lc.look')}</h2>
+          <TextField
+            label={tr('lc.title')}
+            name="title"
+            value={form.title}
+            onValue={set('title')}
+            error={fields.title}
+          />
           <TextField
             label={tr('lc.subtitle')}
             name="subtitle"
@@ -204,7 +231,13 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
               error={fields.position}
             />
           </div>
-          <TextField label={tr('lc.intro')} name="intro" value={form.intro} onValue={set('intro')} error={fields.intro} />
+          <TextField
+            label={tr('lc.intro')}
+            name="intro"
+            value={form.intro}
+            onValue={set('intro')}
+            error={fields.intro}
+          />
           <TextField
             label={tr('lc.start_label')}
             name="start_label"
@@ -258,6 +291,42 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
   )
 }
 
+/** The launcher's faces, as the widget's loader draws them (connectors/livechat/widget/loader.js). */
+const LauncherIcon = ({ name }: { name: Form['launcher_icon'] }) => (
+  <svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" data-icon={name}>
+    {name === 'message' ? (
+      <path
+        d="M3 6l9 6 9-6M3 6h18v12H3z"
+        fill="none"
+        stroke="currentColor"
+        stroke-width="2"
+        stroke-linejoin="round"
+      />
+    ) : name === 'help' ? (
+      <>
+        <circle cx="12" cy="12" r="9" fill="none" stroke="currentColor" stroke-width="2" />
+        <path
+          d="M9.5 9.5a2.5 2.5 0 1 1 3.5 2.3c-.7.3-1 .8-1 1.5V14"
+          fill="none"
+          stroke="currentColor"
+          stroke-width="2"
+          stroke-linecap="round"
+        />
+        <circle cx="12" cy="17.5" r="1.2" fill="currentColor" />
+      </>
+    ) : (
+      // `logo` shows the uploaded icon on a site; the preview keeps the bubble.
+      <path
+        d="M4 5h16v11H8l-4 4z"
+        fill="none"
+        stroke="currentColor"
+        stroke-width="2"
+        stroke-linejoin="round"
+      />
+    )}
+  </svg>
+)
+
 /** The widget as a visitor sees it (header, form, launcher), drawn from the unsaved form. */
 const Preview = ({ form }: { form: Form }) => {
   const tr = useTr()
@@ -267,8 +336,15 @@ const Preview = ({ form }: { form: Form }) => {
   return (
     <section class="chs-preview-wrap" aria-labelledby="lc-preview">
       <h2 id="lc-preview">{tr('lc.preview')}</h2>
-      <div class={`chs-preview chs-preview-${form.position === 'left' ? 'left' : 'right'}`} aria-hidden="true">
-        <div class="chs-pv-panel" data-testid="preview-panel" style={{ borderRadius: `${radius}px`, fontFamily: font }}>
+      <div
+        class={`chs-preview chs-preview-${form.position === 'left' ? 'left' : 'right'}`}
+        aria-hidden="true"
+      >
+        <div
+          class="chs-pv-panel"
+          data-testid="preview-panel"
+          style={{ borderRadius: `${radius}px`, fontFamily: font }}
+        >
           <div class="chs-pv-head" data-testid="preview-head" style={{ background: color }}>
             <strong>{form.title}</strong>
             <span>{form.subtitle}</span>
@@ -283,21 +359,16 @@ const Preview = ({ form }: { form: Form }) => {
                 <span class="chs-pv-box" /> {form.consent}
               </span>
             ) : null}
-            <span class="chs-pv-start" style={{ background: color, borderRadius: `${Math.min(radius, 10)}px` }}>
+            <span
+              class="chs-pv-start"
+              style={{ background: color, borderRadius: `${Math.min(radius, 10)}px` }}
+            >
               {form.start_label}
             </span>
           </div>
         </div>
         <div class="chs-pv-launcher" data-testid="preview-launcher" style={{ background: color }}>
-          <svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true">
-            <path
-              d="M4 5h16v11H8l-4 4z"
-              fill="none"
-              stroke="currentColor"
-              stroke-width="2"
-              stroke-linejoin="round"
-            />
-          </svg>
+          <LauncherIcon name={form.launcher_icon} />
         </div>
       </div>
     </section>

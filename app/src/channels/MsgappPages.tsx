@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { Notice, Panel, StatusBadge, TextField, when } from './common'
-import { api, type Fail, got, go, onChannelUpdated, useLocale, useTr } from './kit'
+import { api, type Fail, go, got, onChannelUpdated, useLocale, useTr } from './kit'
 import type { Channel, NumberStatus, Qr } from './types'
 
 /** `/app/channels/new/msgapp`: name the number; linking happens on its page. */
@@ -120,7 +120,11 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
   const act = async (path: 'logout' | 'reconnect') => {
     setError(null)
     try {
-      const r = await got<NumberStatus>(api.post(path === 'logout' ? '/v1/channels/{id}/logout' : '/v1/channels/{id}/reconnect', { path: { id: channel.id } }))
+      const r = await got<NumberStatus>(
+        api.post(path === 'logout' ? '/v1/channels/{id}/logout' : '/v1/channels/{id}/reconnect', {
+          path: { id: channel.id },
+        }),
+      )
       setSt((s) => (s ? { ...s, ...r.data } : r.data))
     } catch (e) {
       setError((e as Fail).message)
@@ -203,7 +207,9 @@ const Pairing = ({ channelId }: { channelId: number }) => {
     setError(null)
     setFieldError(undefined)
     try {
-      const r = await got<{ phone: string; code: string }>(api.post('/v1/channels/{id}/pair', { path: { id: channelId }, body: { phone } }))
+      const r = await got<{ phone: string; code: string }>(
+        api.post('/v1/channels/{id}/pair', { path: { id: channelId }, body: { phone } }),
+      )
       setCode(r.data.code)
     } catch (err) {
       const f = err as Fail

@@ -54,7 +54,8 @@ export const Field = (props: {
   const id = useRef(`chf-${++fieldIds}`).current
   const errId = `${id}-err`
   const hintId = `${id}-hint`
-  const described = [props.error ? errId : '', props.hint ? hintId : ''].filter(Boolean).join(' ') || undefined
+  const described =
+    [props.error ? errId : '', props.hint ? hintId : ''].filter(Boolean).join(' ') || undefined
   return (
     <div class={`chs-field${props.error ? ' chs-invalid' : ''}`}>
       <label for={id}>{props.label}</label>
@@ -135,7 +136,12 @@ export const SelectField = (props: {
   </Field>
 )
 
-export const CheckField = (props: { label: string; name: string; checked: boolean; onValue: (v: boolean) => void }) => (
+export const CheckField = (props: {
+  label: string
+  name: string
+  checked: boolean
+  onValue: (v: boolean) => void
+}) => (
   <label class="chs-check">
     <input
       type="checkbox"
@@ -176,7 +182,12 @@ export const CopyBox = (props: { label: string; value: string; name: string; mul
           ) : (
             <input id={id} name={props.name} ref={ref} readOnly value={props.value} />
           )}
-          <button type="button" class="chs-btn" onClick={copy} aria-label={`${tr('ch.copy')}: ${props.label}`}>
+          <button
+            type="button"
+            class="chs-btn"
+            onClick={copy}
+            aria-label={`${tr('ch.copy')}: ${props.label}`}
+          >
             {copied ? tr('ch.copied') : tr('ch.copy')}
           </button>
         </div>

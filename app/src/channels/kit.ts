@@ -42,7 +42,9 @@ export const href = (path: string) => `/app${path}`
 export const go = (path: string) => navigate(path)
 
 /** A link inside the app: navigates without reloading, opens in a new tab as usual. */
-export const Link = (props: Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string; children: ComponentChildren }) => {
+export const Link = (
+  props: Omit<AnchorHTMLAttributes<HTMLAnchorElement>, 'href'> & { to: string; children: ComponentChildren },
+) => {
   const { to, ...rest } = props
   return createElement('a', { ...rest, href: href(to), onClick: linkClick(to) })
 }

@@ -35,6 +35,8 @@ const CSS = `
 .chs-split .chs-form,.chs-form.chs-panel{max-width:none}
 .chs-panel .chs-row,.chs-panel>.chs-btn{margin-top:12px}
 .chs-form h2{margin:0}
+.chs-form p{margin:0}
+.chs-narrow>*{max-width:760px}
 .chs-field{display:flex;flex-direction:column;gap:4px;min-width:0}
 .chs-field label{font-size:13px;font-weight:600;color:#374151}
 .chs-field input,.chs-field select,.chs-field textarea{font:inherit;font-size:14px;padding:7px 9px;border:1px solid #d1d5db;border-radius:6px;background:#fff;color:inherit;min-width:0}
@@ -76,7 +78,7 @@ const CSS = `
 .chs-split{display:grid;grid-template-columns:minmax(0,1fr) 400px;gap:20px;align-items:start}
 .chs-preview-wrap{position:sticky;top:0}
 .chs-preview-wrap h2{font-size:15px;margin:0 0 10px}
-.chs-preview{position:relative;height:560px;border-radius:10px;background:repeating-linear-gradient(45deg,#f3f4f6 0 12px,#eef0f3 12px 24px);border:1px solid var(--line,#e2e5ea);overflow:hidden}
+.chs-preview{position:relative;height:500px;border-radius:10px;background:repeating-linear-gradient(45deg,#f3f4f6 0 12px,#eef0f3 12px 24px);border:1px solid var(--line,#e2e5ea);overflow:hidden}
 .chs-pv-panel{position:absolute;bottom:86px;width:330px;background:#fff;box-shadow:0 12px 40px rgba(0,0,0,.22);overflow:hidden;font-size:14px;color:#1f2937}
 .chs-preview-right .chs-pv-panel,.chs-preview-right .chs-pv-launcher{right:16px}
 .chs-preview-left .chs-pv-panel,.chs-preview-left .chs-pv-launcher{left:16px}

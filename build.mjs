@@ -9,6 +9,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import * as esbuild from 'esbuild'
+import { buildApp } from './app/build.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 const outdir = path.join(root, 'dist')
@@ -151,4 +152,8 @@ const files = [...written].filter((f) => f.endsWith('.js'))
 const bytes = files.reduce((n, f) => n + fs.statSync(f).size, 0)
 console.log(
   `build: ${entryPoints.length} entry points, ${files.length} files, ${Math.round(bytes / 1024)} KiB in dist/ (${Math.round(performance.now() - t0)} ms)`,
+)
+const app = await buildApp(root)
+console.log(
+  `build: the agent app, ${app.files} files, ${Math.round(app.bytes / 1024)} KiB of JavaScript in dist/app/`,
 )

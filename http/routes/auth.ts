@@ -144,7 +144,7 @@ export const routes: readonly Route[] = [
         const userId = yield* Sessions.consumeLoginLink(params.token)
         if (userId === null)
           return yield* Effect.fail(new ApiError({ code: 'unauthorized', message: 'auth.link_invalid' }))
-        return yield* startSession(userId, 'link', '/')
+        return yield* startSession(userId, 'link', '/app')
       }),
   }),
   route({

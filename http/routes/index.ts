@@ -1,5 +1,6 @@
 import type { Route } from '../route'
 import * as ApiKeyRoutes from './apiKeys'
+import * as AppRoutes from './app'
 import * as AuditLogRoutes from './auditLogs'
 import * as AuthRoutes from './auth'
 import * as BillingRoutes from './billing'
@@ -91,4 +92,5 @@ export const routes: readonly Route[] = [
   ...ChannelIconRoutes.routes,
   ...LivechatVisitorRoutes.routes,
   ...LivechatWidgetRoutes.routes,
+  ...AppRoutes.routes,
 ]

@@ -1,6 +1,7 @@
 import { Effect, Schema } from 'effect'
 import { LimitsSchema } from '../../actors/admin/presenters'
 import type { Locale } from '../../actors/i18n'
+import { Config } from '../../engine/config'
 import { type Plan, planLimits, planPrices, plans } from '../../store/plans'
 import { ok, type Route, route } from '../route'
 
@@ -44,6 +45,8 @@ const ConfigSchema = Schema.Struct({
     description: Schema.String,
   }),
   locale: Schema.Literal('en', 'id'),
+  /** How people sign in to the app: the OpenID Connect provider when configured, else CLI links only. */
+  sign_in: Schema.Struct({ oidc: Schema.Boolean, login_path: Schema.NullOr(Schema.String) }),
 })
 
 export const routes: readonly Route[] = [
@@ -55,7 +58,7 @@ export const routes: readonly Route[] = [
     summary: 'Plan prices and quotas, tax and retention rules; follows X-Locale',
     response: ConfigSchema,
     handler: ({ locale }) =>
-      Effect.succeed(
+      Effect.map(Config, (cfg) =>
         ok({
           currency: 'IDR',
           plans: plans.map((key) => ({
@@ -72,6 +75,7 @@ export const routes: readonly Route[] = [
             description: retention[locale],
           },
           locale,
+          sign_in: { oidc: cfg.oidc !== undefined, login_path: cfg.oidc ? '/auth/login' : null },
         } satisfies typeof ConfigSchema.Type),
       ),
   }),

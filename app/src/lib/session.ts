@@ -1,0 +1,47 @@
+import type { paths } from '../api/schema'
+import { api, setApiLocale } from './api'
+import { type Locale, locale } from './i18n'
+import { store } from './state'
+
+export type Me = paths['/v1/me']['get']['responses'][200]['content']['application/json']['data']
+
+export interface WorkspaceBrief {
+  readonly id: number
+  readonly name: string
+}
+
+/** Who is signed in (GET /v1/me) and their workspaces; `null` until known, `false` when signed out. */
+export const me = store<Me | null | false>(null)
+export const workspaces = store<readonly WorkspaceBrief[]>([])
+
+const applyLocale = (l: string) => {
+  const next: Locale = l === 'id' ? 'id' : 'en'
+  setApiLocale(next)
+  document.documentElement.lang = next
+  locale.set(next)
+}
+
+export const load = async () => {
+  const got = await api.get('/v1/me')
+  applyLocale(got.data.user.locale)
+  me.set(got.data)
+  const list = await api.get('/v1/workspaces')
+  workspaces.set((list.data as readonly WorkspaceBrief[]) ?? [])
+}
+
+export const switchWorkspace = async (id: number) => {
+  await api.post('/v1/me/workspace', { body: { workspace_id: id } })
+  // Every page's data belongs to the workspace: start afresh.
+  location.href = '/app'
+}
+
+export const setLanguage = async (l: Locale) => {
+  const got = await api.patch('/v1/me', { body: { locale: l } })
+  applyLocale(got.data.user.locale)
+  me.set(got.data)
+}
+
+export const can = (permission: string) => {
+  const m = me.get()
+  return m ? m.permissions.includes(permission) : false
+}

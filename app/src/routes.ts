@@ -1,0 +1,25 @@
+import type { ComponentType } from 'preact'
+import type { Key } from './lib/i18n'
+
+/**
+ * Every page of the app, one line each. `load` keeps a page's code out of the first load; `nav`
+ * puts it in the side navigation (in this order); `permission` hides the nav entry from people
+ * without it (the API refuses them anyway).
+ */
+export interface PageProps {
+  readonly params: Readonly<Record<string, string>>
+}
+
+export interface PageRoute {
+  readonly path: string
+  readonly load: () => Promise<{ default: ComponentType<PageProps> }>
+  readonly nav?: { readonly label: Key | (string & {}); readonly icon: string; readonly permission?: string }
+}
+
+export const pages: readonly PageRoute[] = [
+  { path: '/inbox', load: () => import('./pages/inbox'), nav: { label: 'nav.inbox', icon: '✉' } },
+  { path: '/inbox/:id', load: () => import('./pages/inbox') },
+]
+
+/** Where `/app` itself leads. */
+export const HOME = '/inbox'

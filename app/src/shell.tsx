@@ -1,0 +1,150 @@
+import type { ComponentType } from 'preact'
+import { useEffect, useState } from 'preact/hooks'
+import { Bell } from './components/bell'
+import { ApiError, setSignedOutHandler, signOut } from './lib/api'
+import { type Locale, locale, t } from './lib/i18n'
+import { here, linkClick, match, navigate } from './lib/router'
+import * as Session from './lib/session'
+import * as Socket from './lib/socket'
+import { use } from './lib/state'
+import { SignIn } from './pages/signin'
+import { HOME, type PageProps, pages } from './routes'
+
+const loaded = new Map<string, ComponentType<PageProps>>()
+
+/** The page for the current path, loaded on first use. */
+const Outlet = () => {
+  const { path } = use(here)
+  const [, setTick] = useState(0)
+  let found: { route: (typeof pages)[number]; params: Record<string, string> } | null = null
+  for (const route of pages) {
+    const params = match(route.path, path)
+    if (params) {
+      found = { route, params }
+      break
+    }
+  }
+  useEffect(() => {
+    if (path === '/' || !found) navigate(HOME, true)
+  }, [path, found])
+  const route = found?.route
+  useEffect(() => {
+    if (route && !loaded.has(route.path))
+      void route.load().then((m) => {
+        loaded.set(route.path, m.default)
+        setTick((n) => n + 1)
+      })
+  }, [route])
+  if (!found) return null
+  const Page = loaded.get(found.route.path)
+  return Page ? <Page params={found.params} /> : <p class="muted pad">{t('list.loading')}</p>
+}
+
+const ConnectionBadge = () => {
+  const state = use(Socket.connection)
+  return (
+    <span class={`conn conn-${state}`} role="status" aria-live="polite" data-testid="connection">
+      <span class="dot" aria-hidden="true" />
+      {t(`conn.${state}`)}
+      {state === 'down' && (
+        <button type="button" class="link" onClick={Socket.reconnectNow}>
+          {t('conn.retry')}
+        </button>
+      )}
+    </span>
+  )
+}
+
+const TopBar = ({ me }: { me: Session.Me }) => {
+  const list = use(Session.workspaces)
+  const lang = use(locale)
+  return (
+    <header class="topbar">
+      <a href="/app" class="brand" onClick={linkClick(HOME)}>
+        Kotak
+      </a>
+      <label class="inline">
+        <span class="sr-only">{t('workspace.switch')}</span>
+        <select
+          value={me.workspace.id}
+          aria-label={t('workspace.switch')}
+          onChange={(e) => void Session.switchWorkspace(Number(e.currentTarget.value))}
+        >
+          {(list.length ? list : [me.workspace]).map((w) => (
+            <option key={w.id} value={w.id}>
+              {w.name}
+            </option>
+          ))}
+        </select>
+      </label>
+      <span class="grow" />
+      <ConnectionBadge />
+      <Bell userId={me.user.id} />
+      <select
+        value={lang}
+        aria-label={t('language')}
+        onChange={(e) => void Session.setLanguage(e.currentTarget.value as Locale)}
+      >
+        <option value="en">English</option>
+        <option value="id">Bahasa Indonesia</option>
+      </select>
+      <span class="who" title={me.user.email}>
+        {me.user.name}
+      </span>
+      <button type="button" class="ghost" onClick={() => void signOut()}>
+        {t('signout')}
+      </button>
+    </header>
+  )
+}
+
+const Nav = () => {
+  const { path } = use(here)
+  return (
+    <nav class="sidenav" aria-label={t('nav.label')}>
+      {pages
+        .filter((p) => p.nav && (!p.nav.permission || Session.can(p.nav.permission)))
+        .map((p) => {
+          const active = path === p.path || path.startsWith(`${p.path}/`)
+          return (
+            <a
+              key={p.path}
+              href={`/app${p.path}`}
+              class={active ? 'active' : ''}
+              aria-current={active ? 'page' : undefined}
+              onClick={linkClick(p.path)}
+            >
+              <span aria-hidden="true">{p.nav!.icon}</span> {t(p.nav!.label)}
+            </a>
+          )
+        })}
+    </nav>
+  )
+}
+
+export const App = () => {
+  const me = use(Session.me)
+  use(locale)
+  const [error, setError] = useState<string | null>(null)
+  useEffect(() => {
+    setSignedOutHandler(() => Session.me.set(false))
+    Session.load()
+      .then(() => Socket.start())
+      .catch((e: unknown) => {
+        if (e instanceof ApiError && e.status === 401) Session.me.set(false)
+        else setError(e instanceof Error ? e.message : String(e))
+      })
+  }, [])
+  if (error) return <p class="pad error">{t('error.generic', { message: error })}</p>
+  if (me === null) return <p class="pad muted">{t('list.loading')}</p>
+  if (me === false) return <SignIn />
+  return (
+    <div class="layout">
+      <TopBar me={me} />
+      <Nav />
+      <main class="main" id="main">
+        <Outlet />
+      </main>
+    </div>
+  )
+}

@@ -1,0 +1,62 @@
+import * as fs from 'node:fs'
+import * as path from 'node:path'
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import type * as F from '../support/fixtures'
+import type { TestServer } from '../support/server'
+import { SYSTEM_PACKAGES } from '../support/systemPackages'
+
+/** The agent app in headless Chromium (Debian's /usr/bin/chromium, never a downloaded browser). */
+export const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/app')
+
+export const launch = (): Promise<Browser> =>
+  chromium.launch({ executablePath: SYSTEM_PACKAGES.chromium.binary, args: ['--no-sandbox'] })
+
+/** A browser context signed in as the session's user (its cookies), with page errors collected. */
+export const signedIn = async (browser: Browser, s: TestServer, session: F.Session) => {
+  const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+  const url = new URL(s.url)
+  await context.addCookies(
+    session.cookie.split('; ').map((c) => {
+      const [name, value] = c.split('=') as [string, string]
+      return { name, value, domain: url.hostname, path: '/' }
+    }),
+  )
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('pageerror', (e) => problems.push(String(e)))
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text())
+  })
+  return { context, page, problems }
+}
+
+export const screenshot = async (page: Page, name: string) => {
+  fs.mkdirSync(ARTIFACTS, { recursive: true })
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) })
+}
+
+/** axe-core's own script, injected into the page under test (no network). */
+export const axeSource = () => fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
+
+export interface AxeViolation {
+  readonly id: string
+  readonly impact: string | null
+  readonly help: string
+  readonly nodes: readonly { readonly target: readonly string[] }[]
+}
+
+/** Runs axe-core in the page; returns the serious and critical violations. */
+export const axe = async (page: Page): Promise<readonly AxeViolation[]> => {
+  await page.addScriptTag({ content: axeSource() })
+  const violations = (await page.evaluate(async () => {
+    const g = globalThis as unknown as {
+      axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: unknown[] }> }
+    }
+    return (
+      await g.axe.run((globalThis as unknown as { document: unknown }).document, {
+        resultTypes: ['violations'],
+      })
+    ).violations
+  })) as AxeViolation[]
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+}

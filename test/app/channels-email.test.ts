@@ -1,11 +1,10 @@
-import * as fs from 'node:fs'
-import * as path from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type MailWorld, mailbox, startMailWorld } from '../email/support'
 import * as F from '../support/fixtures'
-import { lacks, SYSTEM_PACKAGES } from '../support/systemPackages'
-import { screenshot, signedIn } from './channelsSupport'
+import { lacks } from '../support/systemPackages'
+import { axeFindings, wholePage } from './channelsSupport'
+import { launch, signedIn } from './support'
 
 /**
  * Connecting a mailbox in the agent app (/app/channels/new/email) in headless Chromium, against
@@ -13,8 +12,6 @@ import { screenshot, signedIn } from './channelsSupport'
  * a refused password shown under their fields, then a sign-in that works, the folders, and the
  * connected channel.
  */
-const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/app')
-
 let world: MailWorld
 let owner: F.Session
 let browser: Browser
@@ -23,19 +20,20 @@ beforeAll(async () => {
   world = await startMailWorld()
   const w = await F.workspace(world.s, { plan: 'pro' })
   owner = await F.signIn(world.s, w.ownerEmail)
-  browser = await chromium.launch({ executablePath: SYSTEM_PACKAGES.chromium.binary, args: ['--no-sandbox'] })
-  fs.mkdirSync(ARTIFACTS, { recursive: true })
+  browser = await launch()
 })
 afterAll(async () => {
   await browser?.close()
   await world?.stop()
 })
 
+/** No serious or critical axe-core finding on the page as it is now. */
+const accessible = async (page: Page) => expect(await axeFindings(page)).toEqual([])
+
 describe.skipIf(lacks('chromium') || lacks('dovecot-imapd'))('connecting a mailbox in a browser', () => {
   it('shows the server and password refusals beside their fields, then connects', async () => {
     const box = mailbox(world)
-    const ctx = await signedIn(browser, world.s, owner)
-    const page = await ctx.newPage()
+    const { context: ctx, page, problems } = await signedIn(browser, world.s, owner)
     await page.goto(`${world.s.url}/app/channels/new/email`)
     await page.getByLabel('E-mail address').fill(box.address)
     await page.getByRole('button', { name: 'Continue' }).click()
@@ -56,7 +54,8 @@ describe.skipIf(lacks('chromium') || lacks('dovecot-imapd'))('connecting a mailb
     const errorId = (await imapHost.getAttribute('aria-describedby'))!
     expect(await page.locator(`[id="${errorId}"]`).textContent()).toBe('The server could not be reached.')
     expect(await page.locator('[aria-invalid=true]').count()).toBe(1)
-    await screenshot(page, 'channel-email-error')
+    await wholePage(page, 'channel-email-error')
+    await accessible(page)
 
     await page.getByLabel('IMAP port').fill(String(world.dovecot.port))
     await page.getByLabel('Password', { exact: true }).fill('wrong')
@@ -74,7 +73,8 @@ describe.skipIf(lacks('chromium') || lacks('dovecot-imapd'))('connecting a mailb
     expect(world.smtp.received).toHaveLength(0)
     await page.getByRole('checkbox', { name: 'Projects' }).check()
     expect(await page.getByLabel('Sent folder').inputValue()).toBe('Sent')
-    await screenshot(page, 'channel-email-tested')
+    await wholePage(page, 'channel-email-tested')
+    await accessible(page)
     await page.getByRole('button', { name: 'Connect mailbox' }).click()
 
     await page.waitForURL(/\/app\/channels\/\d+$/)
@@ -84,7 +84,9 @@ describe.skipIf(lacks('chromium') || lacks('dovecot-imapd'))('connecting a mailb
     expect(ch).toMatchObject({ type: 'email', name: box.address })
     expect(ch.email).toMatchObject({ address: box.address, folders: ['Projects'], sent_folder: 'Sent' })
     await page.getByText(box.address).first().waitFor()
-    await screenshot(page, 'channel-email')
+    await wholePage(page, 'channel-email')
+    // The refusals the pages show (422, 409) are logged by the browser too; nothing else may be.
+    expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     await ctx.close()
   })
 })

@@ -1,14 +1,13 @@
-import * as fs from 'node:fs'
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
-import * as path from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nthSocket } from '../../connectors/msgapp/TransportTest'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
-import { lacks, SYSTEM_PACKAGES } from '../support/systemPackages'
-import { screenshot, signedIn } from './channelsSupport'
+import { lacks } from '../support/systemPackages'
+import { axeFindings, wholePage } from './channelsSupport'
+import { launch, signedIn } from './support'
 
 /**
  * The channel pages of the agent app (/app/channels…) end to end in headless Chromium (Debian's
@@ -17,8 +16,6 @@ import { screenshot, signedIn } from './channelsSupport'
  * code; a live chat widget's snippet and a preview that follows the colour; an API channel's key
  * and secret shown once, and its delivery log. Screenshots go to test-artifacts/app/.
  */
-const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/app')
-
 let s: TestServer
 let w: F.Seeded
 let owner: F.Session
@@ -51,8 +48,7 @@ beforeAll(async () => {
   })
   await new Promise<void>((r) => hook.listen(0, '127.0.0.1', r))
   hookUrl = `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`
-  browser = await chromium.launch({ executablePath: SYSTEM_PACKAGES.chromium.binary, args: ['--no-sandbox'] })
-  fs.mkdirSync(ARTIFACTS, { recursive: true })
+  browser = await launch()
 })
 afterAll(async () => {
   await browser?.close()
@@ -65,10 +61,12 @@ const api = async (p: string, init?: RequestInit) => {
   return { status: res.status, body: (await res.json()) as Record<string, any> }
 }
 
+/** No serious or critical axe-core finding on the page as it is now. */
+const accessible = async (page: Page) => expect(await axeFindings(page)).toEqual([])
+
 describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
   it('adds a number, shows its QR and a pairing code, and turns connected live when the phone links', async () => {
-    const ctx = await signedIn(browser, s, owner)
-    const page = await ctx.newPage()
+    const { context: ctx, page, problems } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/channels`)
     await page.getByRole('link', { name: /Messaging-app number/ }).click()
     await page.getByLabel('Channel name').fill('Shop number')
@@ -98,7 +96,8 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     await phoneField.fill('+62 812-0000-0009')
     await page.getByRole('button', { name: 'Get pairing code' }).click()
     await page.getByTestId('pair-code').filter({ hasText: 'KTK4-PAIR' }).waitFor()
-    await screenshot(page, 'channel-msgapp-link')
+    await wholePage(page, 'channel-msgapp-link')
+    await accessible(page)
 
     // The list in a second tab shows the status live too.
     const listPage = await ctx.newPage()
@@ -110,14 +109,17 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     expect(await page.getByTestId('number-status').textContent()).toContain('+6281200000009')
     expect(await page.getByRole('img', { name: 'QR code to link the number' }).count()).toBe(0)
     await listPage.locator(`tr[data-channel-id="${id}"] [data-status=active]`).waitFor()
-    await screenshot(page, 'channel-msgapp-connected')
-    await screenshot(listPage, 'channels-list')
+    await wholePage(page, 'channel-msgapp-connected')
+    await accessible(page)
+    await wholePage(listPage, 'channels-list')
+    await accessible(listPage)
+    // The refusals the pages show (422, 409) are logged by the browser too; nothing else may be.
+    expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     await ctx.close()
   })
 
   it('creates a live chat widget: the snippet to copy, a preview that follows the colour, saved', async () => {
-    const ctx = await signedIn(browser, s, owner)
-    const page = await ctx.newPage()
+    const { context: ctx, page, problems } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/channels/new/livechat`)
     await page.getByLabel('Channel name').fill('Website chat')
     await page.getByLabel('Widget title').fill('Acme Support')
@@ -129,8 +131,11 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
 
     const snippet = page.getByRole('textbox', { name: 'Embed code' })
     expect(await snippet.inputValue()).toBe(ch.livechat.embed_code)
-    await page.getByRole('button', { name: 'Copy: Embed code' }).click()
-    await page.getByRole('button', { name: 'Copy: Embed code' }).filter({ hasText: 'Copied' }).waitFor()
+    await page.getByRole('button', { name: /^Cop(y|ied) ?Embed code$/ }).click()
+    await page
+      .getByRole('button', { name: /^Cop(y|ied) ?Embed code$/ })
+      .filter({ hasText: 'Copied' })
+      .waitFor()
 
     const head = page.getByTestId('preview-head')
     await page.getByLabel('Colour (hex)').fill('#d9480f')
@@ -140,7 +145,8 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     ).toBe('rgb(217, 72, 15)')
     await page.getByLabel('Subtitle').fill('We answer within the hour')
     expect(await head.textContent()).toContain('We answer within the hour')
-    await screenshot(page, 'channel-livechat')
+    await wholePage(page, 'channel-livechat')
+    await accessible(page)
     // Nothing is saved until Save.
     expect((await api(`/v1/channels/${id}`, { headers: owner.headers() })).body.data.livechat.color).toBe(
       ch.livechat.color,
@@ -149,12 +155,13 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     await page.getByText('Saved.').waitFor()
     const saved = (await api(`/v1/channels/${id}`, { headers: owner.headers() })).body.data.livechat
     expect(saved).toMatchObject({ color: '#d9480f', subtitle: 'We answer within the hour' })
+    // The refusals the pages show (422, 409) are logged by the browser too; nothing else may be.
+    expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     await ctx.close()
   })
 
   it('creates an API channel: key and secret shown once, then only the prefix; the delivery log', async () => {
-    const ctx = await signedIn(browser, s, owner)
-    const page = await ctx.newPage()
+    const { context: ctx, page, problems } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/channels/new/api`)
     await page.getByLabel('Channel name').fill('Shop backend')
     await page.getByLabel('Webhook URL (https)').fill(hookUrl)
@@ -165,7 +172,8 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     const secret = await page.getByLabel('Webhook signing secret', { exact: true }).inputValue()
     expect(key).toMatch(/^svca_ch_/)
     expect(secret.length).toBeGreaterThanOrEqual(16)
-    await screenshot(page, 'channel-api-created')
+    await wholePage(page, 'channel-api-created')
+    await accessible(page)
     // The key shown works: the customer's system posts a message with it.
     const inbound = await s.fetch(
       '/v1/channel-api/messages',
@@ -201,7 +209,10 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     expect(await firstRow.textContent()).toContain('ping')
     expect(await firstRow.textContent()).toContain('Delivered (200)')
     expect(hookHits.some((b) => b.includes('ping'))).toBe(true)
-    await screenshot(page, 'channel-api')
+    await wholePage(page, 'channel-api')
+    await accessible(page)
+    // The refusals the pages show (422, 409) are logged by the browser too; nothing else may be.
+    expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     await ctx.close()
   })
 
@@ -212,17 +223,18 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
       body: JSON.stringify({ locale: 'id' }),
     })
     expect(res.status).toBe(200)
-    const ctx = await signedIn(browser, s, owner)
-    const page = await ctx.newPage()
+    const { context: ctx, page, problems } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/channels`)
     await page.getByRole('heading', { name: 'Saluran', exact: true }).waitFor()
     expect(await page.getByRole('link', { name: /Nomor aplikasi pesan/ }).count()).toBe(1)
-    await screenshot(page, 'channels-list-id')
+    await wholePage(page, 'channels-list-id')
     await s.fetch('/v1/me', {
       method: 'PATCH',
       headers: owner.headers({ 'content-type': 'application/json' }),
       body: JSON.stringify({ locale: 'en' }),
     })
+    // The refusals the pages show (422, 409) are logged by the browser too; nothing else may be.
+    expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     await ctx.close()
   })
 })

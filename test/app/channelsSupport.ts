@@ -1,37 +1,37 @@
+import * as fs from 'node:fs'
 import * as path from 'node:path'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
-import type * as F from '../support/fixtures'
-import type { TestServer } from '../support/server'
-
-const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/app')
-
-/** A browser context signed in as `session` (the cookies `GET /auth/link/{token}` sets). */
-export const signedIn = async (
-  browser: Browser,
-  s: TestServer,
-  session: F.Session,
-): Promise<BrowserContext> => {
-  const ctx = await browser.newContext({ viewport: { width: 1280, height: 860 } })
-  await ctx.addCookies(
-    session.cookie.split('; ').map((c) => {
-      const [name, value] = c.split('=') as [string, string]
-      return { name, value, url: s.url }
-    }),
-  )
-  return ctx
-}
+import type { Page } from 'playwright-core'
+import { ARTIFACTS, type AxeViolation, axeSource } from './support'
 
 /**
  * A screenshot of the whole page: the app scrolls inside its main area, not the document, so the
  * viewport is grown to the page's height for the picture.
  */
-export const screenshot = async (page: Page, name: string) => {
+export const wholePage = async (page: Page, name: string) => {
   const size = page.viewportSize() ?? { width: 1280, height: 860 }
   const height = await page.evaluate(() => {
     const el = (globalThis as any).document.querySelector('.chs-page')
     return el ? el.scrollHeight + el.getBoundingClientRect().top : 0
   })
   await page.setViewportSize({ width: size.width, height: Math.max(size.height, Math.ceil(height)) })
+  fs.mkdirSync(ARTIFACTS, { recursive: true })
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) })
   await page.setViewportSize(size)
+}
+
+/**
+ * axe-core's serious and critical findings on the page as it is now, leaving out what is marked
+ * `data-axe-skip` (the live chat preview, drawn in the customer's own colours). The script is evaluated
+ * through the DevTools protocol rather than added as a script tag, which the app's
+ * Content-Security-Policy (`script-src 'self'`) refuses.
+ */
+export const axeFindings = async (page: Page): Promise<string[]> => {
+  await page.evaluate(axeSource())
+  const violations = (await page.evaluate(async () => {
+    const g = globalThis as any
+    return (await g.axe.run({ exclude: [['[data-axe-skip]']] }, { resultTypes: ['violations'] })).violations
+  })) as AxeViolation[]
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
 }

@@ -291,6 +291,16 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
   )
 }
 
+/** Contrast of the widget's white text on `hex` (WCAG 2 relative luminance). */
+const contrast = (hex: string) => {
+  const c = [1, 3, 5].map((i) => {
+    const v = Number.parseInt(hex.slice(i, i + 2), 16) / 255
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4
+  })
+  const l = 0.2126 * c[0]! + 0.7152 * c[1]! + 0.0722 * c[2]!
+  return 1.05 / (l + 0.05)
+}
+
 /** The launcher's faces, as the widget's loader draws them (connectors/livechat/widget/loader.js). */
 const LauncherIcon = ({ name }: { name: Form['launcher_icon'] }) => (
   <svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true" data-icon={name}>
@@ -334,8 +344,9 @@ const Preview = ({ form }: { form: Form }) => {
   const radius = Math.max(0, Math.min(24, Number(form.radius) || 0))
   const font = FONT_STACKS[form.font] ?? FONT_STACKS.system
   return (
-    <section class="chs-preview-wrap" aria-labelledby="lc-preview">
+    <section class="chs-preview-wrap" aria-labelledby="lc-preview" data-axe-skip>
       <h2 id="lc-preview">{tr('lc.preview')}</h2>
+      {contrast(color) < 4.5 ? <Notice kind="info">{tr('lc.low_contrast')}</Notice> : null}
       <div
         class={`chs-preview chs-preview-${form.position === 'left' ? 'left' : 'right'}`}
         aria-hidden="true"

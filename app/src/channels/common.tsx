@@ -182,13 +182,9 @@ export const CopyBox = (props: { label: string; value: string; name: string; mul
           ) : (
             <input id={id} name={props.name} ref={ref} readOnly value={props.value} />
           )}
-          <button
-            type="button"
-            class="chs-btn"
-            onClick={copy}
-            aria-label={`${tr('ch.copy')}: ${props.label}`}
-          >
+          <button type="button" class="chs-btn" onClick={copy}>
             {copied ? tr('ch.copied') : tr('ch.copy')}
+            <span class="sr-only"> {props.label}</span>
           </button>
         </div>
       )}

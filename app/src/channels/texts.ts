@@ -161,6 +161,10 @@ export const texts = {
     id: 'Situs yang diizinkan, satu per baris (kosong: semua situs)',
   },
   'lc.look': { en: 'Look and texts', id: 'Tampilan dan teks' },
+  'lc.low_contrast': {
+    en: 'White text is hard to read on this colour; a darker one helps visitors.',
+    id: 'Teks putih sulit dibaca di warna ini; warna yang lebih gelap membantu pengunjung.',
+  },
   'lc.preview': { en: 'Preview', id: 'Pratinjau' },
   'lc.snippet_title': { en: 'Add the chat to your site', id: 'Pasang chat di situs Anda' },
   'lc.snippet': { en: 'Embed code', id: 'Kode sematan' },

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nthSocket } from '../../connectors/msgapp/TransportTest'
+import { waitFor } from '../msgapp/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
@@ -67,6 +68,8 @@ const accessible = async (page: Page) => expect(await axeFindings(page)).toEqual
 describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
   it('adds a number, shows its QR and a pairing code, and turns connected live when the phone links', async () => {
     const { context: ctx, page, problems } = await signedIn(browser, s, owner)
+    // The page's clock, so the QR's lifetime can be run out without waiting a minute.
+    await page.clock.install()
     await page.goto(`${s.url}/app/channels`)
     await page.getByRole('link', { name: /Messaging-app number/ }).click()
     await page.getByLabel('Channel name').fill('Shop number')
@@ -85,6 +88,17 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     const apiQr = (await api(`/v1/channels/${id}/qr`, { headers: owner.headers() })).body.data.qr
     expect(await qr.getAttribute('src')).toBe(apiQr)
     await page.getByTestId('number-status').filter({ hasText: 'Waiting to be linked' }).waitFor()
+
+    // The phone's service sends the next code (no event tells the page): the page shows it once the
+    // shown one's lifetime has run out.
+    sock.qr('2@second-code,xyz,456')
+    const nextQr = await waitFor(async () => {
+      const q = (await api(`/v1/channels/${id}/qr`, { headers: owner.headers() })).body.data.qr
+      return q !== apiQr ? q : null
+    })
+    expect(await qr.getAttribute('src')).toBe(apiQr)
+    await page.clock.fastForward('01:01')
+    await page.locator(`img[data-testid=qr][src="${nextQr}"]`).waitFor()
 
     // A bad phone shows the field's error beside it; a good one the code to type.
     await page.getByLabel('Phone number (with country code)').fill('abc')

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks'
-import { CheckField, Notice, Panel, SelectField, StatusBadge, TextField, when } from './common'
+import { CheckField, Notice, Panel, SelectField, TextField, when } from './common'
 import { api, type Fail, go, got, useLocale, useTr } from './kit'
 import type { Channel, Detected, EmailSettings, Tested } from './types'
 
@@ -331,12 +331,11 @@ export const NewEmail = () => {
   )
 }
 
-/** A mailbox's page: its address and servers, the last check and its error, check now. */
+/** A mailbox's page: its address, servers and folders, the last check and its error, check now. */
 export const EmailDetail = ({ channel }: { channel: Channel & { email?: EmailSettings } }) => {
   const tr = useTr()
   const locale = useLocale()
   const [email, setEmail] = useState(channel.email)
-  const [status, setStatus] = useState(channel.status)
   const [error, setError] = useState<string | null>(null)
   const sync = async () => {
     setError(null)
@@ -345,29 +344,26 @@ export const EmailDetail = ({ channel }: { channel: Channel & { email?: EmailSet
         api.post('/v1/channels/{id}/sync', { path: { id: channel.id } }),
       )
       setEmail(r.data.channel.email)
-      setStatus(r.data.channel.status)
     } catch (e) {
       setError((e as Fail).message)
     }
   }
   return (
-    <div class="chs-stack">
-      <p class="chs-row">
-        <StatusBadge status={status} />
-        {email ? <span>{email.address}</span> : null}
-      </p>
+    <Panel title={tr('em.mailbox')} id="em-mailbox">
       {email ? (
         <dl class="chs-dl">
+          <dt>{tr('em.address')}</dt>
+          <dd>{email.address}</dd>
           <dt>{tr('em.imap_host')}</dt>
           <dd>{email.imap_host}</dd>
           <dt>{tr('em.smtp_host')}</dt>
           <dd>{email.smtp_host}</dd>
-          {email.sync.last_sync_at ? (
-            <>
-              <dt>{tr('em.sync')}</dt>
-              <dd>{tr('em.last_sync', { at: when(email.sync.last_sync_at, locale) })}</dd>
-            </>
-          ) : null}
+          <dt>{tr('em.folders_read')}</dt>
+          <dd>{['INBOX', ...email.folders].join(', ')}</dd>
+          <dt>{tr('em.sent_folder')}</dt>
+          <dd>{email.sent_folder ?? tr('em.none')}</dd>
+          <dt>{tr('em.last_check')}</dt>
+          <dd>{email.sync.last_sync_at ? when(email.sync.last_sync_at, locale) : '—'}</dd>
         </dl>
       ) : null}
       {email?.sync.last_error ? (
@@ -379,6 +375,6 @@ export const EmailDetail = ({ channel }: { channel: Channel & { email?: EmailSet
           {tr('em.sync')}
         </button>
       </div>
-    </div>
+    </Panel>
   )
 }

@@ -123,7 +123,9 @@ export const texts = {
   'em.history_days': { en: '{n} days', id: '{n} hari' },
   'em.history_none': { en: 'None', id: 'Tidak ada' },
   'em.connect': { en: 'Connect mailbox', id: 'Hubungkan kotak surat' },
-  'em.last_sync': { en: 'Last checked {at}', id: 'Terakhir diperiksa {at}' },
+  'em.mailbox': { en: 'Mailbox', id: 'Kotak surat' },
+  'em.folders_read': { en: 'Folders read', id: 'Folder yang dibaca' },
+  'em.last_check': { en: 'Last checked', id: 'Terakhir diperiksa' },
   'em.last_error': { en: 'Last error: {e}', id: 'Kesalahan terakhir: {e}' },
   'em.sync': { en: 'Check now', id: 'Periksa sekarang' },
 

@@ -225,6 +225,40 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     expect(hookHits.some((b) => b.includes('ping'))).toBe(true)
     await wholePage(page, 'channel-api')
     await accessible(page)
+
+    // Replacing the key shows the new one once; the old one is refused at once.
+    page.on('dialog', (d) => void d.accept())
+    await page.getByRole('button', { name: 'Replace key' }).click()
+    await page.getByTestId('once-credentials').waitFor()
+    const newKey = await page.getByLabel('Channel key', { exact: true }).inputValue()
+    expect(newKey).toMatch(/^svca_ch_/)
+    expect(newKey).not.toBe(key)
+    expect(await page.getByLabel('Webhook signing secret', { exact: true }).count()).toBe(0)
+    const send = (k: string, mid: string) =>
+      s.fetch(
+        '/v1/channel-api/messages',
+        F.json(
+          {
+            conversation_id: 'c-1',
+            contact: { id: 'u-1', name: 'Budi' },
+            message: { id: mid, text: 'Lagi' },
+          },
+          F.bearer(k),
+        ),
+      )
+    expect((await send(key, 'm-2')).status).toBe(401)
+    expect((await send(newKey, 'm-3')).status).toBe(201)
+    await page.getByRole('button', { name: 'I have stored them' }).click()
+    await page
+      .getByTestId('key-prefix')
+      .filter({ hasText: newKey.slice(0, 12) })
+      .waitFor()
+
+    // Deleting: the channel has a conversation, so it is archived and leaves the list.
+    await page.getByRole('button', { name: 'Delete channel' }).click()
+    await page.waitForURL(/\/app\/channels$/)
+    await page.getByRole('heading', { name: 'Channels', exact: true }).waitFor()
+    expect(await page.locator(`tr[data-channel-id="${id}"]`).count()).toBe(0)
     // The refusals the pages show (422, 409) are logged by the browser too; nothing else may be.
     expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     await ctx.close()
@@ -239,7 +273,7 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     expect(res.status).toBe(200)
     const { context: ctx, page, problems } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/channels`)
-    await page.getByRole('heading', { name: 'Saluran', exact: true }).waitFor()
+    await page.getByRole('heading', { name: 'Kanal', exact: true }).waitFor()
     expect(await page.getByRole('link', { name: /Nomor aplikasi pesan/ }).count()).toBe(1)
     await wholePage(page, 'channels-list-id')
     await s.fetch('/v1/me', {

@@ -6,7 +6,7 @@ import type { PageRoute } from '../routes'
  * first use; only the navigation label is here, so the side navigation names it in both languages
  * before the chunk arrives.
  */
-extend({ en: { 'nav.channels': 'Channels' }, id: { 'nav.channels': 'Saluran' } })
+extend({ en: { 'nav.channels': 'Channels' }, id: { 'nav.channels': 'Kanal' } })
 
 const load = () => import('./page')
 

@@ -4,14 +4,14 @@
  * `ch.` and looked up through `tr` (kit.ts) with the language the app follows from `/me`.
  */
 export const texts = {
-  'ch.title': { en: 'Channels', id: 'Saluran' },
-  'ch.quota': { en: '{used} of {limit} channels used', id: '{used} dari {limit} saluran terpakai' },
-  'ch.quota_unlimited': { en: '{used} channels', id: '{used} saluran' },
+  'ch.title': { en: 'Channels', id: 'Kanal' },
+  'ch.quota': { en: '{used} of {limit} channels used', id: '{used} dari {limit} kanal terpakai' },
+  'ch.quota_unlimited': { en: '{used} channels', id: '{used} kanal' },
   'ch.empty': {
     en: 'No channels yet. Add one below to start receiving conversations.',
-    id: 'Belum ada saluran. Tambahkan di bawah untuk mulai menerima percakapan.',
+    id: 'Belum ada kanal. Tambahkan di bawah untuk mulai menerima percakapan.',
   },
-  'ch.add': { en: 'Add a channel', id: 'Tambah saluran' },
+  'ch.add': { en: 'Add a channel', id: 'Tambah kanal' },
   'ch.add.msgapp': { en: 'Messaging-app number', id: 'Nomor aplikasi pesan' },
   'ch.add.msgapp_hint': {
     en: 'Link a phone number by scanning a QR code',
@@ -24,7 +24,7 @@ export const texts = {
   },
   'ch.add.livechat': { en: 'Live chat widget', id: 'Widget live chat' },
   'ch.add.livechat_hint': { en: 'A chat button for your website', id: 'Tombol chat untuk situs web Anda' },
-  'ch.add.api': { en: 'API channel', id: 'Saluran API' },
+  'ch.add.api': { en: 'API channel', id: 'Kanal API' },
   'ch.add.api_hint': {
     en: 'Your own system sends and receives messages (Pro)',
     id: 'Sistem Anda sendiri mengirim dan menerima pesan (Pro)',
@@ -37,16 +37,16 @@ export const texts = {
   'ch.col.type': { en: 'Type', id: 'Jenis' },
   'ch.col.status': { en: 'Status', id: 'Status' },
   'ch.open': { en: 'Open', id: 'Buka' },
-  'ch.back': { en: 'All channels', id: 'Semua saluran' },
+  'ch.back': { en: 'All channels', id: 'Semua kanal' },
   'ch.loading': { en: 'Loading…', id: 'Memuat…' },
   'ch.save': { en: 'Save', id: 'Simpan' },
   'ch.saved': { en: 'Saved.', id: 'Tersimpan.' },
   'ch.create': { en: 'Create', id: 'Buat' },
-  'ch.name': { en: 'Channel name', id: 'Nama saluran' },
-  'ch.delete': { en: 'Delete channel', id: 'Hapus saluran' },
+  'ch.name': { en: 'Channel name', id: 'Nama kanal' },
+  'ch.delete': { en: 'Delete channel', id: 'Hapus kanal' },
   'ch.delete_confirm': {
     en: 'Delete this channel? A channel with conversations is archived instead.',
-    id: 'Hapus saluran ini? Saluran yang memiliki percakapan akan diarsipkan.',
+    id: 'Hapus kanal ini? Kanal yang memiliki percakapan akan diarsipkan.',
   },
   'ch.copy': { en: 'Copy', id: 'Salin' },
   'ch.copied': { en: 'Copied', id: 'Tersalin' },
@@ -142,7 +142,7 @@ export const texts = {
   'lc.icon.chat': { en: 'Speech bubble', id: 'Balon obrolan' },
   'lc.icon.message': { en: 'Envelope', id: 'Amplop' },
   'lc.icon.help': { en: 'Question mark', id: 'Tanda tanya' },
-  'lc.icon.logo': { en: 'Channel logo', id: 'Logo saluran' },
+  'lc.icon.logo': { en: 'Channel logo', id: 'Logo kanal' },
   'lc.font.system': { en: 'System default', id: 'Bawaan sistem' },
   'lc.font.sans-serif': { en: 'Sans-serif', id: 'Sans-serif' },
   'lc.font.serif': { en: 'Serif', id: 'Serif' },
@@ -183,7 +183,7 @@ export const texts = {
   'lc.preview_email': { en: 'E-mail', id: 'Email' },
   'lc.preview_phone': { en: 'Phone', id: 'Telepon' },
 
-  'api.new_title': { en: 'Create an API channel', id: 'Buat saluran API' },
+  'api.new_title': { en: 'Create an API channel', id: 'Buat kanal API' },
   'api.webhook_url': { en: 'Webhook URL (https)', id: 'URL webhook (https)' },
   'api.webhook_hint': {
     en: 'Agent replies are posted here. You can set it later.',
@@ -200,7 +200,7 @@ export const texts = {
     en: 'This page shows these values only this once. Store them in your system before you leave it.',
     id: 'Halaman ini hanya menampilkan nilai ini sekali. Simpan di sistem Anda sebelum meninggalkannya.',
   },
-  'api.key': { en: 'Channel key', id: 'Kunci saluran' },
+  'api.key': { en: 'Channel key', id: 'Kunci kanal' },
   'api.secret': { en: 'Webhook signing secret', id: 'Rahasia tanda tangan webhook' },
   'api.saved_it': { en: 'I have stored them', id: 'Sudah saya simpan' },
   'api.key_prefix': { en: 'Active key: {prefix}…', id: 'Kunci aktif: {prefix}…' },

@@ -81,12 +81,13 @@ const TopBar = ({ me }: { me: Session.Me }) => {
       <ConnectionBadge />
       <Bell userId={me.user.id} />
       <select
+        class="lang"
         value={lang}
         aria-label={t('language')}
         onChange={(e) => void Session.setLanguage(e.currentTarget.value as Locale)}
       >
-        <option value="en">English</option>
-        <option value="id">Bahasa Indonesia</option>
+        <option value="en">EN</option>
+        <option value="id">ID</option>
       </select>
       <span class="who" title={me.user.email}>
         {me.user.name}

@@ -28,3 +28,12 @@ export const initials = (name: string): string =>
     .slice(0, 2)
     .map((w) => w[0]!.toUpperCase())
     .join('') || '?'
+
+/**
+ * Marks the first paint with content a person came for (the sign-in choice or the first page of
+ * the inbox), once: bench/app.ts reads it as the first meaningful paint.
+ */
+export const meaningful = () => {
+  if (performance.getEntriesByName('kotak:meaningful').length === 0)
+    requestAnimationFrame(() => performance.mark('kotak:meaningful'))
+}

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../lib/api'
+import { meaningful } from '../lib/format'
 import { t } from '../lib/i18n'
 
 /**
@@ -9,7 +10,10 @@ import { t } from '../lib/i18n'
 export const SignIn = () => {
   const [signIn, setSignIn] = useState<{ oidc: boolean; login_path: string | null } | null>(null)
   useEffect(() => {
-    void api.get('/v1/public/config').then((r) => setSignIn(r.data.sign_in))
+    void api.get('/v1/public/config').then((r) => {
+      setSignIn(r.data.sign_in)
+      meaningful()
+    })
   }, [])
   return (
     <main class="signin">

@@ -1,0 +1,230 @@
+import { useEffect, useRef, useState } from 'preact/hooks'
+import type { Message } from '../api/types'
+import { api } from '../lib/api'
+import { t } from '../lib/i18n'
+
+/**
+ * Writing: a reply or an internal note, one attachment, a quoted message, and templates by
+ * shortcut (type `/` and part of a shortcut or name; Enter or a click puts the template in).
+ * Typing is told to the others (POST /typing) at most every 3 s, and its end on send or blur.
+ */
+interface TemplateHit {
+  readonly id: number
+  readonly name: string
+  readonly shortcut: string
+  readonly body: string
+  readonly rendered?: string
+}
+
+export const Composer = ({
+  interactionId,
+  quoting,
+  clearQuote,
+  onSent,
+}: {
+  interactionId: number
+  quoting: Message | null
+  clearQuote: () => void
+  onSent: (m: Message) => void
+}) => {
+  const [mode, setMode] = useState<'reply' | 'note'>('reply')
+  const [text, setText] = useState('')
+  const [file, setFile] = useState<File | null>(null)
+  const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<string | null>(null)
+  const [hits, setHits] = useState<readonly TemplateHit[]>([])
+  const [hit, setHit] = useState(0)
+  const typingSent = useRef(0)
+  const fileInput = useRef<HTMLInputElement>(null)
+  const box = useRef<HTMLTextAreaElement>(null)
+
+  const typing = (on: boolean) => {
+    if (mode === 'note') return
+    const now = Date.now()
+    if (on && now - typingSent.current < 3000) return
+    typingSent.current = on ? now : 0
+    void api
+      .post('/v1/interactions/{id}/typing', { path: { id: interactionId }, body: { typing: on } })
+      .catch(() => null)
+  }
+
+  const shortcut = mode === 'reply' && /^\/\S*$/.test(text) ? text.slice(1) : null
+  useEffect(() => {
+    if (shortcut === null) {
+      setHits([])
+      return
+    }
+    const ctl = new AbortController()
+    void api
+      .get('/v1/templates', {
+        query: { q: shortcut, interaction_id: interactionId } as never,
+        signal: ctl.signal,
+      })
+      .then((r) => {
+        setHits((r.data as readonly TemplateHit[]).slice(0, 8))
+        setHit(0)
+      })
+      .catch(() => null)
+    return () => ctl.abort()
+  }, [shortcut, interactionId])
+
+  const useTemplate = (tpl: TemplateHit) => {
+    setText(tpl.rendered ?? tpl.body)
+    setHits([])
+    box.current?.focus()
+  }
+
+  const send = async () => {
+    if (busy || (!text.trim() && !file)) return
+    setBusy(true)
+    setError(null)
+    try {
+      let body: FormData | Record<string, unknown>
+      if (file) {
+        const form = new FormData()
+        form.set('file', file)
+        if (text.trim()) form.set('text', text)
+        if (quoting) form.set('reply_to_id', String(quoting.id))
+        body = form
+      } else {
+        body = {
+          text,
+          ...(mode === 'note' ? { type: 'note' } : {}),
+          ...(quoting ? { reply_to_id: quoting.id } : {}),
+          client_id: crypto.randomUUID(),
+        }
+      }
+      const r = await api.post('/v1/interactions/{id}/messages', {
+        path: { id: interactionId },
+        body: body as never,
+      })
+      onSent(r.data as unknown as Message)
+      setText('')
+      setFile(null)
+      if (fileInput.current) fileInput.current.value = ''
+      clearQuote()
+      typing(false)
+    } catch (e) {
+      setError(e instanceof Error ? e.message : String(e))
+    } finally {
+      setBusy(false)
+    }
+  }
+
+  const onKey = (e: KeyboardEvent) => {
+    if (hits.length > 0) {
+      if (e.key === 'ArrowDown') setHit((h) => (h + 1) % hits.length)
+      else if (e.key === 'ArrowUp') setHit((h) => (h - 1 + hits.length) % hits.length)
+      else if (e.key === 'Enter' || e.key === 'Tab') useTemplate(hits[hit]!)
+      else if (e.key === 'Escape') setHits([])
+      else return
+      e.preventDefault()
+      return
+    }
+    if (e.key === 'Enter' && !e.shiftKey) {
+      e.preventDefault()
+      void send()
+    }
+  }
+
+  return (
+    <div class={`composer ${mode}`}>
+      <div class="composer-modes">
+        <button
+          type="button"
+          aria-pressed={mode === 'reply'}
+          class={mode === 'reply' ? 'mode on' : 'mode'}
+          onClick={() => setMode('reply')}
+        >
+          {t('conv.reply')}
+        </button>
+        <button
+          type="button"
+          aria-pressed={mode === 'note'}
+          class={mode === 'note' ? 'mode on' : 'mode'}
+          onClick={() => setMode('note')}
+          data-testid="mode-note"
+        >
+          {t('conv.note')}
+        </button>
+      </div>
+      {quoting && (
+        <div class="quoting">
+          <span class="muted small">{t('conv.replying_to')}:</span> {quoting.body.slice(0, 120)}
+          <button type="button" class="link small" onClick={clearQuote}>
+            {t('conv.cancel')}
+          </button>
+        </div>
+      )}
+      {hits.length > 0 && (
+        <div class="templates" role="listbox" aria-label={t('templates.label')}>
+          {hits.map((h, i) => (
+            <div
+              key={h.id}
+              role="option"
+              tabIndex={-1}
+              aria-selected={i === hit}
+              class={i === hit ? 'on' : ''}
+              onMouseDown={(e) => {
+                e.preventDefault()
+                useTemplate(h)
+              }}
+            >
+              <strong>/{h.shortcut}</strong> {h.name}
+              <div class="muted small">{(h.rendered ?? h.body).slice(0, 90)}</div>
+            </div>
+          ))}
+        </div>
+      )}
+      {shortcut !== null && hits.length === 0 && shortcut.length > 0 && (
+        <div class="muted small pad-x">{t('templates.none')}</div>
+      )}
+      <textarea
+        ref={box}
+        rows={3}
+        aria-label={mode === 'note' ? t('conv.note_placeholder') : t('conv.placeholder')}
+        placeholder={mode === 'note' ? t('conv.note_placeholder') : t('conv.placeholder')}
+        value={text}
+        onInput={(e) => {
+          setText(e.currentTarget.value)
+          typing(true)
+        }}
+        onBlur={() => typingSent.current && typing(false)}
+        onKeyDown={onKey}
+        data-testid="composer"
+      />
+      {error && (
+        <div class="error small" role="alert">
+          {error}
+        </div>
+      )}
+      <div class="composer-bar">
+        <label class="button ghost">
+          <svg
+            aria-hidden="true"
+            width="16"
+            height="16"
+            viewBox="0 0 24 24"
+            fill="none"
+            stroke="currentColor"
+            stroke-width="2"
+          >
+            <path d="m21.4 11.1-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5" />
+          </svg>
+          <span>{file ? file.name : t('conv.attach')}</span>
+          <input
+            ref={fileInput}
+            type="file"
+            class="sr-only"
+            disabled={mode === 'note'}
+            onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
+          />
+        </label>
+        <span class="grow" />
+        <button type="button" class="primary" disabled={busy} onClick={() => void send()} data-testid="send">
+          {mode === 'note' ? t('conv.note') : t('conv.send')}
+        </button>
+      </div>
+    </div>
+  )
+}

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import type { Page } from 'playwright-core'
-import { ARTIFACTS, type AxeViolation, axeSource } from './support'
+import { ARTIFACTS, axe } from './support'
 
 /**
  * A screenshot of the whole page: the app scrolls inside its main area, not the document, so the
@@ -20,18 +20,11 @@ export const wholePage = async (page: Page, name: string) => {
 }
 
 /**
- * axe-core's serious and critical findings on the page as it is now, leaving out what is marked
- * `data-axe-skip` (the live chat preview, drawn in the customer's own colours). The script is evaluated
- * through the DevTools protocol rather than added as a script tag, which the app's
- * Content-Security-Policy (`script-src 'self'`) refuses.
+ * axe-core's serious and critical findings (support.ts `axe`) as lines, leaving out the live chat
+ * preview: it is drawn in the customer's own colours, which the page warns about instead.
  */
-export const axeFindings = async (page: Page): Promise<string[]> => {
-  await page.evaluate(axeSource())
-  const violations = (await page.evaluate(async () => {
-    const g = globalThis as any
-    return (await g.axe.run({ exclude: [['[data-axe-skip]']] }, { resultTypes: ['violations'] })).violations
-  })) as AxeViolation[]
-  return violations
-    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+export const axeFindings = async (page: Page): Promise<string[]> =>
+  (await axe(page))
+    .map((v) => ({ ...v, nodes: v.nodes.filter((n) => !n.target.some((t) => /chs-pv|chs-preview/.test(t))) }))
+    .filter((v) => v.nodes.length > 0)
     .map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`)
-}

@@ -344,7 +344,7 @@ const Preview = ({ form }: { form: Form }) => {
   const radius = Math.max(0, Math.min(24, Number(form.radius) || 0))
   const font = FONT_STACKS[form.font] ?? FONT_STACKS.system
   return (
-    <section class="chs-preview-wrap" aria-labelledby="lc-preview" data-axe-skip>
+    <section class="chs-preview-wrap" aria-labelledby="lc-preview">
       <h2 id="lc-preview">{tr('lc.preview')}</h2>
       {contrast(color) < 4.5 ? <Notice kind="info">{tr('lc.low_contrast')}</Notice> : null}
       <div
@@ -357,7 +357,7 @@ const Preview = ({ form }: { form: Form }) => {
           style={{ borderRadius: `${radius}px`, fontFamily: font }}
         >
           <div class="chs-pv-head" data-testid="preview-head" style={{ background: color }}>
-            <strong>{form.title}</strong>
+            <span class="chs-pv-title">{form.title}</span>
             <span>{form.subtitle}</span>
           </div>
           <div class="chs-pv-body">

@@ -83,7 +83,7 @@ const CSS = `
 .chs-preview-right .chs-pv-panel,.chs-preview-right .chs-pv-launcher{right:16px}
 .chs-preview-left .chs-pv-panel,.chs-preview-left .chs-pv-launcher{left:16px}
 .chs-pv-head{color:#fff;padding:14px 16px;display:flex;flex-direction:column;gap:2px}
-.chs-pv-head strong{font-size:16px}
+.chs-pv-head .chs-pv-title{font-size:16px;font-weight:700;opacity:1}
 .chs-pv-head span{font-size:12px;opacity:.9}
 .chs-pv-body{padding:14px 16px;display:flex;flex-direction:column;gap:8px}
 .chs-pv-body p{margin:0 0 4px}

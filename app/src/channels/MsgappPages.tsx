@@ -170,6 +170,24 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
                 <dd>{when(st.linked_at, locale)}</dd>
               </>
             ) : null}
+            {st.health ? (
+              <>
+                <dt>{tr('ma.sent_24h')}</dt>
+                <dd>{tr('ma.sent_counts', { sent: st.health.sent_24h, failed: st.health.failed_24h })}</dd>
+              </>
+            ) : null}
+            {st.health?.warmup ? (
+              <>
+                <dt>{tr('ma.warmup')}</dt>
+                <dd>
+                  {tr('ma.warmup_text', {
+                    remaining: st.health.warmup.remaining,
+                    limit: st.health.warmup.limit,
+                    until: when(st.health.warmup.ends_at, locale),
+                  })}
+                </dd>
+              </>
+            ) : null}
           </dl>
           <div class="chs-row">
             {status === 'unreachable' || status === 'restricted' || status === 'reconnecting' ? (

@@ -87,6 +87,13 @@ export const texts = {
   'ma.number': { en: 'Number', id: 'Nomor' },
   'ma.phone_label': { en: 'Phone', id: 'Telepon' },
   'ma.linked_at': { en: 'Linked', id: 'Ditautkan' },
+  'ma.sent_24h': { en: 'Last 24 hours', id: '24 jam terakhir' },
+  'ma.sent_counts': { en: '{sent} sent, {failed} failed', id: '{sent} terkirim, {failed} gagal' },
+  'ma.warmup': { en: 'Warm-up', id: 'Pemanasan' },
+  'ma.warmup_text': {
+    en: '{remaining} of {limit} new-number sends left today (until {until})',
+    id: 'Sisa {remaining} dari {limit} kiriman nomor baru hari ini (sampai {until})',
+  },
   'ma.logout': { en: 'Log out the number', id: 'Keluarkan nomor' },
   'ma.reconnect': { en: 'Reconnect', id: 'Hubungkan ulang' },
   'ma.last_connected': { en: 'Last connected {at}', id: 'Terakhir terhubung {at}' },

@@ -58,6 +58,11 @@ export interface NumberStatus {
   readonly linked_at: string | null
   readonly last_connected_at: string | null
   readonly qr_available: boolean
+  readonly health?: {
+    readonly sent_24h: number
+    readonly failed_24h: number
+    readonly warmup: { readonly limit: number; readonly remaining: number; readonly ends_at: string } | null
+  }
 }
 
 export interface Qr {

@@ -126,6 +126,12 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     expect(await page.getByTestId('number-status').textContent()).toContain('+6281200000009')
     expect(await page.getByRole('img', { name: 'QR code to link the number' }).count()).toBe(0)
     await listPage.locator(`tr[data-channel-id="${id}"] [data-status=active]`).waitFor()
+    // History import: requested from the page, its progress follows channel.updated.
+    await page.getByLabel('Import chat history').selectOption('30')
+    await page.getByRole('button', { name: 'Import', exact: true }).click()
+    await page.getByTestId('history').filter({ hasText: 'Importing the last 30 days: 0%' }).waitFor()
+    sock.emit('messaging-history.set', { chats: [], contacts: [], messages: [], progress: 100 })
+    await page.getByTestId('history').filter({ hasText: 'History of the last 30 days imported' }).waitFor()
     await wholePage(page, 'channel-msgapp-connected')
     await accessible(page)
     await wholePage(listPage, 'channels-list')

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
-import { Notice, Panel, StatusBadge, TextField, when } from './common'
+import { Notice, Panel, SelectField, StatusBadge, TextField, when } from './common'
 import { api, type Fail, go, got, onChannelUpdated, useLocale, useTr } from './kit'
 import type { Channel, NumberStatus, Qr } from './types'
 
@@ -189,6 +189,9 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
               </>
             ) : null}
           </dl>
+          {status === 'active' ? (
+            <History channelId={channel.id} history={st.history} onStatus={setSt} />
+          ) : null}
           <div class="chs-row">
             {status === 'unreachable' || status === 'restricted' || status === 'reconnecting' ? (
               <button class="chs-btn" type="button" onClick={() => act('reconnect')}>
@@ -208,6 +211,59 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
           </button>
         </div>
       ) : null}
+    </div>
+  )
+}
+
+const HISTORY_DAYS = [7, 30, 90] as const
+
+/** Import chat history; its progress arrives with `channel.updated` (the status is reloaded). */
+const History = (props: {
+  channelId: number
+  history: NumberStatus['history']
+  onStatus: (s: NumberStatus) => void
+}) => {
+  const tr = useTr()
+  const [days, setDays] = useState('7')
+  const [error, setError] = useState<string | null>(null)
+  const h = props.history
+  const running = h !== null && (h.progress ?? 0) < 100
+  const start = async () => {
+    setError(null)
+    try {
+      const r = await got<NumberStatus>(
+        api.post('/v1/channels/{id}/history', {
+          path: { id: props.channelId },
+          body: { days: HISTORY_DAYS.find((d) => String(d) === days) ?? 7 },
+        }),
+      )
+      props.onStatus(r.data)
+    } catch (e) {
+      setError((e as Fail).message)
+    }
+  }
+  return (
+    <div class="chs-history">
+      <div class="chs-row">
+        <SelectField
+          label={tr('ma.history')}
+          name="history_days"
+          value={days}
+          options={HISTORY_DAYS.map((d) => [String(d), tr('em.history_days', { n: d })] as const)}
+          onValue={setDays}
+        />
+        <button class="chs-btn chs-end" type="button" onClick={start} disabled={running}>
+          {tr('ma.history_start')}
+        </button>
+      </div>
+      {h ? (
+        <p role="status" data-testid="history">
+          {running
+            ? tr('ma.history_running', { days: h.days, progress: h.progress ?? 0, n: h.imported })
+            : tr('ma.history_done', { days: h.days, n: h.imported })}
+        </p>
+      ) : null}
+      {error ? <Notice kind="bad">{error}</Notice> : null}
     </div>
   )
 }

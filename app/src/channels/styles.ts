@@ -92,6 +92,9 @@ const CSS = `
 .chs-pv-box{width:13px;height:13px;border:1px solid #9ca3af;border-radius:3px;display:inline-block}
 .chs-pv-start{color:#fff;text-align:center;padding:9px;font-weight:600}
 .chs-pv-launcher{position:absolute;bottom:16px;width:58px;height:58px;border-radius:50%;color:#fff;display:flex;align-items:center;justify-content:center;box-shadow:0 6px 20px rgba(0,0,0,.25)}
+.chs-history{margin-top:12px}
+.chs-history .chs-row{align-items:flex-end}
+.chs-end{align-self:flex-end}
 .chs-once{border-color:#f59e0b;background:#fffbeb}
 @media (max-width:900px){.chs-split,.chs-link{grid-template-columns:1fr}.chs-grid3{grid-template-columns:1fr}}
 `

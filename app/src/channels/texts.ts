@@ -94,6 +94,16 @@ export const texts = {
     en: '{remaining} of {limit} new-number sends left today (until {until})',
     id: 'Sisa {remaining} dari {limit} kiriman nomor baru hari ini (sampai {until})',
   },
+  'ma.history': { en: 'Import chat history', id: 'Impor riwayat obrolan' },
+  'ma.history_start': { en: 'Import', id: 'Impor' },
+  'ma.history_running': {
+    en: 'Importing the last {days} days: {progress}% ({n} messages so far)',
+    id: 'Mengimpor {days} hari terakhir: {progress}% ({n} pesan sejauh ini)',
+  },
+  'ma.history_done': {
+    en: 'History of the last {days} days imported ({n} messages).',
+    id: 'Riwayat {days} hari terakhir telah diimpor ({n} pesan).',
+  },
   'ma.logout': { en: 'Log out the number', id: 'Keluarkan nomor' },
   'ma.reconnect': { en: 'Reconnect', id: 'Hubungkan ulang' },
   'ma.last_connected': { en: 'Last connected {at}', id: 'Terakhir terhubung {at}' },

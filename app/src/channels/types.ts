@@ -58,6 +58,11 @@ export interface NumberStatus {
   readonly linked_at: string | null
   readonly last_connected_at: string | null
   readonly qr_available: boolean
+  readonly history: {
+    readonly days: number
+    readonly progress: number | null
+    readonly imported: number
+  } | null
   readonly health?: {
     readonly sent_24h: number
     readonly failed_24h: number

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BUDGET, measureApp } from '../../bench/app'
 import { receiver } from '../channels/receiver'
 import * as I from '../inbox/support'
-import { createLivechat, startVisitor } from '../livechat/support'
+import { createLivechat, png, startVisitor } from '../livechat/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
@@ -69,6 +69,7 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
     await anon.goto(`${s.url}/app`)
     await anon.getByRole('heading', { name: 'Sign in to Kotak' }).waitFor()
     expect(await anon.locator('code').textContent()).toContain('login-link')
+    await screenshot(anon, 'signin')
     await anon.close()
   })
 
@@ -89,6 +90,16 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
   it('a reply reaches the customer’s webhook; a note stays internal', async () => {
     await row(a.page, 'blue kettle').click()
     await a.page.getByTestId('message').filter({ hasText: 'Is the blue kettle in stock?' }).waitFor()
+    // Opening it marks it read.
+    const opened = Number(new URL(a.page.url()).pathname.split('/').pop())
+    await expect
+      .poll(async () => {
+        const list = await I.body(
+          await s.fetch('/v1/interactions?tab=unreplied', { headers: owner.headers() }),
+        )
+        return list.data.find((x: { id: number }) => x.id === opened)?.unread_count
+      })
+      .toBe(0)
     await b.page.goto(new URL(a.page.url()).href)
     await b.page.getByTestId('message').filter({ hasText: 'Is the blue kettle in stock?' }).waitFor()
 
@@ -120,6 +131,52 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
     await screenshot(a.page, 'conversation')
     expect(a.problems).toEqual([])
     expect(b.problems).toEqual([])
+  })
+
+  it('sends an attachment to the customer and changes status, assignee and category', async () => {
+    const cat = await s.fetch('/v1/conversation-categories', F.json({ name: 'Orders' }, owner.headers()))
+    expect(cat.status, await cat.clone().text()).toBe(201)
+    await a.page.goto(`${s.url}/app/inbox`)
+    await a.page.getByTestId('tab-replied').click()
+    await row(a.page, 'Yes, we have 3 left.').click()
+    await a.page.getByTestId('composer').waitFor()
+    await a.page.locator('input[type=file]').setInputFiles({
+      name: 'photo.png',
+      mimeType: 'image/png',
+      buffer: png(40, 30),
+    })
+    await a.page.getByTestId('send').click()
+    const photo = a.page.getByTestId('message').locator('img.preview')
+    await photo.waitFor()
+    // The preview is the real file, decoded by the browser.
+    expect(await photo.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(40)
+    await a.page.locator('input[type=file]').setInputFiles({
+      name: 'invoice.txt',
+      mimeType: 'text/plain',
+      buffer: Buffer.from('Invoice 77: Rp 150.000'),
+    })
+    await a.page.getByTestId('composer').fill('Here is your invoice')
+    await a.page.getByTestId('send').click()
+    await a.page
+      .getByTestId('message')
+      .filter({ hasText: 'Here is your invoice' })
+      .getByText('invoice.txt')
+      .waitFor()
+    await rx.until((got) => got.some((g) => JSON.stringify(g.json).includes('invoice.txt')))
+    await screenshot(a.page, 'conversation-attachments')
+
+    await a.page.getByRole('combobox', { name: 'Category' }).selectOption({ label: 'Orders' })
+    await a.page.getByRole('combobox', { name: 'Assignee' }).selectOption({ label: agent.user.name })
+    await a.page.getByTestId('status').selectOption('solved')
+    const id = Number(new URL(a.page.url()).pathname.split('/').pop())
+    const state = async () => {
+      const d = (await I.body(await s.fetch(`/v1/interactions/${id}`, { headers: owner.headers() }))).data
+      return [d.status, d.assignee?.id, d.category?.name]
+    }
+    await expect.poll(state, { timeout: 10_000 }).toEqual(['solved', agent.user.id, 'Orders'])
+    // The other agent's inbox follows: the conversation counts as solved now.
+    await b.page.goto(`${s.url}/app/inbox`)
+    await b.page.getByTestId('tab-solved').getByText('1').waitFor()
   })
 
   it('one agent picks up a live chat and the other sees it taken', async () => {

@@ -21,6 +21,8 @@ export const signedIn = async (browser: Browser, s: TestServer, session: F.Sessi
       return { name, value, domain: url.hostname, path: '/' }
     }),
   )
+  // Under the test's own timeout, so that a wait that fails says what it waited for.
+  context.setDefaultTimeout(10_000)
   const page = await context.newPage()
   const problems: string[] = []
   page.on('pageerror', (e) => problems.push(String(e)))

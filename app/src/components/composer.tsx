@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Message } from '../api/types'
 import { api } from '../lib/api'
 import { t } from '../lib/i18n'
+import { Paperclip } from './icons'
 
 /**
  * Writing: a reply or an internal note, one attachment, a quoted message, and templates by
@@ -200,17 +201,7 @@ export const Composer = ({
       )}
       <div class="composer-bar">
         <label class="button ghost">
-          <svg
-            aria-hidden="true"
-            width="16"
-            height="16"
-            viewBox="0 0 24 24"
-            fill="none"
-            stroke="currentColor"
-            stroke-width="2"
-          >
-            <path d="m21.4 11.1-9.2 9.2a6 6 0 0 1-8.5-8.5l9.2-9.2a4 4 0 0 1 5.7 5.7l-9.2 9.2a2 2 0 0 1-2.8-2.8l8.5-8.5" />
-          </svg>
+          <Paperclip />
           <span>{file ? file.name : t('conv.attach')}</span>
           <input
             ref={fileInput}

@@ -359,10 +359,13 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
           />
         </details>
       </div>
+      {/* An empty listbox is invalid ARIA: without rows the same element is a region with its message. */}
+      {/* biome-ignore lint/a11y/noStaticElementInteractions: the role is listbox or region, chosen at run time */}
+      {/* biome-ignore lint/a11y/useAriaPropsSupportedByRole: listbox and region both take aria-label */}
       <div
         class="rows"
         ref={box}
-        role="listbox"
+        role={items.length > 0 ? 'listbox' : 'region'}
         tabIndex={0}
         aria-label={t('list.label')}
         aria-activedescendant={

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks'
 import type { Message } from '../api/types'
 import { bytes, fullTime, when } from '../lib/format'
 import { t } from '../lib/i18n'
+import { Paperclip } from './icons'
 
 /** One message of any type (spec 2 §2): text, media, sticker, location, shared contact, e-mail, note. */
 const EDIT_WINDOW_MS = 15 * 60 * 1000
@@ -41,7 +42,7 @@ const EmailBody = ({ m }: { m: Message }) => {
       )}
       {m.email?.attachments.map((a) => (
         <a key={a.index} class="attachment" href={`${a.url}?download=1`}>
-          📎 {a.name} <span class="muted">({bytes(a.size)})</span>
+          <Paperclip /> {a.name} <span class="muted">({bytes(a.size)})</span>
         </a>
       ))}
     </div>
@@ -65,7 +66,7 @@ const Media = ({ m }: { m: Message }) => {
   if (mime.startsWith('audio/')) return <audio src={media.url} controls preload="metadata" />
   return (
     <a class="attachment" href={`${media.url}?download=1`}>
-      📎 {media.name ?? t('conv.download')} <span class="muted">({bytes(media.size)})</span>
+      <Paperclip /> {media.name ?? t('conv.download')} <span class="muted">({bytes(media.size)})</span>
     </a>
   )
 }
@@ -77,7 +78,7 @@ const Body = ({ m }: { m: Message }) => {
     const { latitude, longitude, name, address } = m.location
     return (
       <div class="location">
-        <strong>📍 {name || t('conv.location')}</strong>
+        <strong>{name || t('conv.location')}</strong>
         {address && <div class="muted small">{address}</div>}
         {latitude !== undefined && longitude !== undefined && (
           <a

@@ -35,9 +35,19 @@ describe.skipIf(lacks('chromium') || lacks('dovecot-imapd'))('connecting a mailb
     const box = mailbox(world)
     const { context: ctx, page, problems } = await signedIn(browser, world.s, owner)
     await page.goto(`${world.s.url}/app/channels/new/email`)
+    // A known provider: its servers are filled in and its hint shown.
+    await page.getByLabel('E-mail address').fill('someone@gmail.com')
+    await page.getByRole('button', { name: 'Continue' }).click()
+    await page.getByTestId('provider').filter({ hasText: 'Provider: Gmail' }).waitFor()
+    await page.getByText(/app password/).waitFor()
+    expect(await page.getByLabel('IMAP server').inputValue()).toBe('imap.gmail.com')
+    expect(await page.getByLabel('IMAP port').inputValue()).toBe('993')
+    expect(await page.getByLabel('SMTP server').inputValue()).toBe('smtp.gmail.com')
+    await wholePage(page, 'channel-email-detect')
+    // A changed address goes back to the first step.
     await page.getByLabel('E-mail address').fill(box.address)
     await page.getByRole('button', { name: 'Continue' }).click()
-    await page.getByTestId('provider').waitFor()
+    await page.getByTestId('provider').filter({ hasText: 'Unknown provider' }).waitFor()
 
     await page.getByLabel('Password', { exact: true }).fill(box.password)
     await page.getByLabel('IMAP server').fill(world.dovecot.host)

@@ -23,6 +23,17 @@ interface Servers {
 
 const HISTORY = [0, 3, 7, 30] as const
 
+/** How people know the providers `detect` names (connectors/email/providers.ts). */
+const PROVIDERS: Readonly<Record<string, string>> = {
+  gmail: 'Gmail',
+  outlook: 'Outlook.com',
+  office365: 'Microsoft 365',
+  yahoo: 'Yahoo Mail',
+  icloud: 'iCloud Mail',
+  zoho: 'Zoho Mail',
+  fastmail: 'Fastmail',
+}
+
 const blank: Servers = {
   username: '',
   imap_host: '',
@@ -46,6 +57,8 @@ export const NewEmail = () => {
   const [servers, setServers] = useState<Servers>(blank)
   const [tested, setTested] = useState<Tested | null>(null)
   const [name, setName] = useState('')
+  // The channel is named after the address until someone names it.
+  const [named, setNamed] = useState(false)
   const [folders, setFolders] = useState<readonly string[]>([])
   const [sent, setSent] = useState('')
   const [history, setHistory] = useState('7')
@@ -92,7 +105,7 @@ export const NewEmail = () => {
             }
           : {}),
       }))
-      if (!name) setName(address)
+      if (!named) setName(address)
     } catch (err) {
       fail(err)
     } finally {
@@ -176,7 +189,7 @@ export const NewEmail = () => {
           ) : (
             <p class="chs-muted" data-testid="provider">
               {detected.provider && detected.provider !== 'other'
-                ? tr('em.provider', { name: detected.provider })
+                ? tr('em.provider', { name: PROVIDERS[detected.provider] ?? detected.provider })
                 : tr('em.provider_unknown')}
             </p>
           )}
@@ -278,7 +291,10 @@ export const NewEmail = () => {
               label={tr('ch.name')}
               name="name"
               value={name}
-              onValue={setName}
+              onValue={(v) => {
+                setName(v)
+                setNamed(true)
+              }}
               error={fields.name}
               maxLength={100}
             />

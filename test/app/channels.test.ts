@@ -1,6 +1,7 @@
 import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
+import QRCode from 'qrcode'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { nthSocket } from '../../connectors/msgapp/TransportTest'
 import { waitFor } from '../msgapp/support'
@@ -168,6 +169,17 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     ).toBe('rgb(217, 72, 15)')
     await page.getByLabel('Subtitle').fill('We answer within the hour')
     expect(await head.textContent()).toContain('We answer within the hour')
+    // The logo: a file that is no image is refused beside the field; a square PNG shows in the preview.
+    const logoInput = page.getByLabel('Logo', { exact: true })
+    await logoInput.setInputFiles({ name: 'notes.txt', mimeType: 'text/plain', buffer: Buffer.from('hello') })
+    await page.locator('input[name=icon][aria-invalid=true]').waitFor()
+    const png = await QRCode.toBuffer('logo', { type: 'png', width: 64, margin: 1 })
+    await logoInput.setInputFiles({ name: 'logo.png', mimeType: 'image/png', buffer: png })
+    await page.locator('.chs-pv-head img').waitFor()
+    expect(await page.locator('input[name=icon][aria-invalid=true]').count()).toBe(0)
+    const withIcon = (await api(`/v1/channels/${id}`, { headers: owner.headers() })).body.data
+    expect(withIcon.icon_url).toMatch(/^\/v1\/channels\/\d+\/icon\?v=/)
+    expect(await page.locator('.chs-pv-head img').getAttribute('src')).toBe(withIcon.icon_url)
     await wholePage(page, 'channel-livechat')
     await accessible(page)
     // Nothing is saved until Save.

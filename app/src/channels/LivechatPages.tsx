@@ -111,6 +111,7 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
   const [fields, setFields] = useState<Record<string, string>>({})
   const [note, setNote] = useState<{ kind: 'ok' | 'bad'; text: string } | null>(null)
   const [busy, setBusy] = useState(false)
+  const [logo, setLogo] = useState(channel.icon_url)
   const set = (k: keyof Form) => (v: string | boolean) => setForm((f) => ({ ...f, [k]: v }))
   /** A select's value back to its literal type (the select only offers those). */
   const pick =
@@ -185,6 +186,7 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
       <div class="chs-split">
         <form class="chs-form chs-panel" onSubmit={save} aria-labelledby="lc-look">
           <h2 id="lc-look">{tr('lc.look')}</h2>
+          <Logo channelId={channel.id} url={logo} onUrl={setLogo} />
           <TextField
             label={tr('lc.title')}
             name="title"
@@ -285,9 +287,67 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
             {tr('ch.save')}
           </button>
         </form>
-        <Preview form={form} />
+        <Preview form={form} logo={logo} />
       </div>
     </div>
+  )
+}
+
+/** The channel icon, also the widget's logo: a square PNG, JPG or WebP up to 512 KB. */
+const Logo = (props: { channelId: number; url: string | null; onUrl: (u: string | null) => void }) => {
+  const tr = useTr()
+  const [error, setError] = useState<string | undefined>()
+  const upload = async (file: File | undefined) => {
+    if (!file) return
+    setError(undefined)
+    const body = new FormData()
+    body.append('icon', file)
+    try {
+      const r = await got<{ icon_url: string | null }>(
+        api.post('/v1/channels/{id}/icon', { path: { id: props.channelId }, body }),
+      )
+      props.onUrl(r.data.icon_url)
+    } catch (e) {
+      const f = e as Fail
+      setError(f.fields?.icon ?? f.message)
+    }
+  }
+  const remove = async () => {
+    setError(undefined)
+    try {
+      await api.delete('/v1/channels/{id}/icon', { path: { id: props.channelId } })
+      props.onUrl(null)
+    } catch (e) {
+      setError((e as Fail).message)
+    }
+  }
+  return (
+    <Field label={tr('lc.logo')} error={error} hint={tr('lc.logo_hint')}>
+      {(id, described) => (
+        <div class="chs-row">
+          {props.url ? <img class="chs-logo" src={props.url} alt="" data-testid="logo" /> : null}
+          <input
+            id={id}
+            name="icon"
+            type="file"
+            accept="image/png,image/jpeg,image/webp"
+            aria-describedby={described}
+            aria-invalid={error ? 'true' : undefined}
+            onChange={(e) => {
+              const input = e.currentTarget
+              void upload(input.files?.[0]).then(() => {
+                input.value = ''
+              })
+            }}
+          />
+          {props.url ? (
+            <button class="chs-btn" type="button" onClick={remove}>
+              {tr('lc.logo_remove')}
+            </button>
+          ) : null}
+        </div>
+      )}
+    </Field>
   )
 }
 
@@ -338,7 +398,7 @@ const LauncherIcon = ({ name }: { name: Form['launcher_icon'] }) => (
 )
 
 /** The widget as a visitor sees it (header, form, launcher), drawn from the unsaved form. */
-const Preview = ({ form }: { form: Form }) => {
+const Preview = ({ form, logo }: { form: Form; logo: string | null }) => {
   const tr = useTr()
   const color = /^#[0-9a-f]{6}$/i.test(form.color) ? form.color : DEFAULT_COLOR
   const radius = Math.max(0, Math.min(24, Number(form.radius) || 0))
@@ -357,8 +417,11 @@ const Preview = ({ form }: { form: Form }) => {
           style={{ borderRadius: `${radius}px`, fontFamily: font }}
         >
           <div class="chs-pv-head" data-testid="preview-head" style={{ background: color }}>
-            <span class="chs-pv-title">{form.title}</span>
-            <span>{form.subtitle}</span>
+            {logo ? <img class="chs-pv-logo" src={logo} alt="" /> : null}
+            <div class="chs-pv-titles">
+              <span class="chs-pv-title">{form.title}</span>
+              <span>{form.subtitle}</span>
+            </div>
           </div>
           <div class="chs-pv-body">
             <p>{form.intro}</p>
@@ -379,7 +442,11 @@ const Preview = ({ form }: { form: Form }) => {
           </div>
         </div>
         <div class="chs-pv-launcher" data-testid="preview-launcher" style={{ background: color }}>
-          <LauncherIcon name={form.launcher_icon} />
+          {form.launcher_icon === 'logo' && logo ? (
+            <img class="chs-pv-logo" src={logo} alt="" />
+          ) : (
+            <LauncherIcon name={form.launcher_icon} />
+          )}
         </div>
       </div>
     </section>

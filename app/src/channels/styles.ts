@@ -82,7 +82,10 @@ const CSS = `
 .chs-pv-panel{position:absolute;bottom:86px;width:330px;background:#fff;box-shadow:0 12px 40px rgba(0,0,0,.22);overflow:hidden;font-size:14px;color:#1f2937}
 .chs-preview-right .chs-pv-panel,.chs-preview-right .chs-pv-launcher{right:16px}
 .chs-preview-left .chs-pv-panel,.chs-preview-left .chs-pv-launcher{left:16px}
-.chs-pv-head{color:#fff;padding:14px 16px;display:flex;flex-direction:column;gap:2px}
+.chs-pv-head{color:#fff;padding:14px 16px;display:flex;gap:10px;align-items:center}
+.chs-pv-titles{display:flex;flex-direction:column;gap:2px;min-width:0}
+.chs-pv-logo{width:36px;height:36px;border-radius:50%;object-fit:cover;background:#fff}
+.chs-logo{width:40px;height:40px;border-radius:8px;object-fit:cover;border:1px solid var(--line,#e2e5ea)}
 .chs-pv-head .chs-pv-title{font-size:16px;font-weight:700;opacity:1}
 .chs-pv-head span{font-size:12px;opacity:.9}
 .chs-pv-body{padding:14px 16px;display:flex;flex-direction:column;gap:8px}

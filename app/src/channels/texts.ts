@@ -184,6 +184,12 @@ export const texts = {
     en: 'White text is hard to read on this colour; a darker one helps visitors.',
     id: 'Teks putih sulit dibaca di warna ini; warna yang lebih gelap membantu pengunjung.',
   },
+  'lc.logo': { en: 'Logo', id: 'Logo' },
+  'lc.logo_hint': {
+    en: 'Square PNG, JPG or WebP up to 512 KB; shown in the widget header and launcher.',
+    id: 'PNG, JPG atau WebP persegi hingga 512 KB; tampil di kepala widget dan peluncur.',
+  },
+  'lc.logo_remove': { en: 'Remove logo', id: 'Hapus logo' },
   'lc.preview': { en: 'Preview', id: 'Pratinjau' },
   'lc.snippet_title': { en: 'Add the chat to your site', id: 'Pasang chat di situs Anda' },
   'lc.snippet': { en: 'Embed code', id: 'Kode sematan' },

@@ -22,10 +22,13 @@ export const ChannelsPage = () => {
 
   useEffect(() => {
     let alive = true
+    // The ids shown, so an event about another channel (new, or newly visible) reloads the list.
+    let shown = new Set<number>()
     const load = () =>
       got<Channel[]>(api.get('/v1/channels')).then(
         (r) => {
           if (!alive) return
+          shown = new Set(r.data.map((c) => c.id))
           setChannels(r.data)
           setQuota((r.meta.quota as Quota | undefined) ?? null)
         },
@@ -34,15 +37,9 @@ export const ChannelsPage = () => {
     void load()
     // The event carries the new status; anything else about the channel is reloaded.
     const off = onChannelUpdated((ev) => {
-      if (typeof ev.status === 'string') {
-        setChannels((cs) => {
-          if (!cs?.some((c) => c.id === ev.channel_id)) {
-            void load()
-            return cs
-          }
-          return cs.map((c) => (c.id === ev.channel_id ? { ...c, status: ev.status as string } : c))
-        })
-      } else void load()
+      const status = ev.status
+      if (typeof status !== 'string' || !shown.has(ev.channel_id)) void load()
+      else setChannels((cs) => (cs ? cs.map((c) => (c.id === ev.channel_id ? { ...c, status } : c)) : cs))
     }, load)
     return () => {
       alive = false

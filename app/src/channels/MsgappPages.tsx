@@ -67,12 +67,15 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
         (e: Fail) => alive && setError(e.message),
       )
     void load()
-    const off = onChannelUpdated((ev) => {
-      if (ev.channel_id === channel.id) {
-        void load()
-        setTick((n) => n + 1)
-      }
-    })
+    const off = onChannelUpdated(
+      (ev) => {
+        if (ev.channel_id === channel.id) {
+          void load()
+          setTick((n) => n + 1)
+        }
+      },
+      () => void load(),
+    )
     return () => {
       alive = false
       off()

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { Notice, StatusBadge } from './common'
-import { api, type Fail, got, Link, onChannelUpdated, useTr } from './kit'
+import { api, canManage, type Fail, got, Link, onChannelUpdated, useTr } from './kit'
 import { ensureStyles } from './styles'
 import type { TextKey } from './texts'
 import type { Channel, Quota } from './types'
@@ -19,6 +19,7 @@ export const ChannelsPage = () => {
   const [channels, setChannels] = useState<readonly Channel[] | null>(null)
   const [quota, setQuota] = useState<Quota | null>(null)
   const [error, setError] = useState<string | null>(null)
+  const manage = canManage()
 
   useEffect(() => {
     let alive = true
@@ -74,9 +75,7 @@ export const ChannelsPage = () => {
           <tbody>
             {channels.map((c) => (
               <tr key={c.id} data-channel-id={c.id}>
-                <td>
-                  <Link to={`/channels/${c.id}`}>{c.name}</Link>
-                </td>
+                <td>{manage ? <Link to={`/channels/${c.id}`}>{c.name}</Link> : c.name}</td>
                 <td>{tr(`ch.type.${c.type}` as TextKey)}</td>
                 <td>
                   <StatusBadge status={c.status} linked={c.type === 'msgapp' || c.type === 'email'} />
@@ -86,17 +85,21 @@ export const ChannelsPage = () => {
           </tbody>
         </table>
       ) : null}
-      <h2 class="chs-sub">{tr('ch.add')}</h2>
-      <ul class="chs-cards">
-        {ADD.map(([type, title, hint]) => (
-          <li key={type}>
-            <Link class="chs-card" to={`/channels/new/${type}`}>
-              <strong>{tr(title)}</strong>
-              <span>{tr(hint)}</span>
-            </Link>
-          </li>
-        ))}
-      </ul>
+      {manage ? (
+        <>
+          <h2 class="chs-sub">{tr('ch.add')}</h2>
+          <ul class="chs-cards">
+            {ADD.map(([type, title, hint]) => (
+              <li key={type}>
+                <Link class="chs-card" to={`/channels/new/${type}`}>
+                  <strong>{tr(title)}</strong>
+                  <span>{tr(hint)}</span>
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
     </div>
   )
 }

@@ -3,7 +3,7 @@ import { createElement } from 'preact'
 import { type ApiError, api } from '../lib/api'
 import { extend, locale, t } from '../lib/i18n'
 import { linkClick, navigate } from '../lib/router'
-import { me } from '../lib/session'
+import { can, me } from '../lib/session'
 import { hold, onEvent } from '../lib/socket'
 import { use } from '../lib/state'
 import { type TextKey, texts } from './texts'
@@ -38,6 +38,9 @@ export const useTr = () => {
   return (key: TextKey, params: Readonly<Record<string, string | number>> = {}) => t(key, params)
 }
 
+/** Managing channels (every page but the list) needs `channels.manage`; the list does not. */
+export const canManage = () => can('channels.manage')
+
 export const href = (path: string) => `/app${path}`
 export const go = (path: string) => navigate(path)
 
@@ -55,19 +58,34 @@ export interface ChannelEvent {
 }
 
 /**
- * `channel.updated` of the signed-in workspace: `ws:{id}` is held while a listener is (the socket
- * counts holders, so the inbox holding it too costs nothing). After a gap the server could not
- * replay, `onReload` runs so the page reloads through the API.
+ * `ws:{id}` is held from the first channel page on and kept (the socket counts holders, so the
+ * inbox holding it too costs nothing): moving from one channel page to the next would otherwise
+ * unsubscribe and subscribe again, and an event in between would be lost.
+ */
+const held = new Set<number>()
+const reloaders = new Set<() => void>()
+const holdWorkspace = () => {
+  const who = me.get()
+  if (!who || held.has(who.workspace.id)) return
+  held.add(who.workspace.id)
+  hold(`ws:${who.workspace.id}`, () => {
+    for (const f of reloaders) f()
+  })
+}
+
+/**
+ * `channel.updated` of the signed-in workspace while the caller listens. After a gap the server
+ * could not replay, `onReload` runs so the page reloads through the API.
  */
 export const onChannelUpdated = (f: (e: ChannelEvent) => void, onReload: () => void = () => undefined) => {
-  const who = me.get()
-  const release = who ? hold(`ws:${who.workspace.id}`, onReload) : () => undefined
+  holdWorkspace()
+  reloaders.add(onReload)
   const off = onEvent((e) => {
     if (e.event === 'channel.updated' && typeof e.data.channel_id === 'number')
       f(e.data as unknown as ChannelEvent)
   })
   return () => {
     off()
-    release()
+    reloaders.delete(onReload)
   }
 }

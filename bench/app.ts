@@ -75,10 +75,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   const args = process.argv.slice(2)
   const at = args.indexOf('--cookie')
   const cookie = at >= 0 ? args[at + 1] : process.env.KOTAK_COOKIE
-  const base = (args.find((a, i) => !a.startsWith('--') && i !== at + 1) ?? 'http://localhost:8080').replace(
-    /\/$/,
-    '',
-  )
+  const base = (
+    args.find((a, i) => !a.startsWith('--') && !(at >= 0 && i === at + 1)) ?? 'http://localhost:8080'
+  ).replace(/\/$/, '')
   const result = await measureApp(base, cookie)
   console.log(JSON.stringify(result, null, 2))
   process.exit(result.within_budget ? 0 : 1)

@@ -242,6 +242,12 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
     expect(await axe(a.page)).toEqual([])
   })
 
+  it('says so when a conversation is not visible (unknown id or access lost)', async () => {
+    await a.page.goto(`${s.url}/app/inbox/987654321`)
+    await a.page.getByText('This conversation is not (or no longer) visible to you.').waitFor()
+    expect(a.problems.filter((p) => !p.includes('404'))).toEqual([])
+  })
+
   it('loads within the JavaScript budget (bench/app.ts; paint times are reported, not asserted)', async () => {
     const load = await measureApp(s.url, owner.cookie)
     console.log(`app first load: ${JSON.stringify(load)}`)

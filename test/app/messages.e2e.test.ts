@@ -9,6 +9,7 @@ import { createLivechat, startVisitor, v } from '../livechat/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
+import { connect } from '../support/ws'
 import { axe, launch, screenshot, signedIn } from './support'
 
 /**
@@ -139,6 +140,11 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     const { page, problems, context } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/inbox/${conversationId}`)
     const box = page.getByTestId('composer')
+    // Quoting the customer's question from its message.
+    const question = page.getByTestId('message').filter({ hasText: 'Hello, where is my order?' }).first()
+    await question.hover()
+    await question.getByRole('button', { name: 'Quote' }).click()
+    await page.getByText('Replying to:').waitFor()
     await box.fill('/gre')
     await page.getByRole('option', { name: /greet/ }).waitFor()
     await box.press('Enter')
@@ -151,6 +157,7 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
       .getAttribute('data-id')
     // The same message throughout, whatever its text becomes.
     const sent = page.locator(`[data-testid=message][data-id="${id}"]`)
+    await sent.locator('blockquote').getByText('Hello, where is my order?').waitFor()
     await sent.hover()
     await sent.getByRole('button', { name: 'Edit' }).click()
     await sent.getByRole('textbox', { name: 'Edit' }).fill('Hello Budi, thanks for writing!')
@@ -189,6 +196,22 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     )
     expect(typed.status).toBeLessThan(300)
     await a.page.getByTestId('typing').getByText('is typing…').waitFor()
+    // And the other way: the agent picks the chat up and types; the visitor's socket hears it.
+    const r = await I.body(
+      await s.fetch(`/v1/livechat/${lc.livechat.key}/realtime`, F.json({}, v(visitor.token))),
+    )
+    const visitorSocket = await connect(r.data.url)
+    await visitorSocket.next((f) => f.op === 'subscribed' && f.channel === r.data.channel)
+    await a.page.getByTestId('pickup').click()
+    await a.page.getByTestId('queue').waitFor({ state: 'detached' })
+    await a.page.getByTestId('composer').pressSequentially('Hi Vera')
+    expect(
+      (await visitorSocket.next((f: any) => f.event === 'typing' && f.data.typing === true)).data,
+    ).toMatchObject({
+      from: 'agent',
+      typing: true,
+    })
+    visitorSocket.close()
     await a.context.close()
     await b.context.close()
   })
@@ -253,14 +276,25 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     await page.goto(`${s.url}/app/inbox`)
     const switcher = page.getByRole('combobox', { name: 'Workspace' })
     await switcher.locator('option', { hasText: 'Toko Kedua' }).waitFor({ state: 'attached' })
-    await Promise.all([page.waitForEvent('load'), switcher.selectOption({ label: 'Toko Kedua' })])
+    await switcher.selectOption({ label: 'Toko Kedua' })
+    const active = async () =>
+      (await I.body(await s.fetch('/v1/me', { headers: agent.session.headers() }))).data.workspace.id
+    await expect.poll(active, { timeout: 10_000 }).toBe(other.workspaceId)
+    // The app starts afresh in the new workspace: the switcher shows it after the reload.
+    await expect
+      .poll(
+        () =>
+          switcher
+            .locator('option:checked')
+            .textContent()
+            .catch(() => null),
+        { timeout: 10_000 },
+      )
+      .toBe('Toko Kedua')
     await page
       .getByTestId('connection')
       .getByText(/Live|Langsung/)
       .waitFor()
-    expect(await switcher.locator('option:checked').textContent()).toBe('Toko Kedua')
-    const me = await I.body(await s.fetch('/v1/me', { headers: agent.session.headers() }))
-    expect(me.data.workspace.id).toBe(other.workspaceId)
     expect(problems).toEqual([])
     await context.close()
   })

@@ -53,12 +53,20 @@ export const Conversation = ({ id }: { id: number }) => {
       if ('visible' in d && d.visible === false) setError('404')
       else setDetail(d as InteractionDetail)
     } catch (e) {
-      setError(e instanceof ApiError ? e.message : String(e))
+      setError(e instanceof ApiError && e.status === 404 ? '404' : e instanceof Error ? e.message : String(e))
     }
   }, [id])
 
   /** Everything after the last message held (a resume), or the latest page (first load). */
   const catchUp = useCallback(async () => {
+    try {
+      await readAfterLast()
+    } catch (e) {
+      // The detail's own load reports what is wrong (not visible, signed out); nothing to add.
+      if (!(e instanceof ApiError)) throw e
+    }
+  }, [id])
+  const readAfterLast = async () => {
     const have = latest.current
     const last = have[have.length - 1]
     let after = last?.id
@@ -73,7 +81,7 @@ export const Conversation = ({ id }: { id: number }) => {
       if (after === undefined || r.meta.has_more !== true || got.length === 0) break
       after = got[got.length - 1]!.id
     }
-  }, [id])
+  }
 
   const markRead = useCallback(() => {
     if (document.visibilityState === 'visible')
@@ -211,7 +219,11 @@ export const Conversation = ({ id }: { id: number }) => {
   }
 
   if (error === '404' || (error && !detail))
-    return <div class="conv pad error">{error === '404' ? 'Not found' : error}</div>
+    return (
+      <div class="conv pad muted" role="status">
+        {error === '404' ? t('conv.gone') : t('error.generic', { message: error ?? '' })}
+      </div>
+    )
   if (!detail) return <div class="conv pad muted">{t('list.loading')}</div>
 
   const livechat = detail.channel?.type === 'livechat'

@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { InteractionItem, Tab } from '../api/types'
 import { api } from '../lib/api'
-import { meaningful, when } from '../lib/format'
+import { compact, meaningful, when } from '../lib/format'
 import { t } from '../lib/i18n'
 import { navigate } from '../lib/router'
 import * as Session from '../lib/session'
@@ -299,7 +299,7 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
             onClick={() => setFilters((f) => ({ ...f, tab }))}
             data-testid={`tab-${tab}`}
           >
-            {t(`tab.${tab}`)} <span class="tab-count">{counts[tab] ?? 0}</span>
+            {t(`tab.${tab}`)} <span class="tab-count">{compact(counts[tab] ?? 0)}</span>
           </button>
         ))}
       </div>

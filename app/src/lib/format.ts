@@ -37,3 +37,10 @@ export const meaningful = () => {
   if (performance.getEntriesByName('kotak:meaningful').length === 0)
     requestAnimationFrame(() => performance.mark('kotak:meaningful'))
 }
+
+/** Counts in tabs: 950, 1.2K, 10K (rb, jt in Indonesian), so the tabs keep to two lines. */
+export const compact = (n: number): string =>
+  new Intl.NumberFormat(locale.get() === 'id' ? 'id-ID' : 'en', {
+    notation: 'compact',
+    maximumFractionDigits: 1,
+  }).format(n)

@@ -85,7 +85,12 @@ const open = async () => {
     if (typeof frame.event === 'string') {
       if (typeof frame.cursor === 'string') cursor = frame.cursor
       for (const f of listeners) f(frame as unknown as RealtimeEvent)
-    } else if (frame.op === 'reload' && typeof frame.channel === 'string') reload(frame.channel)
+    } else if (typeof frame.channel === 'string') {
+      // Cannot replay, or access to the channel was lost (reassigned away): the holders reload
+      // through the API, which tells them what they may still see.
+      if (frame.op === 'reload' || (frame.op === 'unsubscribed' && frame.reason === 'access_lost'))
+        reload(frame.channel)
+    }
   }
   socket.onclose = (e) => {
     if (ws !== socket) return

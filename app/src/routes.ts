@@ -1,4 +1,5 @@
 import type { ComponentType } from 'preact'
+import { channelRoutes } from './channels/routes'
 import type { Key } from './lib/i18n'
 
 /**
@@ -19,6 +20,7 @@ export interface PageRoute {
 export const pages: readonly PageRoute[] = [
   { path: '/inbox', load: () => import('./pages/inbox'), nav: { label: 'nav.inbox', icon: '✉' } },
   { path: '/inbox/:id', load: () => import('./pages/inbox') },
+  ...channelRoutes,
 ]
 
 /** Where `/app` itself leads. */

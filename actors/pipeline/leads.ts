@@ -590,8 +590,13 @@ const targetPipeline = (ctx: Ctx, body: typeof CreateBody.Type, problems: Record
       return null
     }
     if (stage && stage.pipeline_id !== p.id) problems.stage_id = { key: 'leads.open_stage' }
-    const stages = yield* Pipelines.stagesOf([p.id])
-    return { pipeline: p, stage: stage ?? stages.find((s) => s.kind === 'new')! }
+    const first = stage ?? (yield* Pipelines.stagesOf([p.id])).find((s) => s.kind === 'new')
+    // No stages: the workflow was deleted (its stages with it) between the two reads.
+    if (!first) {
+      problems.pipeline_id = { key: 'leads.pipeline' }
+      return null
+    }
+    return { pipeline: p, stage: first }
   })
 
 export const create = (ctx: Ctx, body: typeof CreateBody.Type) =>

@@ -42,8 +42,15 @@ const Outlet = () => {
 
 const ConnectionBadge = () => {
   const state = use(Socket.connection)
+  const settled = use(Socket.settled)
   return (
-    <span class={`conn conn-${state}`} role="status" aria-live="polite" data-testid="connection">
+    <span
+      class={`conn conn-${state}`}
+      role="status"
+      aria-live="polite"
+      data-testid="connection"
+      data-settled={state === 'open' && settled ? 'true' : 'false'}
+    >
       <span class="dot" aria-hidden="true" />
       {t(`conn.${state}`)}
       {state === 'down' && (

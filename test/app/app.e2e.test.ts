@@ -76,7 +76,7 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
   it('a customer message through the API channel appears live for both agents', async () => {
     for (const x of [a, b]) {
       await x.page.goto(`${s.url}/app`)
-      await x.page.getByTestId('connection').getByText('Live').waitFor()
+      await x.page.locator('[data-testid="connection"][data-settled="true"]').waitFor()
       expect(new URL(x.page.url()).pathname).toBe('/app/inbox')
     }
     expect((await customerSays('order-1', 'm1', 'Is the blue kettle in stock?')).status).toBe(201)
@@ -207,7 +207,7 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
       live.push(ws)
     })
     await page.goto(`${s.url}/app/inbox`)
-    await page.getByTestId('connection').getByText('Live').waitFor()
+    await page.locator('[data-testid="connection"][data-settled="true"]').waitFor()
     expect((await customerSays('order-2', 'n1', 'First question')).status).toBe(201)
     await row(page, 'First question').click()
     await page.getByTestId('message').filter({ hasText: 'First question' }).waitFor()
@@ -219,7 +219,7 @@ describe.skipIf(lacks('chromium'))('the agent app', () => {
     expect((await customerSays('order-3', 'n3', 'A new customer while you were away')).status).toBe(201)
     refuse = false
     await page.getByTestId('connection').getByRole('button', { name: 'Reconnect now' }).click()
-    await page.getByTestId('connection').getByText('Live').waitFor()
+    await page.locator('[data-testid="connection"][data-settled="true"]').waitFor()
     await page.getByTestId('message').filter({ hasText: 'Second question while you were away' }).waitFor()
     await row(page, 'A new customer while you were away').waitFor()
     expect(await page.getByTestId('message').filter({ hasText: 'Second question' }).count()).toBe(1)

@@ -176,7 +176,8 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     const b = await signedIn(browser, s, agent.session)
     await a.page.goto(`${s.url}/app/inbox/${conversationId}`)
     await b.page.goto(`${s.url}/app/inbox/${conversationId}`)
-    for (const x of [a, b]) await x.page.getByTestId('connection').getByText('Live').waitFor()
+    // Typing is never replayed: both pages must hold the conversation's channel first.
+    for (const x of [a, b]) await x.page.locator('section.conv[data-live="true"]').waitFor()
     await b.page.getByTestId('composer').pressSequentially('Let me check')
     await a.page.getByTestId('typing').getByText(`${agent.user.name} is typing…`).waitFor()
     await b.page.getByTestId('composer').press('Enter')
@@ -189,7 +190,7 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     const visitor = await startVisitor(s, lc.livechat.key)
     await a.page.goto(`${s.url}/app/inbox/${visitor.interaction_id}`)
     await a.page.getByTestId('queue').waitFor()
-    await a.page.getByTestId('connection').getByText('Live').waitFor()
+    await a.page.locator('section.conv[data-live="true"]').waitFor()
     const typed = await s.fetch(
       `/v1/livechat/${lc.livechat.key}/typing`,
       F.json({ typing: true }, v(visitor.token)),
@@ -233,7 +234,7 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
   it('rings the bell live from user: events and marks them read', async () => {
     const { page, problems, context } = await signedIn(browser, s, agent.session)
     await page.goto(`${s.url}/app/inbox`)
-    await page.getByTestId('connection').getByText('Live').waitFor()
+    await page.locator('[data-testid="connection"][data-settled="true"]').waitFor()
     const bell = page.getByRole('button', { name: /^Notifications/ })
     await bell.waitFor()
     expect(await page.getByTestId('bell-count').count()).toBe(0)

@@ -27,6 +27,7 @@ const byId = (list: readonly Message[], more: readonly Message[]) => {
 
 export const Conversation = ({ id }: { id: number }) => {
   const me = use(Session.me)
+  const liveNow = use(Socket.live)
   const userId = me ? me.user.id : 0
   const [detail, setDetail] = useState<InteractionDetail | null>(null)
   const [messages, setMessages] = useState<readonly Message[]>([])
@@ -235,7 +236,7 @@ export const Conversation = ({ id }: { id: number }) => {
 
   return (
     <div class="conv-wrap">
-      <section class="conv" aria-label={name}>
+      <section class="conv" aria-label={name} data-live={liveNow.has(`conv:${id}`) ? 'true' : 'false'}>
         <header class="conv-head">
           <div class="conv-title">
             <h2>{name}</h2>

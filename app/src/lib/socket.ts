@@ -12,6 +12,30 @@ import { store } from './state'
 
 export type ConnectionState = 'connecting' | 'open' | 'down'
 export const connection = store<ConnectionState>('connecting')
+/**
+ * Channels the server has confirmed (`subscribed`) on the current connection: from then on it
+ * delivers every event of the channel, so a page can say it is live (and tests can wait for it).
+ */
+export const live = store<ReadonlySet<string>>(new Set())
+const setLive = (channel: string, on: boolean) =>
+  live.update((old) => {
+    if (old.has(channel) === on) return old
+    const next = new Set(old)
+    if (on) next.add(channel)
+    else next.delete(channel)
+    return next
+  })
+/**
+ * Subscriptions sent on this connection and not answered yet; `settled` is true when there are
+ * none (until the server confirms a channel, its events may not arrive). The badge carries it as
+ * `data-settled`, which browser tests wait for before making something happen.
+ */
+const pending = new Set<string>()
+export const settled = store(true)
+const settle = (channel: string) => {
+  pending.delete(channel)
+  if (pending.size === 0) settled.set(true)
+}
 
 export interface RealtimeEvent {
   readonly event: string
@@ -37,12 +61,16 @@ const sendFrame = (frame: unknown) => {
 }
 
 /** `resume`: the channel was held before this connection, so what it missed is asked for. */
-const subscribeFrame = (channel: string, resume: boolean) =>
+const subscribeFrame = (channel: string, resume: boolean) => {
+  if (ws?.readyState !== WebSocket.OPEN) return
+  pending.add(channel)
+  settled.set(false)
   sendFrame(
     resume && cursor !== undefined
       ? { op: 'subscribe', channel, since: cursor }
       : { op: 'subscribe', channel },
   )
+}
 
 const reload = (channel: string) => {
   for (const f of reloaders.get(channel) ?? []) f()
@@ -70,6 +98,7 @@ const open = async () => {
   ws = socket
   socket.onopen = () => {
     attempt = 0
+    pending.clear()
     connection.set('open')
     for (const channel of wanted.keys()) subscribeFrame(channel, true)
     clearInterval(pinger)
@@ -86,6 +115,10 @@ const open = async () => {
       if (typeof frame.cursor === 'string') cursor = frame.cursor
       for (const f of listeners) f(frame as unknown as RealtimeEvent)
     } else if (typeof frame.channel === 'string') {
+      if (frame.op === 'subscribed') setLive(frame.channel, wanted.has(frame.channel))
+      else if (frame.op === 'unsubscribed' || frame.op === 'refused' || frame.op === 'reload')
+        setLive(frame.channel, false)
+      if (frame.op === 'subscribed' || frame.op === 'refused') settle(frame.channel)
       // Cannot replay, or access to the channel was lost (reassigned away): the holders reload
       // through the API, which tells them what they may still see.
       if (frame.op === 'reload' || (frame.op === 'unsubscribed' && frame.reason === 'access_lost'))
@@ -95,6 +128,9 @@ const open = async () => {
   socket.onclose = (e) => {
     if (ws !== socket) return
     ws = null
+    live.set(new Set())
+    pending.clear()
+    settled.set(true)
     clearInterval(pinger)
     // 4500–4999: access is gone; the page reloads through the API instead of reconnecting alone.
     if (e.code >= 4500 && e.code < 5000) {
@@ -136,6 +172,8 @@ export const hold = (channel: string, onReload: () => void): (() => void) => {
     if (n > 0) wanted.set(channel, n)
     else {
       wanted.delete(channel)
+      setLive(channel, false)
+      settle(channel)
       sendFrame({ op: 'unsubscribe', channel })
     }
   }

@@ -2,6 +2,7 @@ import { Schema } from 'effect'
 import { BigIdFromString, Text } from '../../actors/fields'
 import * as Interactions from '../../actors/inbox/interactions'
 import { ListQuery, PatchBody, StartBody } from '../../actors/inbox/interactions'
+import { InteractionItemSchema, InteractionSchema } from '../../actors/inbox/schemas'
 import {
   BriefSchema as TicketBriefSchema,
   MessageSchema as TicketMessageSchema,
@@ -27,6 +28,7 @@ export const routes: readonly Route[] = [
     tag: 'Interactions',
     summary: 'Visible conversations, most recent first, with counts per tab and the Frontline teams',
     query: ListQuery,
+    response: Schema.Array(InteractionItemSchema),
     handler: ({ caller, workspace, query }) => answer(Interactions.list({ caller, workspace }, query)),
   }),
   route({
@@ -37,6 +39,7 @@ export const routes: readonly Route[] = [
     tag: 'Interactions',
     summary: 'One conversation with response times, custom fields, notes count and tickets',
     params: IdParam,
+    response: InteractionSchema,
     handler: ({ caller, workspace, params }) => answer(Interactions.detail({ caller, workspace }, params)),
   }),
   route({

@@ -3,6 +3,7 @@ import { BigIdFromString, Text } from '../../actors/fields'
 import * as Messages from '../../actors/inbox/messages'
 import { MAX_EMAIL_BYTES, MAX_EMAIL_FILES, SendBody } from '../../actors/inbox/messages'
 import * as Outbound from '../../actors/inbox/outbound'
+import { MessageSchema } from '../../actors/inbox/schemas'
 import type { MultipartLimits } from '../multipart'
 import { created, ok, type Route, route } from '../route'
 
@@ -39,6 +40,7 @@ export const routes: readonly Route[] = [
       after: Schema.optional(BigIdFromString),
       limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_PAGE))),
     }),
+    response: Schema.Array(MessageSchema),
     handler: ({ caller, workspace, params, query }) =>
       Effect.gen(function* () {
         const limit = query.limit ?? 50

@@ -1,6 +1,7 @@
 import { SqlClient } from '@effect/sql'
-import { Effect } from 'effect'
+import { Effect, Schema } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { InteractionItemSchema, InteractionSchema } from '../../actors/inbox/schemas'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import * as I from './support'
@@ -101,6 +102,7 @@ describe('the list', () => {
   it('lists every visible conversation, most recent activity first, with counts per tab and the Frontline teams', async () => {
     const r = await list(owner)
     expect(r.status).toBe(200)
+    I.conforms(Schema.Array(InteractionItemSchema), r.data)
     expect(new Set(ids(r))).toEqual(new Set(Object.values(c)))
     expect(ids(r).slice(0, 3)).toEqual([c.replied, c.waiting, c.new])
     expect(r.meta).toMatchObject({ page: 1, per_page: 25, total: 9, pages: 1, has_more: false })
@@ -216,6 +218,7 @@ describe('the list', () => {
     await I.advance(s, 10 * 60_000)
     const breach = await sla()
     expect(breach).toMatchObject({ level: 'breach', minutes: 35 })
+    I.conforms(Schema.Array(InteractionItemSchema), (await list(owner, `?channel_ids=${ch.id}`)).data)
     expect(breach.due_at).toMatch(/Z$/)
     await I.advance(s, -35 * 60_000)
 
@@ -259,6 +262,7 @@ describe('detail', () => {
     await s.fetch(`/v1/interactions/${conv.id}`, I.patch({ custom: { order_no: 'A-17' } }, session.headers()))
     const d = (await I.body(await s.fetch(`/v1/interactions/${conv.id}`, { headers: session.headers() })))
       .data
+    I.conforms(InteractionSchema, d)
     expect(d).toMatchObject({
       id: conv.id,
       notes_count: 1,
@@ -287,6 +291,7 @@ describe('detail', () => {
     const d2 = (
       await I.body(await s.fetch(`/v1/interactions/${conv.id}`, { headers: noContacts.session.headers() }))
     ).data
+    I.conforms(InteractionSchema, d2)
     expect(d2.contact).toEqual({ id: ct.id, name: 'Dewi', avatar_url: null })
   })
 

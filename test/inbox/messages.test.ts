@@ -1,6 +1,7 @@
 import { SqlClient } from '@effect/sql'
-import { Effect } from 'effect'
+import { Effect, Schema } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { MessageSchema } from '../../actors/inbox/schemas'
 import { periodOf } from '../../engine/time'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -19,6 +20,12 @@ afterAll(() => s?.stop())
 
 const url = (id: number, rest = '') => `/v1/interactions/${id}/messages${rest}`
 const send = (id: number, b: unknown, headers = owner.headers()) => s.fetch(url(id), F.json(b, headers))
+/** The latest page of a conversation, checked against the route's response schema. */
+const conformingPage = async (id: number) =>
+  I.conforms(
+    Schema.Array(MessageSchema),
+    (await I.body(await s.fetch(url(id), { headers: owner.headers() }))).data,
+  ) as Array<Record<string, any>>
 
 const chat = async (
   type: 'msgapp' | 'livechat' | 'api' | 'email' = 'msgapp',
@@ -164,6 +171,7 @@ describe('sending', () => {
     const bad = await send(c.id, { text: 'x', reply_to_id: foreign.id })
     expect(bad.status).toBe(422)
     expect((await I.body(bad)).error.fields).toHaveProperty('reply_to_id')
+    expect((await conformingPage(c.id)).map((m) => m.reply_to?.id ?? null)).toEqual([null, q.id])
   })
 
   it('fills a template for the conversation and sends its attachment', async () => {
@@ -236,6 +244,7 @@ describe('sending', () => {
       ]),
     })
     expect((await I.body(badSticker)).error.fields.file).toMatch(/WebP or PNG/)
+    expect((await conformingPage(c.id)).map((m) => m.type)).toEqual(['location', 'contact', 'sticker'])
   })
 
   it('takes text, one attachment or a note on live chat and API channels, nothing else', async () => {
@@ -287,6 +296,7 @@ describe('sending', () => {
     const view = await s.fetch(`/v1/messages/${m.id}/email`, { headers: owner.headers() })
     expect(view.headers.get('content-security-policy')).toMatch(/default-src 'none'/)
     expect(await view.text()).not.toMatch(/script/)
+    expect((await conformingPage(c.id)).map((m) => m.email?.reply_all)).toEqual([true])
   })
 
   it('takes e-mail files: up to 10, up to 20 MB in all', async () => {
@@ -396,6 +406,7 @@ describe('reactions', () => {
     expect((await react('👍')).data.reactions).toEqual([
       { emoji: '👍', from: 'agent', user_id: w.ownerId, name: 'Olivia Owner' },
     ])
+    expect((await conformingPage(c.id))[0]!.reactions).toHaveLength(1)
     expect((await react('❤️')).data.reactions).toEqual([
       { emoji: '❤️', from: 'agent', user_id: w.ownerId, name: 'Olivia Owner' },
     ])
@@ -414,6 +425,7 @@ describe('pages', () => {
     for (let i = 1; i <= 7; i++) ids.push((await I.inbound(s, c.id, `m${i}`)).id)
     const page = (q: string) => s.fetch(url(c.id, q), { headers: owner.headers() }).then(I.body)
     const latest = await page('?limit=3')
+    I.conforms(Schema.Array(MessageSchema), latest.data)
     expect(latest.data.map((m: any) => m.body)).toEqual(['m5', 'm6', 'm7'])
     expect(latest.meta).toEqual({ limit: 3, has_more: true })
     const older = await page(`?limit=3&before=${ids[4]}`)

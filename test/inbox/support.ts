@@ -1,5 +1,5 @@
 import { SqlClient } from '@effect/sql'
-import { Effect } from 'effect'
+import { Effect, Schema } from 'effect'
 import { ChannelActor } from '../../actors/channels/ChannelActor'
 import { ConversationActor } from '../../actors/inbox/ConversationActor'
 import { LocalConnector } from '../../connectors/router'
@@ -160,6 +160,15 @@ export const clockNow = (s: TestServer) => s.run(Effect.flatMap(WallClock, (c) =
 export const recorded = async (s: TestServer) => (await s.run(LocalConnector)).recorded()
 
 export const body = async (res: Response) => (await res.json()) as Record<string, any>
+
+/**
+ * Throws unless `data` is exactly what the route's OpenAPI response schema says (no property
+ * missing, none extra): the app's generated types come from those schemas.
+ */
+export const conforms = <A, I>(schema: Schema.Schema<A, I>, data: unknown) => {
+  Schema.decodeUnknownSync(schema, { errors: 'all', onExcessProperty: 'error' })(data)
+  return data
+}
 
 export const patch = (b: unknown, headers: Record<string, string>): RequestInit => ({
   method: 'PATCH',

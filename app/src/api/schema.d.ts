@@ -3883,6 +3883,218 @@ export interface components {
                 message: string;
             };
         };
+        Interaction: {
+            ai_summary: string | null;
+            assignee: {
+                avatar_url: string | null;
+                id: number;
+                name: string;
+            } | null;
+            category: {
+                id: number;
+                name: string;
+            } | null;
+            channel: {
+                id: number;
+                name: string;
+                type: ("msgapp" | "email" | "livechat" | "api") | null;
+            } | null;
+            contact: {
+                avatar_url: string | null;
+                custom_fields?: {
+                    id: number;
+                    key: string;
+                    label: string;
+                    options: string[];
+                    type: string;
+                    /** unknown */
+                    value: unknown;
+                }[];
+                details?: {
+                    email: string | null;
+                    labels: {
+                        color: string;
+                        id: number;
+                        name: string;
+                    }[];
+                    phone: string | null;
+                };
+                id: number;
+                name: string;
+            } | null;
+            created_at: string;
+            custom_fields: {
+                id: number;
+                key: string;
+                label: string;
+                options: string[];
+                type: string;
+                /** unknown */
+                value: unknown;
+            }[];
+            feedback_seen_at: string | null;
+            feedback_unseen: number;
+            group: {
+                id: number;
+                name: string;
+            } | null;
+            id: number;
+            /** @enum {string} */
+            kind: "chat" | "group";
+            last_message_at: string | null;
+            notes_count: number;
+            picked_up: boolean;
+            preview: string | null;
+            /** @enum {string} */
+            reply_state: "new" | "waiting" | "replied";
+            response_times: {
+                first_message_at: string | null;
+                first_response_at: string | null;
+                first_response_minutes: number | null;
+                first_response_seconds: number | null;
+                last_in_at: string | null;
+                last_out_at: string | null;
+                waiting_since: string | null;
+            };
+            sla: {
+                due_at: string;
+                /** @enum {string} */
+                level: "warn" | "breach";
+                minutes: number;
+            } | null;
+            /** @enum {string} */
+            status: "open" | "solved" | "closed";
+            subject: string | null;
+            team: {
+                id: number;
+                name: string;
+            } | null;
+            tickets: components["schemas"]["TicketBrief"][];
+            unread_count: number;
+            updated_at: string;
+        };
+        InteractionItem: {
+            assignee: {
+                avatar_url: string | null;
+                id: number;
+                name: string;
+            } | null;
+            category: {
+                id: number;
+                name: string;
+            } | null;
+            channel: {
+                id: number;
+                name: string;
+                type: ("msgapp" | "email" | "livechat" | "api") | null;
+            } | null;
+            contact: {
+                avatar_url: string | null;
+                id: number;
+                name: string;
+            } | null;
+            created_at: string;
+            group: {
+                id: number;
+                name: string;
+            } | null;
+            id: number;
+            /** @enum {string} */
+            kind: "chat" | "group";
+            last_message_at: string | null;
+            picked_up: boolean;
+            preview: string | null;
+            /** @enum {string} */
+            reply_state: "new" | "waiting" | "replied";
+            sla: {
+                due_at: string;
+                /** @enum {string} */
+                level: "warn" | "breach";
+                minutes: number;
+            } | null;
+            /** @enum {string} */
+            status: "open" | "solved" | "closed";
+            subject: string | null;
+            team: {
+                id: number;
+                name: string;
+            } | null;
+            unread_count: number;
+            updated_at: string;
+        };
+        Message: {
+            body: string;
+            client_id: string | null;
+            created_at: string;
+            deleted_at: string | null;
+            /** @enum {string} */
+            direction: "in" | "out";
+            edited_at: string | null;
+            email: {
+                attachments: {
+                    index: number;
+                    mime: string | null;
+                    name: string;
+                    size: number;
+                    url: string;
+                }[];
+                cc: string[];
+                html: string | null;
+                reply_all: boolean;
+                subject: string | null;
+            } | null;
+            error: string | null;
+            id: number;
+            interaction_id: number;
+            location: ({
+                address?: string | null;
+                latitude?: number | null;
+                longitude?: number | null;
+                name?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            media: {
+                mime: string | null;
+                name: string | null;
+                size: number | null;
+                url: string;
+            } | null;
+            reactions: {
+                emoji: string;
+                from: string;
+                jid?: string | null;
+                name?: string | null;
+                user_id?: number;
+            }[];
+            reply_to: {
+                body: string;
+                direction: ("in" | "out") | null;
+                id: number;
+                sender: {
+                    name: string | null;
+                };
+                type: string | null;
+            } | null;
+            sender: {
+                jid: string | null;
+                name: string | null;
+                user_id: number | null;
+            };
+            sent_at: string | null;
+            seq: number;
+            shared_contact: ({
+                email?: string | null;
+                name?: string;
+                phone?: string | null;
+            } & {
+                [key: string]: unknown;
+            }) | null;
+            source: string | null;
+            status: string;
+            template_id: number | null;
+            type: string;
+        };
         /** @description a string to be decoded into a number */
         NumberFromString: string;
         Ticket: {
@@ -9641,7 +9853,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: unknown;
+                        data: components["schemas"]["InteractionItem"][];
                         meta?: Record<string, never>;
                     };
                 };
@@ -9732,7 +9944,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: unknown;
+                        data: components["schemas"]["Interaction"];
                         meta?: Record<string, never>;
                     };
                 };
@@ -9953,7 +10165,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: unknown;
+                        data: components["schemas"]["Message"][];
                         meta?: Record<string, never>;
                     };
                 };

@@ -43,7 +43,7 @@ export const ContactPanel = ({ detail }: { detail: InteractionDetail }) => {
         )}
         {fields.map((f) => (
           <>
-            <dt key={`k${f.id}`}>{f.name}</dt>
+            <dt key={`k${f.id}`}>{f.label}</dt>
             <dd key={`v${f.id}`}>{String(f.value)}</dd>
           </>
         ))}

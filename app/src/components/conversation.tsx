@@ -49,10 +49,8 @@ export const Conversation = ({ id }: { id: number }) => {
 
   const loadDetail = useCallback(async () => {
     try {
-      const r = await api.get('/v1/interactions/{id}', { path: { id } })
-      const d = r.data as InteractionDetail | { visible: false }
-      if ('visible' in d && d.visible === false) setError('404')
-      else setDetail(d as InteractionDetail)
+      // Out of sight is a 404 here (caught below); only a change answers `{visible: false}`.
+      setDetail((await api.get('/v1/interactions/{id}', { path: { id } })).data)
     } catch (e) {
       setError(e instanceof ApiError && e.status === 404 ? '404' : e instanceof Error ? e.message : String(e))
     }
@@ -76,7 +74,7 @@ export const Conversation = ({ id }: { id: number }) => {
         path: { id },
         query: after === undefined ? { limit: 50 } : { after, limit: 100 },
       })
-      const got = r.data as readonly Message[]
+      const got = r.data
       if (after === undefined) setOlder(r.meta.has_more === true)
       setMessages((old) => byId(old, got))
       if (after === undefined || r.meta.has_more !== true || got.length === 0) break
@@ -159,7 +157,7 @@ export const Conversation = ({ id }: { id: number }) => {
     })
     stick.current = false
     setOlder(r.meta.has_more === true)
-    setMessages((old) => byId(old, r.data as readonly Message[]))
+    setMessages((old) => byId(old, r.data))
   }
 
   const act = async (f: () => Promise<unknown>) => {

@@ -178,7 +178,7 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
     try {
       const r = await api.get('/v1/interactions', { query: queryOf(f, page) })
       if (gen !== generation.current) return
-      const got = r.data as readonly InteractionItem[]
+      const got = r.data
       setTotal(Number(r.meta.total ?? got.length))
       setCounts((r.meta.counts ?? {}) as Record<string, number>)
       setTeams((r.meta.teams ?? []) as readonly Option[])

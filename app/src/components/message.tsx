@@ -80,7 +80,7 @@ const Body = ({ m }: { m: Message }) => {
       <div class="location">
         <strong>{name || t('conv.location')}</strong>
         {address && <div class="muted small">{address}</div>}
-        {latitude !== undefined && longitude !== undefined && (
+        {latitude != null && longitude != null && (
           <a
             href={`https://www.openstreetmap.org/?mlat=${latitude}&mlon=${longitude}#map=16/${latitude}/${longitude}`}
             target="_blank"
@@ -98,7 +98,7 @@ const Body = ({ m }: { m: Message }) => {
       <div class="vcard">
         <div class="muted small">{t('conv.contact_card')}</div>
         <strong>{c.name}</strong>
-        {(c.phones ?? (c.phone ? [c.phone] : [])).map((p) => (
+        {(c.phone ? [c.phone] : []).map((p) => (
           <div key={p}>{p}</div>
         ))}
       </div>

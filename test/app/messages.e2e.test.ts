@@ -60,7 +60,7 @@ beforeAll(async () => {
     direction: 'in',
     type: 'contact',
     body: '',
-    payload: { contact: { name: 'Sari Kurir', phones: ['+62 811 222 333'] } },
+    payload: { contact: { name: 'Sari Kurir', phone: '+62 811 222 333' } },
     externalId: 'e3',
   })
   await append({

@@ -1,3 +1,4 @@
+import { Schema } from 'effect'
 import type { Entity, FieldRow } from '../../store/customFields'
 import type { ProblemSet } from './errors'
 
@@ -192,3 +193,13 @@ export const withValues = (defs: readonly FieldRow[], custom: Readonly<Record<st
     options: d.options,
     value: custom[d.key] ?? null,
   }))
+
+/** One entry of `withValues` as answers carry it (a field with its value), for response schemas. */
+export const FieldValueSchema = Schema.Struct({
+  id: Schema.Number,
+  key: Schema.String,
+  label: Schema.String,
+  type: Schema.String,
+  options: Schema.Array(Schema.String),
+  value: Schema.Unknown,
+})

@@ -1,4 +1,5 @@
 import { Schema } from 'effect'
+import { FieldValueSchema } from '../contacts/customValues'
 import { BriefSchema as TicketBriefSchema } from '../tickets/presenters'
 
 /**
@@ -47,14 +48,7 @@ const itemFields = {
 export const InteractionItemSchema = Schema.Struct(itemFields).annotations({ identifier: 'InteractionItem' })
 
 /** A custom field with its value (actors/contacts/customValues `withValues`). */
-const CustomFieldValue = Schema.Struct({
-  id: Num,
-  key: Str,
-  label: Str,
-  type: Str,
-  options: Schema.Array(Str),
-  value: Schema.Unknown,
-})
+const CustomFieldValue = FieldValueSchema
 
 /** The detail (`GET /v1/interactions/{id}`): the contact's details only with `contacts.view`. */
 export const InteractionSchema = Schema.Struct({

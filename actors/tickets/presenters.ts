@@ -3,7 +3,7 @@ import { iso } from '../../engine/time'
 import type { FieldRow } from '../../store/customFields'
 import type { SlaPolicy } from '../../store/sla'
 import type * as Tickets from '../../store/tickets'
-import { shownValues, withValues } from '../contacts/customValues'
+import { FieldValueSchema, shownValues, withValues } from '../contacts/customValues'
 import { isActive, type TicketSla, ticketSla } from './rules'
 
 /**
@@ -263,16 +263,7 @@ export const ItemSchema = Schema.Struct(itemFields).annotations({ identifier: 'T
 export const DetailSchema = Schema.Struct({
   ...itemFields,
   description: Str,
-  custom_fields: Schema.Array(
-    Schema.Struct({
-      id: Num,
-      key: Str,
-      label: Str,
-      type: Str,
-      options: Schema.Array(Str),
-      value: Schema.Unknown,
-    }),
-  ),
+  custom_fields: Schema.Array(FieldValueSchema),
   interaction: Schema.NullOr(
     Schema.Struct({
       id: Num,

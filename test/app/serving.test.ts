@@ -31,6 +31,25 @@ describe('serving the agent app', () => {
     expect(script.headers.get('content-type')).toBe('text/javascript; charset=utf-8')
     expect(script.headers.get('cache-control')).toBe('public, max-age=31536000, immutable')
     expect((await s.fetch(css)).headers.get('content-type')).toBe('text/css; charset=utf-8')
+    // Compressed for a client that accepts gzip (fetch does, and unpacks it), as is for one that does not.
+    expect(script.headers.get('content-encoding')).toBe('gzip')
+    expect(script.headers.get('vary')).toBe('Accept-Encoding')
+    const text = await script.text()
+    expect(text.length).toBeGreaterThan(1000)
+    const { request } = await import('node:http')
+    const plain = await new Promise<{ encoding: string | undefined; bytes: Buffer }>((resolve, reject) => {
+      const r = request(`${s.url}${js}`, { headers: { 'accept-encoding': 'identity' } }, (res) => {
+        const chunks: Buffer[] = []
+        res.on('data', (c: Buffer) => chunks.push(c))
+        res.on('end', () =>
+          resolve({ encoding: res.headers['content-encoding'], bytes: Buffer.concat(chunks) }),
+        )
+      })
+      r.on('error', reject)
+      r.end()
+    })
+    expect(plain.encoding).toBeUndefined()
+    expect(plain.bytes.toString('utf8')).toBe(text)
     const missing = await s.fetch('/app/assets/main-NOTAHASH.js')
     expect(missing.status).toBe(404)
     expect((await s.fetch('/app/assets/../../package.json')).status).not.toBe(200)

@@ -265,17 +265,31 @@ const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMes
     )
     if (written._tag === 'Left') return yield* appendCarefully(state, msgs, id)
     const { conversation, messages: stored } = written.right
-    const views: Messages.MessageView[] = []
-    for (const message of stored) views.push(yield* publishMessage(row.id, message, 'message.created'))
-    if (messages.some((w) => w.m.type !== 'note')) yield* inboxChanged(conversation, 'message')
-    if (conversation.status !== row.status) {
-      yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(conversation))
-    }
+    const views = yield* announce(row, conversation, stored)
     const exits = yield* Effect.forEach(plan, (p) =>
       'at' in p ? Effect.succeed(Exit.succeed(views[p.at]!) as AppendExit) : storedView(p.dup, id, views),
     )
     const added = stored.flatMap((v) => (v.client_id === null ? [] : [[v.client_id, v.id] as const]))
     return [exits, { ...state, row: conversation, recent: remember(state.recent, added) }] as const
+  })
+
+/**
+ * After a commit: `message.created` for each stored message, `inbox.changed` once unless all were
+ * notes, `interaction.updated` when the status moved from `before`'s. Answers the messages' views.
+ */
+const announce = (
+  before: Conversations.ConversationRow | null,
+  after: Conversations.ConversationRow,
+  stored: readonly Conversations.MessageRow[],
+) =>
+  Effect.gen(function* () {
+    const views: Messages.MessageView[] = []
+    for (const message of stored) views.push(yield* publishMessage(after.id, message, 'message.created'))
+    if (stored.some((m) => m.type !== 'note')) yield* inboxChanged(after, 'message')
+    if (before && after.status !== before.status) {
+      yield* publishEvent(topicOf(after.id), 'interaction.updated', presentChange(after))
+    }
+    return views
   })
 
 /** A resend's answer: the stored message (a negative id is a sequence written in this very run). */
@@ -311,22 +325,12 @@ const appendCarefully = (state: ConversationState, msgs: readonly Conversations.
         continue
       }
       if (!r.created || !r.conversation) {
-        const view = yield* Messages.view(r.message.id)
-        exits.push(
-          view
-            ? Exit.succeed({ ...view, duplicate: true as const })
-            : Exit.fail(new ConversationNotFound({ id })),
-        )
+        exits.push(yield* storedView(r.message.id, id, []))
         continue
       }
-      const before = state.row
-      const view = yield* publishMessage(id, r.message, 'message.created')
-      if (m.type !== 'note') yield* inboxChanged(r.conversation, 'message')
-      if (before && r.conversation.status !== before.status) {
-        yield* publishEvent(topicOf(id), 'interaction.updated', presentChange(r.conversation))
-      }
+      const [view] = yield* announce(state.row, r.conversation, [r.message])
       if (r.message.client_id !== null) added.push([r.message.client_id, r.message.id])
-      exits.push(Exit.succeed(view))
+      exits.push(Exit.succeed(view!))
     }
     const row = yield* Conversations.byId(id)
     return [exits, { ...state, row, recent: remember(state.recent, added) }] as const

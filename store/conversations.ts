@@ -255,12 +255,38 @@ export interface Appended {
   readonly messages: readonly MessageRow[]
 }
 
-const MESSAGE_TIMES = ['sent_at', 'created_at', 'edited_at', 'deleted_at'] as const
-const reviveMessage = (j: Record<string, unknown>): MessageRow => {
-  const out: Record<string, unknown> = { ...j }
-  for (const k of MESSAGE_TIMES) out[k] = typeof j[k] === 'string' ? new Date(j[k] as string) : null
-  return out as unknown as MessageRow
-}
+/**
+ * The stored row of a message this node just inserted: everything but its id is what the writer
+ * sent (the defaults of the columns it leaves out are written here too), so the database only
+ * has to answer the ids.
+ */
+const insertedRow = (
+  workspaceId: number,
+  conversationId: number,
+  id: number,
+  { seq, at, m }: AppendWrite['messages'][number],
+): MessageRow => ({
+  id,
+  workspace_id: workspaceId,
+  conversation_id: conversationId,
+  seq,
+  direction: m.direction,
+  type: m.type,
+  body: m.body,
+  sender: m.sender,
+  status: m.status ?? 'sent',
+  error: null,
+  client_id: m.clientId ?? null,
+  sent_at: m.sentAt ?? at,
+  created_at: at,
+  file_id: m.fileId ?? null,
+  reply_to_id: m.replyToId ?? null,
+  payload: m.payload ?? {},
+  reactions: [],
+  external_id: m.externalId ?? null,
+  edited_at: null,
+  deleted_at: null,
+})
 
 /**
  * Writes appends to many conversations as ONE statement (the group commit's unit): each
@@ -312,7 +338,7 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
     const facts = writes.flatMap((w) =>
       w.messages.flatMap(({ fact }) => (fact ? [{ c: w.conversationId, ...fact }] : [])),
     )
-    return sql<{ m: Record<string, unknown>; c: Record<string, unknown> | null }>`
+    return sql<{ c: number; seq: number | null; id: number | null; row: Record<string, unknown> | null }>`
       WITH u AS (
         SELECT * FROM json_to_recordset(${JSON.stringify(convs)}::json) AS u(
           id bigint, prev_seq integer, last_seq integer, updated_at timestamptz, last_message_at timestamptz,
@@ -338,7 +364,7 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
           file_id bigint, reply_to_id bigint, payload jsonb, external_id text, sent_at timestamptz,
           created_at timestamptz)
         JOIN conv ON conv.id = m.c
-        RETURNING *
+        RETURNING conversation_id, seq, id
       ), fact AS (
         INSERT INTO report_facts (workspace_id, at, kind, conversation_id, channel_id, channel_type, team_id, user_id,
                                   opened, first, since)
@@ -349,22 +375,26 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
           c bigint, kind text, at timestamptz, user_id integer, opened boolean, first boolean, since timestamptz)
         JOIN conv ON conv.id = f.c
       )
-      SELECT to_jsonb(msg.*) AS m, CASE WHEN msg.seq = conv.last_seq THEN to_jsonb(conv.*) END AS c
-      FROM msg JOIN conv ON conv.id = msg.conversation_id
-      ORDER BY msg.conversation_id, msg.seq`.pipe(
+      -- The messages' ids, then each conversation's row as the update left it (other columns may
+      -- have changed since the actor read it: a category moved, a contact merged).
+      SELECT msg.conversation_id AS c, msg.seq, msg.id, NULL::jsonb AS row FROM msg
+      UNION ALL
+      SELECT conv.id, NULL, NULL, to_jsonb(conv.*) FROM conv`.pipe(
       Effect.map((rows) => {
-        const out = new Map<number, { conversation: ConversationRow | null; messages: MessageRow[] }>()
-        for (const r of rows) {
-          const message = reviveMessage(r.m)
-          const id = Number(message.conversation_id)
-          const entry = out.get(id) ?? { conversation: null, messages: [] }
-          entry.messages.push(message)
-          if (r.c) entry.conversation = reviveConversation(r.c)
-          out.set(id, entry)
-        }
+        const ids = new Map<string, number>()
+        for (const r of rows) if (r.row === null) ids.set(`${r.c}:${r.seq}`, r.id!)
+        const byConversation = new Map(writes.map((w) => [w.conversationId, w]))
         const done = new Map<number, Appended>()
-        for (const [id, e] of out)
-          if (e.conversation) done.set(id, { conversation: e.conversation, messages: e.messages })
+        for (const r of rows) {
+          if (r.row === null) continue
+          const conversation = reviveConversation(r.row)
+          const messages = byConversation
+            .get(conversation.id)!
+            .messages.map((each) =>
+              insertedRow(conversation.workspace_id, conversation.id, ids.get(`${conversation.id}:${each.seq}`)!, each),
+            )
+          done.set(conversation.id, { conversation, messages })
+        }
         return done
       }),
     )

@@ -391,7 +391,12 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
           const messages = byConversation
             .get(conversation.id)!
             .messages.map((each) =>
-              insertedRow(conversation.workspace_id, conversation.id, ids.get(`${conversation.id}:${each.seq}`)!, each),
+              insertedRow(
+                conversation.workspace_id,
+                conversation.id,
+                ids.get(`${conversation.id}:${each.seq}`)!,
+                each,
+              ),
             )
           done.set(conversation.id, { conversation, messages })
         }

@@ -39,6 +39,18 @@ export const unstorableText = (input: unknown): string[][] => {
   return found
 }
 
+type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+/** Each schema's decoder, made once: a route's schema decodes every request it gets. */
+const decoders = new WeakMap<object, Decoder>()
+const decoderOf = <A, I>(schema: Schema.Schema<A, I, never>) => {
+  let d = decoders.get(schema)
+  if (!d) {
+    d = ParseResult.decodeUnknownEither(schema, { errors: 'all', onExcessProperty: 'ignore' })
+    decoders.set(schema, d)
+  }
+  return d as (input: unknown) => Either.Either<A, ParseResult.ParseIssue>
+}
+
 /**
  * Decodes input with a schema and turns every issue into `error.fields`: field path to a message
  * key with parameters, derived from the schema itself (its JSON Schema annotations), so that one
@@ -60,7 +72,7 @@ export const decode = <A, I>(
     for (const p of unstorable) put(fields, p, { key: 'field.characters' })
     return Either.left(invalid(renameRoot(fields, root)))
   }
-  const result = ParseResult.decodeUnknownEither(schema, { errors: 'all', onExcessProperty: 'ignore' })(input)
+  const result = decoderOf(schema)(input)
   if (Either.isRight(result)) return Either.right(result.right)
   const fields: Record<string, FieldMessage> = {}
   collect(result.left, [], fields)

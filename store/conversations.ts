@@ -289,7 +289,8 @@ const insertedRow = (
 })
 
 /**
- * Writes appends to many conversations as ONE statement (the group commit's unit): each
+ * Writes appends to many conversations as ONE statement (the group commit's unit; the SQL is the
+ * function `kotak_append_messages`, migration 0100, planned once per session): each
  * conversation's per-message columns set to the values its writer computed, its messages
  * inserted, their report facts recorded. A conversation whose `last_seq` moved since its writer
  * read it (another node appended meanwhile) is left out entirely — no row, no message, no fact —
@@ -338,56 +339,22 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
     const facts = writes.flatMap((w) =>
       w.messages.flatMap(({ fact }) => (fact ? [{ c: w.conversationId, ...fact }] : [])),
     )
-    return sql<{ c: number; seq: number | null; id: number | null; row: Record<string, unknown> | null }>`
-      WITH u AS (
-        SELECT * FROM json_to_recordset(${JSON.stringify(convs)}::json) AS u(
-          id bigint, prev_seq integer, last_seq integer, updated_at timestamptz, last_message_at timestamptz,
-          preview text, last_in_at timestamptz, last_out_at timestamptz, first_in_at timestamptz,
-          first_response_at timestamptz, unread_count integer, notes_count integer, waiting_since timestamptz,
-          episode_at timestamptz, episode_replied_at timestamptz, reply_state text, status text)
-      ), conv AS (
-        UPDATE conversations c SET last_seq = u.last_seq, updated_at = u.updated_at,
-          last_message_at = u.last_message_at, preview = u.preview, last_in_at = u.last_in_at,
-          last_out_at = u.last_out_at, first_in_at = u.first_in_at, first_response_at = u.first_response_at,
-          unread_count = u.unread_count, notes_count = u.notes_count, waiting_since = u.waiting_since,
-          episode_at = u.episode_at, episode_replied_at = u.episode_replied_at, reply_state = u.reply_state,
-          status = u.status
-        FROM u WHERE c.id = u.id AND c.last_seq = u.prev_seq
-        RETURNING c.*
-      ), msg AS (
-        INSERT INTO messages (workspace_id, conversation_id, seq, direction, type, body, sender, status, client_id,
-                              file_id, reply_to_id, payload, external_id, sent_at, created_at)
-        SELECT conv.workspace_id, conv.id, m.seq, m.direction, m.type, m.body, m.sender, m.status, m.client_id,
-               m.file_id, m.reply_to_id, m.payload, m.external_id, m.sent_at, m.created_at
-        FROM json_to_recordset(${JSON.stringify(msgs)}::json) AS m(
-          c bigint, seq integer, direction text, type text, body text, sender jsonb, status text, client_id text,
-          file_id bigint, reply_to_id bigint, payload jsonb, external_id text, sent_at timestamptz,
-          created_at timestamptz)
-        JOIN conv ON conv.id = m.c
-        RETURNING conversation_id, seq, id
-      ), fact AS (
-        INSERT INTO report_facts (workspace_id, at, kind, conversation_id, channel_id, channel_type, team_id, user_id,
-                                  opened, first, since)
-        SELECT conv.workspace_id, f.at, f.kind, conv.id, conv.channel_id,
-               (SELECT ch.type FROM channels ch WHERE ch.id = conv.channel_id), conv.team_id, f.user_id,
-               f.opened, f.first, f.since
-        FROM json_to_recordset(${JSON.stringify(facts)}::json) AS f(
-          c bigint, kind text, at timestamptz, user_id integer, opened boolean, first boolean, since timestamptz)
-        JOIN conv ON conv.id = f.c
-      )
-      -- The messages' ids, then each conversation's row as the update left it (other columns may
-      -- have changed since the actor read it: a category moved, a contact merged).
-      SELECT msg.conversation_id AS c, msg.seq, msg.id, NULL::jsonb AS row FROM msg
-      UNION ALL
-      SELECT conv.id, NULL, NULL, to_jsonb(conv.*) FROM conv`.pipe(
+    return sql<{
+      c: number
+      seq: number | null
+      id: number | null
+      conversation: Record<string, unknown> | null
+    }>`
+      SELECT * FROM kotak_append_messages(
+        ${JSON.stringify(convs)}::json, ${JSON.stringify(msgs)}::json, ${JSON.stringify(facts)}::json)`.pipe(
       Effect.map((rows) => {
         const ids = new Map<string, number>()
-        for (const r of rows) if (r.row === null) ids.set(`${r.c}:${r.seq}`, r.id!)
+        for (const r of rows) if (r.conversation === null) ids.set(`${r.c}:${r.seq}`, r.id!)
         const byConversation = new Map(writes.map((w) => [w.conversationId, w]))
         const done = new Map<number, Appended>()
         for (const r of rows) {
-          if (r.row === null) continue
-          const conversation = reviveConversation(r.row)
+          if (r.conversation === null) continue
+          const conversation = reviveConversation(r.conversation)
           const messages = byConversation
             .get(conversation.id)!
             .messages.map((each) =>

@@ -1,5 +1,5 @@
 import type { SqlError } from '@effect/sql'
-import { Data, Effect, Exit } from 'effect'
+import { Data, Duration, Effect, Exit } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
 import { currentMillis, currentTime, WallClock } from '../../engine/clock'
 import { publishEvent, recheckTopic } from '../../engine/events'
@@ -53,7 +53,23 @@ export interface ConversationState {
   readonly recent: ReadonlyMap<string, number>
   /** user id → expiry (epoch ms) of their typing indicator. */
   readonly typing: ReadonlyMap<number, number>
+  /** When `ws:` last heard of new messages here; changed in place (`messagesChanged`). */
+  readonly inbox: InboxHold
 }
+
+interface InboxHold {
+  /** `performance.now()` of the last `inbox.changed` for messages. */
+  at: number
+  /** One is scheduled for the end of the current window. */
+  trailing: boolean
+}
+
+/**
+ * How often at most `ws:` hears `inbox.changed` for new messages of one conversation: the event
+ * tells agents' apps to reload their list, and a busy conversation (hundreds of messages a
+ * second) would otherwise have every app reload it as often (docs/decisions.md, "The write path").
+ */
+const INBOX_MESSAGES_EVERY_MS = 100
 
 export const topicOf = (id: number) => `conv:${id}`
 
@@ -265,7 +281,7 @@ const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMes
     )
     if (written._tag === 'Left') return yield* appendCarefully(state, msgs, id)
     const { conversation, messages: stored } = written.right
-    const views = yield* announce(row, conversation, stored)
+    const views = yield* announce(state, conversation, stored)
     const exits = yield* Effect.forEach(plan, (p) =>
       'at' in p ? Effect.succeed(Exit.succeed(views[p.at]!) as AppendExit) : storedView(p.dup, id, views),
     )
@@ -274,18 +290,45 @@ const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMes
   })
 
 /**
- * After a commit: `message.created` for each stored message, `inbox.changed` once unless all were
- * notes, `interaction.updated` when the status moved from `before`'s. Answers the messages' views.
+ * `inbox.changed` (reason `message`) at once when the last one went out at least
+ * `INBOX_MESSAGES_EVERY_MS` ago; otherwise one at the end of that window, which covers every
+ * message committed until then. Real time, not the inbox's clock: this paces events.
+ */
+const messagesChanged = (c: Conversations.ConversationRow, hold: InboxHold) =>
+  Effect.suspend(() => {
+    if (hold.trailing) return Effect.void
+    const wait = hold.at + INBOX_MESSAGES_EVERY_MS - performance.now()
+    if (wait <= 0) {
+      hold.at = performance.now()
+      return inboxChanged(c, 'message')
+    }
+    hold.trailing = true
+    const later = Effect.zipRight(
+      Effect.sleep(Duration.millis(wait)),
+      Effect.suspend(() => {
+        hold.trailing = false
+        hold.at = performance.now()
+        return inboxChanged(c, 'message')
+      }),
+    )
+    return Effect.asVoid(Effect.forkDaemon(later))
+  })
+
+/**
+ * After a commit: `message.created` for each stored message, `inbox.changed` unless all were
+ * notes (paced by `messagesChanged`), `interaction.updated` when the status moved from
+ * `before`'s. Answers the messages' views.
  */
 const announce = (
-  before: Conversations.ConversationRow | null,
+  state: ConversationState,
   after: Conversations.ConversationRow,
   stored: readonly Conversations.MessageRow[],
 ) =>
   Effect.gen(function* () {
+    const before = state.row
     const views: Messages.MessageView[] = []
     for (const message of stored) views.push(yield* publishMessage(after.id, message, 'message.created'))
-    if (stored.some((m) => m.type !== 'note')) yield* inboxChanged(after, 'message')
+    if (stored.some((m) => m.type !== 'note')) yield* messagesChanged(after, state.inbox)
     if (before && after.status !== before.status) {
       yield* publishEvent(topicOf(after.id), 'interaction.updated', presentChange(after))
     }
@@ -328,7 +371,7 @@ const appendCarefully = (state: ConversationState, msgs: readonly Conversations.
         exits.push(yield* storedView(r.message.id, id, []))
         continue
       }
-      const [view] = yield* announce(state.row, r.conversation, [r.message])
+      const [view] = yield* announce(state, r.conversation, [r.message])
       if (r.message.client_id !== null) added.push([r.message.client_id, r.message.id])
       exits.push(Exit.succeed(view!))
     }
@@ -342,7 +385,12 @@ export const definition = Actor.define({
     Effect.gen(function* () {
       const row = yield* Conversations.byId(id)
       const recent = row ? yield* Messages.recentClientIds(id, RECENT_CLIENT_IDS) : new Map<string, number>()
-      return { row, typing: new Map(), recent } satisfies ConversationState as ConversationState
+      return {
+        row,
+        typing: new Map(),
+        recent,
+        inbox: { at: Number.NEGATIVE_INFINITY, trailing: false },
+      } satisfies ConversationState as ConversationState
     }),
   idleMs: 5 * 60_000,
   batch: {

@@ -1,0 +1,57 @@
+-- The group commit's write (store/conversations `writeAppends`, store/appendWriter): appends to
+-- many conversations as one statement. A function so that each session plans it once: sent as a
+-- statement it was parsed and planned on every write, which cost PostgreSQL more than executing
+-- it for the few messages a write carries under moderate load (docs/decisions.md, "The write path").
+--
+-- Each conversation's per-message columns are set to what its actor computed, only if `last_seq`
+-- is still what the actor saw (`prev_seq`); its messages are inserted and their report facts
+-- recorded. A conversation whose sequence moved on is left out entirely. The answer: each new
+-- message's id, then each written conversation's row as the update left it.
+CREATE FUNCTION kotak_append_messages(convs json, msgs json, facts json)
+RETURNS TABLE (c bigint, seq integer, id bigint, conversation jsonb)
+LANGUAGE plpgsql AS $$
+#variable_conflict use_column
+BEGIN
+  RETURN QUERY
+  WITH u AS (
+    SELECT * FROM json_to_recordset(convs) AS u(
+      id bigint, prev_seq integer, last_seq integer, updated_at timestamptz, last_message_at timestamptz,
+      preview text, last_in_at timestamptz, last_out_at timestamptz, first_in_at timestamptz,
+      first_response_at timestamptz, unread_count integer, notes_count integer, waiting_since timestamptz,
+      episode_at timestamptz, episode_replied_at timestamptz, reply_state text, status text)
+  ), conv AS (
+    UPDATE conversations c SET last_seq = u.last_seq, updated_at = u.updated_at,
+      last_message_at = u.last_message_at, preview = u.preview, last_in_at = u.last_in_at,
+      last_out_at = u.last_out_at, first_in_at = u.first_in_at, first_response_at = u.first_response_at,
+      unread_count = u.unread_count, notes_count = u.notes_count, waiting_since = u.waiting_since,
+      episode_at = u.episode_at, episode_replied_at = u.episode_replied_at, reply_state = u.reply_state,
+      status = u.status
+    FROM u WHERE c.id = u.id AND c.last_seq = u.prev_seq
+    RETURNING c.*
+  ), msg AS (
+    INSERT INTO messages (workspace_id, conversation_id, seq, direction, type, body, sender, status, client_id,
+                          file_id, reply_to_id, payload, external_id, sent_at, created_at)
+    SELECT conv.workspace_id, conv.id, m.seq, m.direction, m.type, m.body, m.sender, m.status, m.client_id,
+           m.file_id, m.reply_to_id, m.payload, m.external_id, m.sent_at, m.created_at
+    FROM json_to_recordset(msgs) AS m(
+      c bigint, seq integer, direction text, type text, body text, sender jsonb, status text, client_id text,
+      file_id bigint, reply_to_id bigint, payload jsonb, external_id text, sent_at timestamptz,
+      created_at timestamptz)
+    JOIN conv ON conv.id = m.c
+    RETURNING conversation_id, seq, id
+  ), fact AS (
+    INSERT INTO report_facts (workspace_id, at, kind, conversation_id, channel_id, channel_type, team_id, user_id,
+                              opened, first, since)
+    SELECT conv.workspace_id, f.at, f.kind, conv.id, conv.channel_id,
+           (SELECT ch.type FROM channels ch WHERE ch.id = conv.channel_id), conv.team_id, f.user_id,
+           f.opened, f.first, f.since
+    FROM json_to_recordset(facts) AS f(
+      c bigint, kind text, at timestamptz, user_id integer, opened boolean, first boolean, since timestamptz)
+    JOIN conv ON conv.id = f.c
+  )
+  -- The messages' ids, then each conversation's row as the update left it (other columns may
+  -- have changed since the actor read it: a category moved, a contact merged).
+  SELECT msg.conversation_id AS c, msg.seq, msg.id, NULL::jsonb FROM msg
+  UNION ALL
+  SELECT conv.id, NULL, NULL, to_jsonb(conv.*) FROM conv;
+END $$;

@@ -199,14 +199,17 @@ export const previewOf = (m: { readonly type: string; readonly body: string }): 
  * (actors/reports/metrics.ts has the definitions).
  */
 export const applyMessage = (r: ConversationRow, m: NewMessage, at: Date): ConversationRow => {
-  const base = { ...r, last_seq: r.last_seq + 1, updated_at: at }
-  if (m.type === 'note') return { ...base, notes_count: r.notes_count + 1 }
+  // One copy of the row per message (it has some forty columns): every branch spreads it once.
+  const last_seq = r.last_seq + 1
+  if (m.type === 'note') return { ...r, last_seq, updated_at: at, notes_count: r.notes_count + 1 }
   const preview = previewOf(m)
   if (m.direction === 'in') {
     const reopened = r.status === 'solved' || r.status === 'closed'
     const starts = reopened || r.episode_at === null
     return {
-      ...base,
+      ...r,
+      last_seq,
+      updated_at: at,
       last_message_at: at,
       preview,
       last_in_at: at,
@@ -219,9 +222,12 @@ export const applyMessage = (r: ConversationRow, m: NewMessage, at: Date): Conve
       status: reopened ? 'open' : r.status,
     }
   }
-  if (ReportFacts.isAutomatic(m)) return { ...base, last_message_at: at, preview, last_out_at: at }
+  if (ReportFacts.isAutomatic(m))
+    return { ...r, last_seq, updated_at: at, last_message_at: at, preview, last_out_at: at }
   return {
-    ...base,
+    ...r,
+    last_seq,
+    updated_at: at,
     last_message_at: at,
     preview,
     last_out_at: at,

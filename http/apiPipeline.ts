@@ -204,14 +204,16 @@ const run = (
   }
   if (route.access === 'C') {
     // API channel inbound calls: the channel key, its own budget, plan and frozen state.
-    return andThen(authenticateChannel(header('authorization')), (viaChannel) =>
-      andThen(limit(`channel:${viaChannel.channel.id}`, cfg.rateLimitPerChannelKey), () =>
-        andThen(viaChannel.authorize(method), () =>
-          handleWith(null, (request) =>
-            route.handler({ ...request, channel: viaChannel.channel, workspace: viaChannel.workspace }),
+    return andThen(
+      authenticateChannel(Context.get(services, CredentialCache), header('authorization')),
+      (viaChannel) =>
+        andThen(limit(`channel:${viaChannel.channel.id}`, cfg.rateLimitPerChannelKey), () =>
+          andThen(viaChannel.authorize(method), () =>
+            handleWith(null, (request) =>
+              route.handler({ ...request, channel: viaChannel.channel, workspace: viaChannel.workspace }),
+            ),
           ),
         ),
-      ),
     )
   }
   const cache = Context.get(services, CredentialCache)

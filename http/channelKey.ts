@@ -4,7 +4,7 @@ import { digestText } from '../engine/tokens'
 import * as ChannelApi from '../store/channelApi'
 import { isPaidActive } from '../store/plans'
 import * as Workspaces from '../store/workspaces'
-import { CredentialCache } from './credentials'
+import type { ChannelCredential, CredentialCacheShape } from './credentials'
 import type { Method } from './router'
 
 /**
@@ -16,29 +16,33 @@ import type { Method } from './router'
  */
 const unauthorized = () => new ApiError({ code: 'unauthorized' })
 
-export const authenticateChannel = (authorization: string | undefined) =>
-  Effect.gen(function* () {
-    const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')
-    const key = m?.[1]
-    if (!key || !ChannelApi.CHANNEL_KEY_PATTERN.test(key)) return yield* Effect.fail(unauthorized())
-    const cache = yield* CredentialCache
-    const cacheKey = digestText(key)
-    let resolved = cache.getChannel(cacheKey)
-    if (!resolved) {
-      const channel = yield* ChannelApi.findByKey(key)
-      if (!channel) return yield* Effect.fail(unauthorized())
-      const workspace = yield* Workspaces.byId(channel.workspace_id)
-      if (!workspace) return yield* Effect.fail(unauthorized())
-      resolved = { channel, workspace }
-      cache.putChannel(cacheKey, resolved)
-    }
-    const { channel, workspace } = resolved
-    const authorize = (method: Method) =>
-      Effect.gen(function* () {
-        if (!isPaidActive(workspace, new Date()))
-          return yield* Effect.fail(new ApiError({ code: 'plan_required' }))
-        if (workspace.frozen_at !== null && method !== 'GET')
-          return yield* Effect.fail(new ApiError({ code: 'workspace_frozen' }))
-      })
-    return { channel, workspace, authorize }
+export const authenticateChannel = (cache: CredentialCacheShape, authorization: string | undefined) => {
+  const m = /^Bearer\s+(\S+)$/i.exec(authorization ?? '')
+  const key = m?.[1]
+  if (!key || !ChannelApi.CHANNEL_KEY_PATTERN.test(key)) return Effect.fail(unauthorized())
+  const cacheKey = digestText(key)
+  // A key this node resolved before: answered at once (http/runFast.ts), no fiber.
+  const hit = cache.getChannel(cacheKey)
+  if (hit) return Effect.succeed(withAccess(hit))
+  return Effect.gen(function* () {
+    const channel = yield* ChannelApi.findByKey(key)
+    if (!channel) return yield* Effect.fail(unauthorized())
+    const workspace = yield* Workspaces.byId(channel.workspace_id)
+    if (!workspace) return yield* Effect.fail(unauthorized())
+    const resolved = { channel, workspace }
+    cache.putChannel(cacheKey, resolved)
+    return withAccess(resolved)
   })
+}
+
+/** The channel and its workspace, with the check of the workspace's plan and frozen state. */
+const withAccess = ({ channel, workspace }: ChannelCredential) => ({
+  channel,
+  workspace,
+  authorize: (method: Method): Effect.Effect<void, ApiError> => {
+    if (!isPaidActive(workspace, new Date())) return Effect.fail(new ApiError({ code: 'plan_required' }))
+    if (workspace.frozen_at !== null && method !== 'GET')
+      return Effect.fail(new ApiError({ code: 'workspace_frozen' }))
+    return Effect.void
+  },
+})

@@ -191,13 +191,13 @@ export const threadFor = (
   externalId: string,
   contact: Readonly<Record<string, unknown>>,
 ) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.gen(function* () {
-      const same = (t: ThreadRow) => Object.entries(contact).every(([k, v]) => t.contact[k] === v)
-      // The common case, a known conversation whose contact did not change: nothing to read or
-      // write per inbound message once this node has seen the thread.
-      const hot = cached(sql).get(threadKey(channel.id, externalId))
-      if (hot && same(hot)) return { thread: hot, created: false }
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const same = (t: ThreadRow) => Object.entries(contact).every(([k, v]) => t.contact[k] === v)
+    // The common case, a known conversation whose contact did not change: nothing to read or
+    // write per inbound message once this node has seen the thread, and no generator either.
+    const hot = cached(sql).get(threadKey(channel.id, externalId))
+    if (hot && same(hot)) return Effect.succeed({ thread: hot, created: false })
+    return Effect.gen(function* () {
       const [known] = hot
         ? [undefined]
         : yield* sql<ThreadRow>`
@@ -209,8 +209,8 @@ export const threadFor = (
       const made = yield* threadForUpdate(sql, channel, externalId, contact)
       keep(sql, made.thread)
       return made
-    }),
-  )
+    })
+  })
 
 /** The contact record of the customer's `contact` object (named by what it carries). */
 const contactOf = (externalId: string, c: Readonly<Record<string, unknown>>) => {

@@ -185,13 +185,12 @@ const publishMessage = (
   id: number | Conversations.MessageRow,
   event: 'message.created' | 'message.updated',
 ) =>
-  Effect.gen(function* () {
-    const view = yield* typeof id === 'number' ? Messages.view(id) : Messages.asView(id)
-    // Only called right after a change to this very row, in this actor: it exists.
-    if (!view) return yield* Effect.dieMessage(`message ${id} vanished`)
-    yield* publishEvent(topicOf(conversationId), event, presentMessage(view))
-    return view
-  })
+  Effect.flatMap(typeof id === 'number' ? Messages.view(id) : Messages.asView(id), (view) =>
+    view
+      ? Effect.as(publishEvent(topicOf(conversationId), event, presentMessage(view)), view)
+      : // Only called right after a change to this very row, in this actor: it exists.
+        Effect.dieMessage(`message ${typeof id === 'number' ? id : id.id} vanished`),
+  )
 
 const changed = (row: Conversations.ConversationRow | null, id: number) =>
   row ? Effect.succeed(row) : Effect.fail(new ConversationNotFound({ id }))
@@ -282,9 +281,12 @@ const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMes
     if (written._tag === 'Left') return yield* appendCarefully(state, msgs, id)
     const { conversation, messages: stored } = written.right
     const views = yield* announce(state, conversation, stored)
-    const exits = yield* Effect.forEach(plan, (p) =>
-      'at' in p ? Effect.succeed(Exit.succeed(views[p.at]!) as AppendExit) : storedView(p.dup, id, views),
-    )
+    // Resends in the run are rare: without one, the answers are the views as they are.
+    const exits = plan.every((p) => 'at' in p)
+      ? plan.map((p) => Exit.succeed(views[(p as { readonly at: number }).at]!) as AppendExit)
+      : yield* Effect.forEach(plan, (p) =>
+          'at' in p ? Effect.succeed(Exit.succeed(views[p.at]!) as AppendExit) : storedView(p.dup, id, views),
+        )
     const added = stored.flatMap((v) => (v.client_id === null ? [] : [[v.client_id, v.id] as const]))
     return [exits, { ...state, row: conversation, recent: remember(state.recent, added) }] as const
   })

@@ -59,6 +59,14 @@ const sendAuto = (
     yield* deliver({ workspace, conversation, channel }, stored)
   })
 
+/** The automatic replies a channel has on for an inbound message, or null when none. */
+const repliesOf = (channel: ChannelRow, newConversation: boolean) => {
+  const auto = (channel.settings.auto_reply ?? {}) as AutoReplySettings
+  const greeting = newConversation && auto.greeting_on ? (auto.greeting ?? '').trim() : ''
+  const away = auto.away_on ? (auto.away ?? '').trim() : ''
+  return greeting === '' && away === '' ? null : { greeting, away }
+}
+
 export const afterInbound = (
   from: ChannelRow,
   conversationId: number,
@@ -71,32 +79,34 @@ export const afterInbound = (
     readonly fresh?: boolean
   },
 ) =>
-  Effect.gen(function* () {
-    // Connectors hold their channel row for the life of a session; the settings are read fresh.
-    const channel = opts.fresh ? from : yield* Channels.byId(from.id)
-    if (!channel || channel.archived_at !== null) return
-    const auto = (channel.settings.auto_reply ?? {}) as AutoReplySettings
-    const greeting = opts.newConversation && auto.greeting_on ? (auto.greeting ?? '').trim() : ''
-    const away = auto.away_on ? (auto.away ?? '').trim() : ''
-    if (greeting === '' && away === '') return
-    const workspace = yield* Workspaces.byId(channel.workspace_id)
-    const conversation = yield* Conversations.byId(conversationId)
-    if (!workspace || !conversation) return
-    if (greeting !== '') yield* sendAuto(channel, conversation, workspace, 'greeting', greeting)
-    if (away === '') return
-    const general = Settings.generalOf(workspace)
-    const hours =
-      (channel.settings.hours as Settings.BusinessHours | null | undefined) ?? general.business_hours
-    const now = yield* currentTime
-    if (Settings.openAt(hours, general.timezone, now)) return
-    if (yield* awaySentRecently(conversationId)) return
-    yield* sendAuto(channel, conversation, workspace, 'away', away)
-  }).pipe(
-    Effect.catchAllCause((cause) =>
-      Effect.flatMap(Log, (log) =>
-        Effect.sync(() =>
-          log.warn('automatic reply not sent', { channel_id: from.id, cause: String(cause) }),
+  // A current row without automatic replies (most inbound messages): nothing to do, at once.
+  opts.fresh && !repliesOf(from, opts.newConversation)
+    ? Effect.void
+    : Effect.gen(function* () {
+        // Connectors hold their channel row for the life of a session; the settings are read fresh.
+        const channel = opts.fresh ? from : yield* Channels.byId(from.id)
+        if (!channel || channel.archived_at !== null) return
+        const replies = repliesOf(channel, opts.newConversation)
+        if (!replies) return
+        const { greeting, away } = replies
+        const workspace = yield* Workspaces.byId(channel.workspace_id)
+        const conversation = yield* Conversations.byId(conversationId)
+        if (!workspace || !conversation) return
+        if (greeting !== '') yield* sendAuto(channel, conversation, workspace, 'greeting', greeting)
+        if (away === '') return
+        const general = Settings.generalOf(workspace)
+        const hours =
+          (channel.settings.hours as Settings.BusinessHours | null | undefined) ?? general.business_hours
+        const now = yield* currentTime
+        if (Settings.openAt(hours, general.timezone, now)) return
+        if (yield* awaySentRecently(conversationId)) return
+        yield* sendAuto(channel, conversation, workspace, 'away', away)
+      }).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.flatMap(Log, (log) =>
+            Effect.sync(() =>
+              log.warn('automatic reply not sent', { channel_id: from.id, cause: String(cause) }),
+            ),
+          ),
         ),
-      ),
-    ),
-  )
+      )

@@ -130,9 +130,11 @@ const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) =>
     }
     // Fetched before anything is stored, so a file that cannot be fetched refuses the whole message
     // (422) and the customer's system can send it again.
-    const files = yield* Effect.forEach(body.message.attachments ?? [], (a, i) =>
-      fetchAttachment(channel.workspace_id, a, i),
-    )
+    const attachments = body.message.attachments ?? []
+    const files =
+      attachments.length === 0
+        ? []
+        : yield* Effect.forEach(attachments, (a, i) => fetchAttachment(channel.workspace_id, a, i))
     const actor = yield* ConversationActor
     const append = (
       m: { readonly type: string; readonly body: string; readonly fileId?: number },
@@ -154,9 +156,10 @@ const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) =>
         : { type: 'text', body: body.message.text ?? '' },
       clientId,
     )
-    yield* Effect.forEach(rest, (f, i) =>
-      append({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
-    )
+    if (rest.length > 0)
+      yield* Effect.forEach(rest, (f, i) =>
+        append({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
+      )
     // The append already told `ws:` about the message; a new conversation is worth a second word,
     // as the other connectors do.
     if (newConversation) {

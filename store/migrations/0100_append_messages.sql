@@ -14,11 +14,19 @@ LANGUAGE plpgsql AS $$
 BEGIN
   RETURN QUERY
   WITH u AS (
-    SELECT * FROM json_to_recordset(convs) AS u(
-      id bigint, prev_seq integer, last_seq integer, updated_at timestamptz, last_message_at timestamptz,
-      preview text, last_in_at timestamptz, last_out_at timestamptz, first_in_at timestamptz,
-      first_response_at timestamptz, unread_count integer, notes_count integer, waiting_since timestamptz,
-      episode_at timestamptz, episode_replied_at timestamptz, reply_state text, status text)
+    -- Times travel as epoch milliseconds: JSON.stringify is several times slower with Dates.
+    SELECT j.id, j.prev_seq, j.last_seq, to_timestamp(j.updated_at / 1000) AS updated_at,
+      to_timestamp(j.last_message_at / 1000) AS last_message_at, j.preview,
+      to_timestamp(j.last_in_at / 1000) AS last_in_at, to_timestamp(j.last_out_at / 1000) AS last_out_at,
+      to_timestamp(j.first_in_at / 1000) AS first_in_at,
+      to_timestamp(j.first_response_at / 1000) AS first_response_at, j.unread_count, j.notes_count,
+      to_timestamp(j.waiting_since / 1000) AS waiting_since, to_timestamp(j.episode_at / 1000) AS episode_at,
+      to_timestamp(j.episode_replied_at / 1000) AS episode_replied_at, j.reply_state, j.status
+    FROM json_to_recordset(convs) AS j(
+      id bigint, prev_seq integer, last_seq integer, updated_at float8, last_message_at float8,
+      preview text, last_in_at float8, last_out_at float8, first_in_at float8,
+      first_response_at float8, unread_count integer, notes_count integer, waiting_since float8,
+      episode_at float8, episode_replied_at float8, reply_state text, status text)
   ), conv AS (
     UPDATE conversations c SET last_seq = u.last_seq, updated_at = u.updated_at,
       last_message_at = u.last_message_at, preview = u.preview, last_in_at = u.last_in_at,
@@ -32,21 +40,22 @@ BEGIN
     INSERT INTO messages (workspace_id, conversation_id, seq, direction, type, body, sender, status, client_id,
                           file_id, reply_to_id, payload, external_id, sent_at, created_at)
     SELECT conv.workspace_id, conv.id, m.seq, m.direction, m.type, m.body, m.sender, m.status, m.client_id,
-           m.file_id, m.reply_to_id, m.payload, m.external_id, m.sent_at, m.created_at
+           m.file_id, m.reply_to_id, m.payload, m.external_id, to_timestamp(m.sent_at / 1000),
+           to_timestamp(m.created_at / 1000)
     FROM json_to_recordset(msgs) AS m(
       c bigint, seq integer, direction text, type text, body text, sender jsonb, status text, client_id text,
-      file_id bigint, reply_to_id bigint, payload jsonb, external_id text, sent_at timestamptz,
-      created_at timestamptz)
+      file_id bigint, reply_to_id bigint, payload jsonb, external_id text, sent_at float8,
+      created_at float8)
     JOIN conv ON conv.id = m.c
     RETURNING conversation_id, seq, id
   ), fact AS (
     INSERT INTO report_facts (workspace_id, at, kind, conversation_id, channel_id, channel_type, team_id, user_id,
                               opened, first, since)
-    SELECT conv.workspace_id, f.at, f.kind, conv.id, conv.channel_id,
+    SELECT conv.workspace_id, to_timestamp(f.at / 1000), f.kind, conv.id, conv.channel_id,
            (SELECT ch.type FROM channels ch WHERE ch.id = conv.channel_id), conv.team_id, f.user_id,
-           f.opened, f.first, f.since
+           f.opened, f.first, to_timestamp(f.since / 1000)
     FROM json_to_recordset(facts) AS f(
-      c bigint, kind text, at timestamptz, user_id integer, opened boolean, first boolean, since timestamptz)
+      c bigint, kind text, at float8, user_id integer, opened boolean, first boolean, since float8)
     JOIN conv ON conv.id = f.c
   )
   -- The messages' ids, then each conversation's row as the update left it (other columns may

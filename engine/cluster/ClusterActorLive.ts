@@ -5,6 +5,7 @@
 import * as ClusterSchema from '@effect/cluster/ClusterSchema'
 import * as Entity from '@effect/cluster/Entity'
 import { Sharding } from '@effect/cluster/Sharding'
+import * as Socket from '@effect/platform/Socket'
 import * as Rpc from '@effect/rpc/Rpc'
 import { Cause, Duration, Effect, Schema } from 'effect'
 import { ActorDefect, ActorStopped, type EntityId } from '../actor/Actor.js'
@@ -167,6 +168,12 @@ export const make = <R>(definition: internal.ErasedDefinition<R>, options: Clust
             }
             if (Cause.isInterruptedOnly(cause))
               return Effect.fail(unreachable(name, id, 'the owner stopped it'))
+            // The connection to the owner broke under the message (the owner died mid-write): the
+            // RPC client reports it as a defect, but it is the cluster's trouble, not a bug, and as
+            // safe to retry as a timeout.
+            const defect = Cause.dieOption(cause)
+            if (defect._tag === 'Some' && Socket.isSocketError(defect.value))
+              return Effect.fail(unreachable(name, id, `cluster: ${String(defect.value)}`))
             return Effect.fail(new ActorDefect({ actor: name, id: String(id), tag: 'routing', cause }))
           },
         }),

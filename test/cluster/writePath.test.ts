@@ -74,7 +74,7 @@ describe.skipIf(!enabled)('the write path when a node dies mid-storm', () => {
             break
           }
           // Refused while the dead node's shards move (503), or cut off with the node (0).
-          expect([0, 503], JSON.stringify(r.body)).toContain(r.status)
+          expect([0, 503], `${JSON.stringify(r.body)}\n${via.output().slice(-4000)}`).toContain(r.status)
           await new Promise((res) => setTimeout(res, 100))
         }
         sent++

@@ -40,6 +40,8 @@ export interface ConversationRow {
   readonly picked_up_at: Date | null
   readonly feedback_seen_at: Date | null
   readonly ai_summary: string | null
+  /** Bumped by every update of the row (migration 0011): "did anything change since?". */
+  readonly version: number
 }
 
 export interface MessageRow {
@@ -301,9 +303,10 @@ const ms = (d: Date | null) => (d === null ? null : d.getTime())
  * Writes appends to many conversations as ONE statement (the group commit's unit; the SQL is the
  * function `kotak_append_messages`, migration 0100, planned once per session): each
  * conversation's per-message columns set to the values its writer computed, its messages
- * inserted, their report facts recorded. A conversation whose `last_seq` moved since its writer
- * read it (another node appended meanwhile) is left out entirely — no row, no message, no fact —
- * and missing from the answer; the caller then appends the slow way. A duplicate client id or
+ * inserted, their report facts recorded. A conversation whose row changed since its writer read
+ * it (its `last_seq`: another node appended meanwhile; its `version`: anything else, a category
+ * moved, a contact merged) is left out entirely — no row, no message, no fact — and missing from
+ * the answer; the caller then appends the slow way, which reads the row again. A duplicate client id or
  * sequence fails the whole statement (unique indexes), for the caller to split.
  */
 export const writeAppends = (writes: readonly AppendWrite[]) =>
@@ -311,6 +314,7 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
     const convs = writes.map((w) => ({
       id: w.conversationId,
       prev_seq: w.prevSeq,
+      version: w.row.version,
       last_seq: w.row.last_seq,
       updated_at: ms(w.row.updated_at),
       last_message_at: ms(w.row.last_message_at),
@@ -350,60 +354,33 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
         fact ? [{ c: w.conversationId, ...fact, at: ms(fact.at), since: ms(fact.since) }] : [],
       ),
     )
-    return sql<{
-      c: number
-      seq: number | null
-      id: number | null
-      conversation: Record<string, unknown> | null
-    }>`
+    return sql<{ c: number; seq: number | null; id: number | null; version: number | null }>`
       SELECT * FROM kotak_append_messages(
         ${JSON.stringify(convs)}::json, ${JSON.stringify(msgs)}::json, ${JSON.stringify(facts)}::json)`.pipe(
       Effect.map((rows) => {
         const ids = new Map<string, number>()
-        for (const r of rows) if (r.conversation === null) ids.set(`${r.c}:${r.seq}`, r.id!)
-        const byConversation = new Map(writes.map((w) => [w.conversationId, w]))
+        for (const r of rows) if (r.version === null) ids.set(`${r.c}:${r.seq}`, r.id!)
         const done = new Map<number, Appended>()
-        for (const r of rows) {
-          if (r.conversation === null) continue
-          const conversation = reviveConversation(r.conversation)
-          const messages = byConversation
-            .get(conversation.id)!
-            .messages.map((each) =>
-              insertedRow(
-                conversation.workspace_id,
-                conversation.id,
-                ids.get(`${conversation.id}:${each.seq}`)!,
-                each,
-              ),
-            )
+        for (const w of writes) {
+          const version = rows.find((r) => r.version !== null && r.c === w.conversationId)?.version
+          if (version === undefined || version === null) continue
+          // The row was what the writer computed from (the version guard): it is now that row with
+          // its new version.
+          const conversation = { ...w.row, version }
+          const messages = w.messages.map((each) =>
+            insertedRow(
+              conversation.workspace_id,
+              conversation.id,
+              ids.get(`${conversation.id}:${each.seq}`)!,
+              each,
+            ),
+          )
           done.set(conversation.id, { conversation, messages })
         }
         return done
       }),
     )
   })
-
-const CONVERSATION_TIMES = [
-  'last_message_at',
-  'created_at',
-  'updated_at',
-  'waiting_since',
-  'first_in_at',
-  'first_response_at',
-  'episode_at',
-  'episode_replied_at',
-  'last_in_at',
-  'last_out_at',
-  'picked_up_at',
-  'feedback_seen_at',
-] as const
-
-/** A conversation row that travelled as JSON (timestamps as text) back into a row. */
-const reviveConversation = (j: Record<string, unknown>): ConversationRow => {
-  const out: Record<string, unknown> = { ...j }
-  for (const k of CONVERSATION_TIMES) out[k] = typeof j[k] === 'string' ? new Date(j[k] as string) : null
-  return out as unknown as ConversationRow
-}
 
 /**
  * Appends one message the careful way: under the conversation's row lock, from the row as stored

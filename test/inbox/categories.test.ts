@@ -154,6 +154,25 @@ describe('conversation categories', () => {
     ])
   })
 
+  it('a conversation moved by a category delete: its next message tells the moved category', async () => {
+    // The ConversationActor keeps its row in memory; the delete moves the row behind its back. The
+    // next append must notice (the write's version guard) and not answer with the old category.
+    const { w, session, create } = await setup()
+    const top = (await create({ name: 'Top' })).data
+    const mid = (await create({ name: 'Mid', parent_id: top.id })).data
+    const conv = await I.conversation(s, w)
+    await I.inbound(s, conv.id, 'first')
+    await s.fetch(`/v1/interactions/${conv.id}`, I.patch({ category_id: mid.id }, session.headers()))
+    await s.fetch(`/v1/interactions/${conv.id}`, I.patch({ status: 'solved' }, session.headers()))
+    await s.fetch(`/v1/conversation-categories/${mid.id}`, I.del(session.headers()))
+    const { c } = await I.socketFor(s, session, `conv:${conv.id}`)
+    // The customer comes back: the conversation reopens, and `interaction.updated` says so.
+    await I.inbound(s, conv.id, 'back again')
+    const updated = await c.next((f) => f.event === 'interaction.updated')
+    expect(updated.data).toMatchObject({ id: conv.id, status: 'open', category_id: top.id })
+    c.close()
+  })
+
   it('lets interactions.view or contacts.view read; writes need contacts.manage in the app', async () => {
     const { w, session } = await setup()
     const agent = await I.agent(s, w)

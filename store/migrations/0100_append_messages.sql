@@ -65,3 +65,8 @@ BEGIN
   UNION ALL
   SELECT conv.id, NULL, NULL, conv.version FROM conv;
 END $$;
+
+-- A message's workspace is its conversation's (the write takes it from the row), and deleting a
+-- workspace deletes its conversations and they their messages: the second foreign key only cost
+-- a check per inserted message (about 3 µs each in the storm) and a second cascade path.
+ALTER TABLE messages DROP CONSTRAINT messages_workspace_id_fkey;

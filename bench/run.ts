@@ -423,6 +423,8 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     const rate = setting('BENCH_RATE', 40_000, 200)
     const duration = setting('BENCH_DURATION_S', 20, 3)
     const connections = String(setting('BENCH_CONNECTIONS', 128, 8))
+    // The same offered load to both servers, written once.
+    const load = ['-rate', String(rate), '-duration', seconds(duration), '-connections', connections]
     const loadStart = loadavg()
     const kotak = await startKotak()
     let k: Awaited<ReturnType<typeof measureHttp>>
@@ -431,18 +433,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       log(`kotak: GET /v1/me, ${rate} req/s offered for ${duration}s`)
       k = await measureHttp(
         kotak.child.pid!,
-        [
-          '-target',
-          `${kotak.url}/v1/me`,
-          '-header',
-          `Authorization: Bearer ${s.key}`,
-          '-rate',
-          String(rate),
-          '-duration',
-          seconds(duration),
-          '-connections',
-          connections,
-        ],
+        ['-target', `${kotak.url}/v1/me`, '-header', `Authorization: Bearer ${s.key}`, ...load],
         kotak.database,
       )
     } finally {
@@ -461,16 +452,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
     try {
       await waitFor(`http://127.0.0.1:${helloPort}/`, hello)
       log(`uWS hello: same load`)
-      h = await measureHttp(hello.pid!, [
-        '-target',
-        `http://127.0.0.1:${helloPort}/`,
-        '-rate',
-        String(rate),
-        '-duration',
-        seconds(duration),
-        '-connections',
-        connections,
-      ])
+      h = await measureHttp(hello.pid!, ['-target', `http://127.0.0.1:${helloPort}/`, ...load])
     } finally {
       hello.kill('SIGTERM')
     }

@@ -358,12 +358,17 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
       SELECT * FROM kotak_append_messages(
         ${JSON.stringify(convs)}::json, ${JSON.stringify(msgs)}::json, ${JSON.stringify(facts)}::json)`.pipe(
       Effect.map((rows) => {
+        // One pass over the answer: message ids by conversation and sequence, versions by conversation.
         const ids = new Map<string, number>()
-        for (const r of rows) if (r.version === null) ids.set(`${r.c}:${r.seq}`, r.id!)
+        const versions = new Map<number, number>()
+        for (const r of rows) {
+          if (r.version === null) ids.set(`${r.c}:${r.seq}`, r.id!)
+          else versions.set(r.c, r.version)
+        }
         const done = new Map<number, Appended>()
         for (const w of writes) {
-          const version = rows.find((r) => r.version !== null && r.c === w.conversationId)?.version
-          if (version === undefined || version === null) continue
+          const version = versions.get(w.conversationId)
+          if (version === undefined) continue
           // The row was what the writer computed from (the version guard): it is now that row with
           // its new version.
           const conversation = { ...w.row, version }

@@ -30,20 +30,12 @@ type centrifugoClient struct {
 	wsURL, token, channel string
 	tally                 *Tally
 
-	stream     *stream
-	conn       atomic.Pointer[wsConn]
-	dropped    atomic.Bool
+	stream *stream
+	socket
 	subscribed bool
 	epoch      []byte
 	offset     int64
 	recovering bool
-}
-
-func (c *centrifugoClient) Drop() {
-	c.dropped.Store(true)
-	if conn := c.conn.Load(); conn != nil {
-		_ = conn.Close()
-	}
 }
 
 func (c *centrifugoClient) Run(ctx context.Context) {
@@ -278,11 +270,7 @@ func cmdCentrifugo(ctx context.Context, args []string) (map[string]any, error) {
 	})
 	sending := ph.report()
 	expected := accepted.Load() * uint64(*sockets)
-	settleStart := time.Now()
-	for tally.Deliveries.Load() < expected && time.Since(settleStart) < *settle && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
-	}
-	settled := time.Since(settleStart)
+	settled := settleDeliveries(ctx, tally, expected, *settle)
 	reading := ph.report()
 	logf("measure: end")
 	stopSockets()

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	vegeta "github.com/tsenart/vegeta/v12/lib"
@@ -208,11 +209,7 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 	readWG.Wait()
 	// Settle: wait until every socket has every accepted message, or the settle time is over.
 	expected := accepted * uint64(*sockets)
-	settleStart := time.Now()
-	for tally.Deliveries.Load() < expected && time.Since(settleStart) < *settle && ctx.Err() == nil {
-		time.Sleep(50 * time.Millisecond)
-	}
-	settled := time.Since(settleStart)
+	settled := settleDeliveries(ctx, tally, expected, *settle)
 	reading := ph.report()
 	logf("measure: end")
 	stopSockets()
@@ -280,4 +277,28 @@ func cmdSockets(ctx context.Context, args []string) (map[string]any, error) {
 	return map[string]any{
 		"realtime": tally.report(), "attempted": *n, "ramp_s": round(rampDone.Seconds(), 2), "holding": held,
 	}, nil
+}
+
+// settleDeliveries waits until the sockets have read `expected` deliveries, or `limit` is over;
+// it answers how long it waited.
+func settleDeliveries(ctx context.Context, tally *Tally, expected uint64, limit time.Duration) time.Duration {
+	start := time.Now()
+	for tally.Deliveries.Load() < expected && time.Since(start) < limit && ctx.Err() == nil {
+		time.Sleep(50 * time.Millisecond)
+	}
+	return time.Since(start)
+}
+
+// socket is a driver client's current WebSocket and whether the run dropped it on purpose.
+type socket struct {
+	conn    atomic.Pointer[wsConn]
+	dropped atomic.Bool
+}
+
+// Drop closes the current connection on purpose (churn, or the end of the run).
+func (s *socket) Drop() {
+	s.dropped.Store(true)
+	if conn := s.conn.Load(); conn != nil {
+		_ = conn.Close()
+	}
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -66,23 +65,15 @@ type kotakClient struct {
 	channels []string
 	tally    *Tally
 
-	stream     *stream
-	cursor     []byte // of the last event read
-	conn       atomic.Pointer[wsConn]
-	dropped    atomic.Bool
+	stream *stream
+	cursor []byte // of the last event read
+	socket
 	subscribed bool
 	granted    int // subscriptions granted on this connection
 }
 
 func newKotakClient(s *kotakSession, wsBase string, channels []string, t *Tally) *kotakClient {
 	return &kotakClient{session: s, wsBase: wsBase, channels: channels, tally: t, stream: newStream()}
-}
-
-func (c *kotakClient) Drop() {
-	c.dropped.Store(true)
-	if conn := c.conn.Load(); conn != nil {
-		_ = conn.Close()
-	}
 }
 
 func (c *kotakClient) Run(ctx context.Context) {

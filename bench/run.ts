@@ -39,7 +39,12 @@ const setting = (name: string, usual: number, tiny: number) =>
  * What `npm start` and `npm run kotak` run: the compiled entry points (`dist/`), built from the
  * current code before any scenario runs.
  */
-const compiled = (entry: string) => ['--enable-source-maps', path.join(root, 'dist', entry)]
+// As `npm start` runs the server (package.json).
+const compiled = (entry: string) => [
+  '--enable-source-maps',
+  '--max-semi-space-size=64',
+  path.join(root, 'dist', entry),
+]
 const buildServer = () => {
   log('building the server (node build.mjs)')
   execFileSync(process.execPath, ['build.mjs'], { cwd: root, stdio: 'inherit' })
@@ -206,8 +211,10 @@ const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak>
   }
   if (!extraEnv.REDIS_URL) delete env.REDIS_URL
   // BENCH_PROFILE=1: the server writes a CPU profile on exit, summarised into the results.
+  // BENCH_NODE_ARGS: more flags for the server's node (`--trace-gc`, `--inspect`, …) when looking into a run.
   const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
-  const child = spawnWithLimits(process.execPath, [...profile, ...compiled('main.js')], env)
+  const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []
+  const child = spawnWithLimits(process.execPath, [...profile, ...extra, ...compiled('main.js')], env)
   await waitFor(`http://127.0.0.1:${port}/healthz`, child)
   return {
     url: `http://127.0.0.1:${port}`,
@@ -1787,7 +1794,7 @@ const footprint = async () => {
     'footprint',
     { ...base('footprint', loadStart), metrics: { postgres, embedded }, targets, met },
     heading('footprint', loadStart) +
-      `One node as \`npm start\` runs it (\`node --enable-source-maps dist/main.js\`, no REDIS_URL). Start: from spawning the process to the first 200 of \`/healthz\`, on a current database (the usual restart); the first start on an empty one (creating the schema, and embedded the database) apart; beside each, the CPU time the process used until then, which a busy machine does not inflate. ` +
+      `One node as \`npm start\` runs it (\`node --enable-source-maps --max-semi-space-size=64 dist/main.js\`, no REDIS_URL). Start: from spawning the process to the first 200 of \`/healthz\`, on a current database (the usual restart); the first start on an empty one (creating the schema, and embedded the database) apart; beside each, the CPU time the process used until then, which a busy machine does not inflate. ` +
       `RSS: median of five samples, ${setting('BENCH_SETTLE_S', 10, 1)} s after each step; heap: V8's heap in use (\`/metrics\`).\n\n` +
       `| database | start to healthy ms | its CPU ms | first start ms (CPU ms) | idle RSS MB | idle heap MB | RSS MB with idle conversation actors (count) | RSS MB with those and idle sockets (count) | bytes per actor | bytes per socket |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n` +
       row('PostgreSQL', postgres, targets.postgres, v.postgres) +

@@ -90,6 +90,9 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     // The inbox's ports: its clock, private files on local disk.
     WallClock.layer,
     FileStorageLocal.layer(cfg.filesDir),
+    // Nothing here reads traces, and with tracing on every SQL statement made a span (ids drawn,
+    // times read, attributes and a context copied): off, each is a no-op span.
+    Layer.setTracerEnabled(false),
   )
   // Nothing reads the database before its schema is current.
   const migrated = layerMigrated(migrate, (applied) =>

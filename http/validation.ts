@@ -23,19 +23,32 @@ const UNSTORABLE = /[\u0000\uD800-\uDFFF]/u
  */
 export const unstorableText = (input: unknown): string[][] => {
   const found: string[][] = []
-  const walk = (v: unknown, path: string[]) => {
+  // One path, pushed and popped as the walk goes; copied only for a finding (every request's
+  // body passes here, and nearly every body is clean).
+  const path: string[] = []
+  const walk = (v: unknown) => {
     if (typeof v === 'string') {
-      if (UNSTORABLE.test(v)) found.push(path)
+      if (UNSTORABLE.test(v)) found.push([...path])
     } else if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) walk(v[i], [...path, String(i)])
+      for (let i = 0; i < v.length; i++) {
+        path.push(String(i))
+        walk(v[i])
+        path.pop()
+      }
     } else if (v !== null && typeof v === 'object') {
-      for (const [k, x] of Object.entries(v)) {
-        if (UNSTORABLE.test(k)) found.push(path)
-        else walk(x, [...path, k])
+      for (const k in v) {
+        if (!Object.hasOwn(v, k)) continue
+        if (UNSTORABLE.test(k)) {
+          found.push([...path])
+          continue
+        }
+        path.push(k)
+        walk((v as Record<string, unknown>)[k])
+        path.pop()
       }
     }
   }
-  walk(input, [])
+  walk(input)
   return found
 }
 

@@ -243,14 +243,14 @@ type AppendExit = Exit.Exit<Appended, ConversationNotFound | SqlError.SqlError>
  * ownership move) or the write failed (an old client id sent again, say) — each message is
  * appended the careful way instead, under the row lock, and the copy is read again.
  */
-const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMessage[], id: number) =>
-  Effect.gen(function* () {
-    const row = state.row
-    if (!row) {
-      const gone = Exit.fail(new ConversationNotFound({ id }))
-      return [msgs.map((): AppendExit => gone), state] as const
-    }
-    const now = yield* currentTime
+const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMessage[], id: number) => {
+  const row = state.row
+  if (!row) {
+    const gone = Exit.fail(new ConversationNotFound({ id }))
+    return Effect.succeed([msgs.map((): AppendExit => gone), state] as const)
+  }
+  // Plain combinators, not a generator: every inbound message runs through here.
+  return Effect.flatMap(currentTime, (now) => {
     // Each message: a resend of a known client id (answered with the stored message), or new.
     const plan: Array<{ readonly dup: number | string } | { readonly at: number }> = []
     const seen = new Map<string, number>()
@@ -270,26 +270,42 @@ const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMes
       plan.push({ at: messages.length })
       messages.push({ seq: next.last_seq, at, m, fact })
     }
-    if (messages.length === 0) {
-      const exits = yield* Effect.forEach(plan, (p) => storedView('dup' in p ? p.dup : 0, id, []))
-      return [exits, state] as const
-    }
-    const writer = yield* AppendWriter
-    const written = yield* Effect.either(
-      writer.submit({ conversationId: row.id, prevSeq: row.last_seq, row: next, messages }),
+    if (messages.length === 0)
+      return Effect.map(
+        Effect.forEach(plan, (p) => storedView('dup' in p ? p.dup : 0, id, [])),
+        (exits) => [exits, state] as const,
+      )
+    return Effect.flatMap(AppendWriter, (writer) =>
+      Effect.matchEffect(
+        writer.submit({ conversationId: row.id, prevSeq: row.last_seq, row: next, messages }),
+        {
+          onFailure: () => appendCarefully(state, msgs, id),
+          onSuccess: ({ conversation, messages: stored }) =>
+            Effect.flatMap(announce(state, conversation, stored), (views) => {
+              const added = stored.flatMap((v) =>
+                v.client_id === null ? [] : [[v.client_id, v.id] as const],
+              )
+              const after = { ...state, row: conversation, recent: remember(state.recent, added) }
+              // Resends in the run are rare: without one, the answers are the views as they are.
+              if (plan.every((p) => 'at' in p))
+                return Effect.succeed([
+                  plan.map((p) => Exit.succeed(views[(p as { readonly at: number }).at]!) as AppendExit),
+                  after,
+                ] as const)
+              return Effect.map(
+                Effect.forEach(plan, (p) =>
+                  'at' in p
+                    ? Effect.succeed(Exit.succeed(views[p.at]!) as AppendExit)
+                    : storedView(p.dup, id, views),
+                ),
+                (exits) => [exits, after] as const,
+              )
+            }),
+        },
+      ),
     )
-    if (written._tag === 'Left') return yield* appendCarefully(state, msgs, id)
-    const { conversation, messages: stored } = written.right
-    const views = yield* announce(state, conversation, stored)
-    // Resends in the run are rare: without one, the answers are the views as they are.
-    const exits = plan.every((p) => 'at' in p)
-      ? plan.map((p) => Exit.succeed(views[(p as { readonly at: number }).at]!) as AppendExit)
-      : yield* Effect.forEach(plan, (p) =>
-          'at' in p ? Effect.succeed(Exit.succeed(views[p.at]!) as AppendExit) : storedView(p.dup, id, views),
-        )
-    const added = stored.flatMap((v) => (v.client_id === null ? [] : [[v.client_id, v.id] as const]))
-    return [exits, { ...state, row: conversation, recent: remember(state.recent, added) }] as const
   })
+}
 
 /**
  * `inbox.changed` (reason `message`) at once when the last one went out at least
@@ -325,17 +341,19 @@ const announce = (
   state: ConversationState,
   after: Conversations.ConversationRow,
   stored: readonly Conversations.MessageRow[],
-) =>
-  Effect.gen(function* () {
-    const before = state.row
-    const views: Messages.MessageView[] = []
-    for (const message of stored) views.push(yield* publishMessage(after.id, message, 'message.created'))
-    if (stored.some((m) => m.type !== 'note')) yield* messagesChanged(after, state.inbox)
-    if (before && after.status !== before.status) {
-      yield* publishEvent(topicOf(after.id), 'interaction.updated', presentChange(after))
-    }
-    return views
-  })
+) => {
+  const before = state.row
+  const rest = Effect.zipRight(
+    stored.some((m) => m.type !== 'note') ? messagesChanged(after, state.inbox) : Effect.void,
+    before && after.status !== before.status
+      ? publishEvent(topicOf(after.id), 'interaction.updated', presentChange(after))
+      : Effect.void,
+  )
+  return Effect.zipLeft(
+    Effect.forEach(stored, (message) => publishMessage(after.id, message, 'message.created')),
+    rest,
+  )
+}
 
 /** A resend's answer: the stored message (a negative id is a sequence written in this very run). */
 const storedView = (known: number | string, conversationId: number, run: readonly Messages.MessageView[]) =>

@@ -4,7 +4,7 @@ import { invalid, notFound } from '../../actors/errors'
 import { EmailAddress, IsoDateTime, PhoneNumber } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import { afterInbound } from '../../actors/inbox/autoReply'
-import { ConversationActor, presentMessage } from '../../actors/inbox/ConversationActor'
+import { type Appended, ConversationActor, presentMessage } from '../../actors/inbox/ConversationActor'
 import { MAX_ATTACHMENT_BYTES, mediaType } from '../../actors/inbox/messages'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
@@ -110,71 +110,78 @@ export const receive = (channel: ChannelRow, body: typeof InboundMessage.Type) =
     Effect.catchTag('ConversationNotFound', () => Effect.fail(notFound())),
   )
 
-const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) =>
-  Effect.gen(function* () {
-    if ((body.message.text ?? '').trim() === '' && (body.message.attachments ?? []).length === 0)
-      return yield* Effect.fail(invalid({ 'message.text': { key: 'field.required' } }))
-    const contact: Record<string, string> = {}
-    for (const [k, v] of Object.entries(body.contact ?? {})) if (typeof v === 'string') contact[k] = v
-    const { thread, created: newConversation } = yield* ChannelApi.threadFor(
-      channel,
-      body.conversation_id,
-      contact,
-    )
-    const clientId = `api:${body.message.id}`
-    // A resend with files is answered before they are fetched again; without, the conversation's
-    // actor knows its recent client ids and answers a resend with the stored message.
-    if ((body.message.attachments ?? []).length > 0) {
-      const stored = yield* ChannelApi.storedMessage(thread.conversation_id, clientId)
-      if (stored) return { duplicate: true, data: present(stored, thread.external_id, channel.id) }
-    }
-    // Fetched before anything is stored, so a file that cannot be fetched refuses the whole message
-    // (422) and the customer's system can send it again.
-    const attachments = body.message.attachments ?? []
-    const files =
-      attachments.length === 0
-        ? []
-        : yield* Effect.forEach(attachments, (a, i) => fetchAttachment(channel.workspace_id, a, i))
-    const actor = yield* ConversationActor
-    const append = (
-      m: { readonly type: string; readonly body: string; readonly fileId?: number },
-      cid: string,
-    ) =>
-      actor.ask(thread.conversation_id, {
-        _tag: 'Append',
-        direction: 'in',
-        ...m,
-        sender: { name: contact.name ?? null, external_id: contact.id ?? null },
-        clientId: cid,
-        sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
+const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) => {
+  const attachments = body.message.attachments ?? []
+  if ((body.message.text ?? '').trim() === '' && attachments.length === 0)
+    return Effect.fail(invalid({ 'message.text': { key: 'field.required' } }))
+  const contact: Record<string, string> = {}
+  for (const [k, v] of Object.entries(body.contact ?? {})) if (typeof v === 'string') contact[k] = v
+  const clientId = `api:${body.message.id}`
+  // Plain combinators, not a generator: this runs for every inbound message.
+  return Effect.flatMap(
+    ChannelApi.threadFor(channel, body.conversation_id, contact),
+    ({ thread, created }) => {
+      const append = (
+        m: { readonly type: string; readonly body: string; readonly fileId?: number },
+        cid: string,
+      ) =>
+        Effect.flatMap(ConversationActor, (actor) =>
+          actor.ask(thread.conversation_id, {
+            _tag: 'Append',
+            direction: 'in',
+            ...m,
+            sender: { name: contact.name ?? null, external_id: contact.id ?? null },
+            clientId: cid,
+            sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
+          }),
+        )
+      const answer = (message: Appended) => {
+        const data = present(message, thread.external_id, channel.id)
+        // The append already told `ws:` about the message; a new conversation is worth a second
+        // word, as the other connectors do.
+        const announced = created
+          ? publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
+              interaction_id: thread.conversation_id,
+              channel_id: channel.id,
+              reason: 'conversation.created',
+            })
+          : Effect.void
+        if (message.duplicate === true) return Effect.as(announced, { duplicate: true, data })
+        return Effect.as(
+          Effect.zipRight(
+            announced,
+            afterInbound(channel, thread.conversation_id, { newConversation: created, fresh: true }),
+          ),
+          { duplicate: false, data },
+        )
+      }
+      if (attachments.length === 0)
+        return Effect.flatMap(append({ type: 'text', body: body.message.text ?? '' }, clientId), answer)
+      return Effect.gen(function* () {
+        // A resend with files is answered before they are fetched again; without, the conversation's
+        // actor knows its recent client ids and answers a resend with the stored message.
+        const stored = yield* ChannelApi.storedMessage(thread.conversation_id, clientId)
+        if (stored) return { duplicate: true, data: present(stored, thread.external_id, channel.id) }
+        // Fetched before anything is stored, so a file that cannot be fetched refuses the whole
+        // message (422) and the customer's system can send it again.
+        const files = yield* Effect.forEach(attachments, (a, i) =>
+          fetchAttachment(channel.workspace_id, a, i),
+        )
+        // The text travels with the first file, as a caption; each further file is a message of its own.
+        const [first, ...rest] = files
+        const message = yield* append(
+          { type: mediaType(first!.mime), body: body.message.text ?? '', fileId: first!.id },
+          clientId,
+        )
+        if (rest.length > 0)
+          yield* Effect.forEach(rest, (f, i) =>
+            append({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
+          )
+        return yield* answer(message)
       })
-    // The text travels with the first file, as a caption; each further file is a message of its own.
-    const [first, ...rest] = files
-    const message = yield* append(
-      first
-        ? { type: mediaType(first.mime), body: body.message.text ?? '', fileId: first.id }
-        : { type: 'text', body: body.message.text ?? '' },
-      clientId,
-    )
-    if (rest.length > 0)
-      yield* Effect.forEach(rest, (f, i) =>
-        append({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
-      )
-    // The append already told `ws:` about the message; a new conversation is worth a second word,
-    // as the other connectors do.
-    if (newConversation) {
-      yield* publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
-        interaction_id: thread.conversation_id,
-        channel_id: channel.id,
-        reason: 'conversation.created',
-      })
-    }
-    if (message.duplicate === true) {
-      return { duplicate: true, data: present(message, thread.external_id, channel.id) }
-    }
-    yield* afterInbound(channel, thread.conversation_id, { newConversation, fresh: true })
-    return { duplicate: false, data: present(message, thread.external_id, channel.id) }
-  })
+    },
+  )
+}
 
 /**
  * The customer's system reports an agent reply `delivered` or `read`. Through the conversation's

@@ -65,7 +65,7 @@ const lockDataDir = (dir: string) =>
  * buffers, touched at start, and connection slots for 100 sessions where it has one.
  */
 export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
-  shared_buffers: process.env.XSB ?? '16MB',
+  shared_buffers: '16MB',
   max_connections: '8',
   // One session: a sort or hash may take this much before spilling to disk.
   work_mem: '4MB',

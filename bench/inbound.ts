@@ -107,7 +107,7 @@ const main = async () => {
         if (started >= total) return
         started++
         run(serve(router, request()), (out) => {
-          if (!out || out.status !== 201) {
+          if (out?.status !== 201) {
             reject(new Error(`answered ${out?.status}: ${out ? String(out.body) : 'fault'}`))
             return
           }

@@ -278,7 +278,17 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     const { page, problems, context } = await signedIn(browser, s, agent.session)
     await page.goto(`${s.url}/app/inbox`)
     const switcher = page.getByRole('combobox', { name: 'Workspace' })
-    await switcher.locator('option', { hasText: 'Toko Kedua' }).waitFor({ state: 'attached' })
+    // When the option never comes (a rare failure not yet explained), say what the page showed.
+    await switcher
+      .locator('option', { hasText: 'Toko Kedua' })
+      .waitFor({ state: 'attached' })
+      .catch(async (e: unknown) => {
+        const shown = await page
+          .locator('body')
+          .innerText()
+          .catch(() => '(unreadable)')
+        throw new Error(`${String(e)}\npage: ${shown.slice(0, 500)}\nproblems: ${JSON.stringify(problems)}`)
+      })
     await switcher.selectOption({ label: 'Toko Kedua' })
     const active = async () =>
       (await I.body(await s.fetch('/v1/me', { headers: agent.session.headers() }))).data.workspace.id

@@ -285,9 +285,11 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
       .catch(async (e: unknown) => {
         const shown = await page
           .locator('body')
-          .innerText()
+          .textContent()
           .catch(() => '(unreadable)')
-        throw new Error(`${String(e)}\npage: ${shown.slice(0, 500)}\nproblems: ${JSON.stringify(problems)}`)
+        throw new Error(
+          `${String(e)}\npage: ${(shown ?? '').slice(0, 500)}\nproblems: ${JSON.stringify(problems)}`,
+        )
       })
     await switcher.selectOption({ label: 'Toko Kedua' })
     const active = async () =>

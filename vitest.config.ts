@@ -6,6 +6,11 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // In CI one retry: a socket that gets no frame at all after `subscribed` fails a realtime test
+    // now and then under the whole suite's load (three different tests in two of four clean-clone
+    // runs on 2026-11-26, not reproduced alone; docs/decisions.md, "Known intermittent failure").
+    // A failure that repeats still fails; run without CI set, nothing is retried.
+    retry: process.env.CI ? 1 : 0,
     // One line when suites will skip for a missing Debian package (test/support/systemPackages.ts).
     globalSetup: ['test/support/globalSetup.ts'],
   },

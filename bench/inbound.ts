@@ -16,7 +16,6 @@ import * as fs from 'node:fs'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import { Effect, ManagedRuntime } from 'effect'
-import pg from 'pg'
 import * as ApiChannel from '../actors/channels/apiChannel.js'
 import { loadConfig } from '../engine/config.js'
 import { makeLogger } from '../engine/log.js'
@@ -27,6 +26,7 @@ import type { Route, Services } from '../http/route.js'
 import * as Router from '../http/router.js'
 import { runFast } from '../http/runFast.js'
 import * as Workspaces from '../store/workspaces.js'
+import { freshDatabase } from '../test/support/server.js'
 
 const ROUNDS = 5
 const PER_ROUND = Number(process.env.BENCH_MESSAGES ?? 10_000)
@@ -37,17 +37,8 @@ const main = async () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-bench-'))
   // A database of its own on the PostgreSQL of DATABASE_URL, dropped at the end.
   const admin = process.env.DATABASE_URL
-  const name = `kotak_bench_inbound_${process.pid}`
-  let url: string | undefined
-  if (admin) {
-    const c = new pg.Client({ connectionString: admin })
-    await c.connect()
-    await c.query(`CREATE DATABASE ${name}`)
-    await c.end()
-    const u = new URL(admin)
-    u.pathname = `/${name}`
-    url = u.href
-  }
+  const db = admin ? await freshDatabase(admin) : undefined
+  const url = db?.url
   const cfg = loadConfig({
     DATA_DIR: dir,
     LOG_LEVEL: 'error',
@@ -144,12 +135,7 @@ const main = async () => {
   )
   await runtime.dispose()
   fs.rmSync(dir, { recursive: true, force: true })
-  if (admin) {
-    const c = new pg.Client({ connectionString: admin })
-    await c.connect()
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
-    await c.end()
-  }
+  await db?.drop()
 }
 
 main().catch((e: unknown) => {

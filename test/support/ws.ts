@@ -20,6 +20,10 @@ export const connect = (url: string): Promise<Client> =>
   new Promise((resolve, reject) => {
     const ws = new WebSocket(url)
     const frames: Array<Record<string, unknown>> = []
+    // When a wait times out, these tell a lost frame from a late one: what arrived last and when,
+    // and how late the timeout itself fired (a process starved of CPU fires its timers late).
+    const opened = Date.now()
+    let lastFrame: { at: number; op: unknown; event: unknown } | undefined
     const waiters: Array<{
       match: (f: Record<string, unknown>) => boolean
       resolve: (f: Record<string, unknown>) => void
@@ -30,6 +34,7 @@ export const connect = (url: string): Promise<Client> =>
     })
     ws.on('message', (data) => {
       const frame = JSON.parse(String(data)) as Record<string, unknown>
+      lastFrame = { at: Date.now(), op: frame.op, event: frame.event }
       const i = waiters.findIndex((w) => w.match(frame))
       if (i >= 0) waiters.splice(i, 1)[0]!.resolve(frame)
       else frames.push(frame)
@@ -48,10 +53,20 @@ export const connect = (url: string): Promise<Client> =>
           const i = frames.findIndex(match)
           if (i >= 0) return Promise.resolve(frames.splice(i, 1)[0]!)
           return new Promise((res, rej) => {
-            const timer = setTimeout(
-              () => rej(new Error(`no matching frame; queued: ${JSON.stringify(frames)}`)),
-              timeoutMs,
-            )
+            const asked = Date.now()
+            const timer = setTimeout(() => {
+              const now = Date.now()
+              const last = lastFrame
+                ? `last frame ${JSON.stringify({ op: lastFrame.op, event: lastFrame.event })} ${now - lastFrame.at} ms ago`
+                : `no frame since the socket opened ${now - opened} ms ago`
+              rej(
+                new Error(
+                  `no matching frame in ${timeoutMs} ms (the timeout fired ${now - asked - timeoutMs} ms late; ` +
+                    `${last}; socket ${['connecting', 'open', 'closing', 'closed'][ws.readyState]}); ` +
+                    `queued: ${JSON.stringify(frames)}`,
+                ),
+              )
+            }, timeoutMs)
             waiters.push({
               match,
               resolve: (f) => {

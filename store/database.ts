@@ -135,8 +135,26 @@ const embedded = (opts: DatabaseOptions) =>
     }),
   )
 
+/**
+ * The URL with `jit=off` among its connection options, unless it sets `jit` itself. PostgreSQL
+ * compiles a plan with LLVM when its estimated cost passes `jit_above_cost`, on every execution:
+ * estimates of the service's background queries (the API channels' reply cursor, run every
+ * second by every node) pass it once `messages` is large, and each run then spent about 210 ms
+ * compiling a query that executes in microseconds (docs/decisions.md, "No JIT"). The service's
+ * queries are short and indexed, so JIT only ever costs.
+ */
+export const withoutJit = (url: string): string => {
+  const u = new URL(url)
+  const options = u.searchParams.get('options') ?? ''
+  if (/\bjit\b/.test(options)) return url
+  u.searchParams.set('options', `${options} -c jit=off`.trim())
+  return u.href
+}
+
 export const layer = (opts: DatabaseOptions) =>
-  opts.url ? PgClient.layer({ url: Redacted.make(opts.url), maxConnections: 20, types }) : embedded(opts)
+  opts.url
+    ? PgClient.layer({ url: Redacted.make(withoutJit(opts.url)), maxConnections: 20, types })
+    : embedded(opts)
 
 /** One round trip to the database: what `/healthz` reports as `database`. */
 export const ping = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`)

@@ -1,0 +1,47 @@
+import { SqlClient } from '@effect/sql'
+import { Effect, ManagedRuntime } from 'effect'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Database from '../../store/database'
+import { freshDatabase } from '../support/server'
+
+/**
+ * The service's PostgreSQL connections run without JIT (store/database `withoutJit`): compiling
+ * a plan cost about 210 ms per run of a background query that executes in microseconds. Options
+ * the operator put in DATABASE_URL are kept, and a `jit` of their own wins.
+ */
+const adminUrl = process.env.DATABASE_URL
+
+const settings = async (url: string) => {
+  const runtime = ManagedRuntime.make(Database.layer({ url, dataDir: 'memory' }))
+  try {
+    return await runtime.runPromise(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{ jit: string; timeout: string }>`
+            SELECT current_setting('jit') AS jit, current_setting('statement_timeout') AS timeout`,
+      ),
+    )
+  } finally {
+    await runtime.dispose()
+  }
+}
+
+describe.skipIf(!adminUrl)('database connections', () => {
+  let db: Awaited<ReturnType<typeof freshDatabase>>
+  beforeAll(async () => {
+    db = await freshDatabase(adminUrl!)
+  })
+  afterAll(() => db?.drop())
+
+  it('turn JIT off, keeping the options of DATABASE_URL', async () => {
+    expect(await settings(db.url)).toEqual([{ jit: 'off', timeout: '0' }])
+    const withTimeout = `${db.url}?options=${encodeURIComponent('-c statement_timeout=5000')}`
+    expect(await settings(withTimeout)).toEqual([{ jit: 'off', timeout: '5s' }])
+  })
+
+  it('leave a jit setting of DATABASE_URL as it is', async () => {
+    const own = `${db.url}?options=${encodeURIComponent('-c jit=on')}`
+    expect(await settings(own)).toEqual([{ jit: 'on', timeout: '0' }])
+  })
+})

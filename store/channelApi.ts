@@ -407,15 +407,17 @@ export const CURSOR_LAG_SECONDS = 30
 
 /**
  * Moves each channel's cursor up to its newest reply older than the lag, but never past a reply
- * that is not queued yet. Monotonic and idempotent, so concurrent nodes may all run it.
+ * that is not queued yet. Monotonic and idempotent, so concurrent nodes may all run it. Both this
+ * and `pendingReplies` read replies through the partial index `messages_replies_idx` (migration
+ * 0101): their conditions on `direction` and `type` are its predicate.
  */
 export const advanceCursors = Effect.flatMap(
   SqlClient.SqlClient,
   (sql) => sql`
     UPDATE channel_api a SET out_cursor = GREATEST(a.out_cursor, COALESCE((
       SELECT max(m.id) FROM messages m JOIN conversations cv ON cv.id = m.conversation_id
-      WHERE cv.channel_id = a.channel_id AND m.direction = 'out' AND m.id > a.out_cursor
-        AND m.created_at < now() - make_interval(secs => ${CURSOR_LAG_SECONDS})
+      WHERE cv.channel_id = a.channel_id AND m.direction = 'out' AND m.type <> 'note'
+        AND m.id > a.out_cursor AND m.created_at < now() - make_interval(secs => ${CURSOR_LAG_SECONDS})
         AND m.id < COALESCE((
           SELECT min(m2.id) FROM messages m2 JOIN conversations cv2 ON cv2.id = m2.conversation_id
           WHERE cv2.channel_id = a.channel_id AND m2.direction = 'out' AND m2.type <> 'note'

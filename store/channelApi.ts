@@ -432,9 +432,12 @@ export const advanceCursors = Effect.flatMap(
 /**
  * Conversations of channels subscribed to `conversation.updated` whose status, assignee or team
  * differ from what was last announced. `subject` is derived from the state, so nodes running this
- * at once queue one delivery.
+ * at once queue one delivery. Only conversations written after `sinceVersion` (their `version`,
+ * from one sequence, through the workspace's version index) are compared: the caller passes a
+ * version old enough that every write before it has committed (webhooks.ts `UpdateWatermark`), so
+ * a tick reads what changed lately instead of every thread of the channel.
  */
-export const changedConversations = (limit: number) =>
+export const changedConversations = (limit: number, sinceVersion: number) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql<{
@@ -449,15 +452,23 @@ export const changedConversations = (limit: number) =>
     }>`
       SELECT t.channel_id, t.external_id, cv.id AS conversation_id, cv.status, cv.assignee_id, cv.team_id,
              cv.updated_at, a.retries
-      FROM channel_api_threads t
-      JOIN channel_api a ON a.channel_id = t.channel_id
-      JOIN channels c ON c.id = t.channel_id AND c.archived_at IS NULL
-      JOIN conversations cv ON cv.id = t.conversation_id
+      FROM channel_api a
+      JOIN channels c ON c.id = a.channel_id AND c.archived_at IS NULL
+      JOIN conversations cv ON cv.workspace_id = c.workspace_id AND cv.version > ${sinceVersion}
+        AND cv.channel_id = a.channel_id
+      JOIN channel_api_threads t ON t.conversation_id = cv.id AND t.channel_id = a.channel_id
       WHERE a.webhook_url IS NOT NULL AND 'conversation.updated' = ANY(a.events)
         AND t.notified IS DISTINCT FROM
             jsonb_build_object('status', cv.status, 'assignee_id', cv.assignee_id, 'team_id', cv.team_id)
       LIMIT ${limit}`,
   )
+
+/** The newest conversation version handed out (committed or not): a watermark's reading. */
+export const latestConversationVersion = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  sql<{ v: number }>`SELECT last_value AS v FROM conversations_version_seq`.pipe(
+    Effect.map((r) => Number(r[0]?.v ?? 0)),
+  ),
+)
 
 export const markNotified = (
   channelId: number,

@@ -101,11 +101,24 @@ export interface PendingFact {
   readonly since: Date | null
 }
 
-/** Workspaces with facts not rolled up yet. */
+/**
+ * Workspaces with facts not rolled up yet: one probe of the pending index per workspace, walked in
+ * its order (each step the next workspace above the last), whatever the statistics say. Every node
+ * asks every few seconds; `SELECT DISTINCT` was planned as a parallel scan of the whole fact table
+ * while the statistics still counted the facts of a bulk roll-up as pending (65–70 ms over 900,000
+ * facts, against 5 ms for this walk before the index was vacuumed).
+ */
 export const pendingWorkspaces = (limit = 1000) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ workspace_id: number }>`
-      SELECT DISTINCT workspace_id FROM report_facts WHERE NOT rolled LIMIT ${limit}`.pipe(
+      WITH RECURSIVE w AS (
+        (SELECT workspace_id FROM report_facts WHERE NOT rolled ORDER BY workspace_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT f.workspace_id FROM report_facts f
+                WHERE NOT f.rolled AND f.workspace_id > w.workspace_id ORDER BY f.workspace_id LIMIT 1)
+        FROM w WHERE w.workspace_id IS NOT NULL
+      )
+      SELECT workspace_id FROM w WHERE workspace_id IS NOT NULL LIMIT ${limit}`.pipe(
       Effect.map((r) => r.map((x) => x.workspace_id)),
     ),
   )

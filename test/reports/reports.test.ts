@@ -501,20 +501,29 @@ describe('KPIs', () => {
 })
 
 describe('the roll-up', () => {
-  it('rolls facts up without a report read (the loop every node runs)', async () => {
+  it('rolls facts up without a report read (the loop every node runs), in every workspace', async () => {
+    // Two more workspaces with facts pending, around this one (the loop walks workspaces in order).
+    const others = [await F.workspace(s, { plan: 'pro' }), await F.workspace(s, { plan: 'pro' })]
     const c = (await I.conversation(s, w, { channelId: msgapp.id, contactId: (await I.contact(s, w)).id })).id
     await customer(c, '2025-03-12T14:30:00Z')
+    for (const o of others) {
+      const ch = await I.channel(s, o, 'msgapp')
+      const oc = (await I.conversation(s, o, { channelId: ch.id, contactId: (await I.contact(s, o)).id })).id
+      await customer(oc, '2025-03-12T15:00:00Z')
+    }
     // Whether the loop got there first or this call does it, the day's roll-up holds the message.
     await s.run(Rollup.catchUpAll())
-    const [row] = await s.run(
-      Effect.flatMap(
-        SqlClient.SqlClient,
-        (db) => db<{ n: number; pending: number }>`
-          SELECT (SELECT COALESCE(sum(messages_in), 0)::int FROM report_days
-                  WHERE workspace_id = ${w.workspaceId} AND day = '2025-03-12') AS n,
-                 (SELECT count(*)::int FROM report_facts WHERE workspace_id = ${w.workspaceId} AND NOT rolled) AS pending`,
-      ),
-    )
-    expect(row).toEqual({ n: 1, pending: 0 })
+    for (const ws of [w, ...others]) {
+      const [row] = await s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (db) => db<{ n: number; pending: number }>`
+            SELECT (SELECT COALESCE(sum(messages_in), 0)::int FROM report_days
+                    WHERE workspace_id = ${ws.workspaceId} AND day = '2025-03-12') AS n,
+                   (SELECT count(*)::int FROM report_facts WHERE workspace_id = ${ws.workspaceId} AND NOT rolled) AS pending`,
+        ),
+      )
+      expect(row, `workspace ${ws.workspaceId}`).toEqual({ n: 1, pending: 0 })
+    }
   })
 })

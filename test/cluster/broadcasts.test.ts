@@ -74,10 +74,11 @@ describe.skipIf(!enabled)('a broadcast when its sending node is killed', () => {
    * same node, so killing the broadcast's node also kills the socket of the send in flight (a
    * number split across nodes is test/cluster/msgappForward.test.ts).
    */
+  let tries = 0
   const number = async () => {
     for (let attempt = 0; attempt < 8; attempt++) {
       const via = c.live()[attempt % 2]!
-      const created = await api(via.server, owner).post('/v1/channels', { name: `Shop ${attempt}` })
+      const created = await api(via.server, owner).post('/v1/channels', { name: `Shop ${tries}.${attempt}` })
       expect(created.status, JSON.stringify(created.error)).toBe(201)
       const ch = created.data as { id: number }
       const socket = await waitFor('the number to connect', () =>
@@ -98,10 +99,14 @@ describe.skipIf(!enabled)('a broadcast when its sending node is killed', () => {
   }
 
   it('is taken over by the other node and sends every recipient exactly once', async () => {
+    // Names and phones of its own per attempt: CI retries a failed test once, in the same workspace.
+    tries += 1
     const { ch, node } = await number()
     const o = api(node.server, owner)
-    const label = (await o.post('/v1/labels', { name: 'Promo cluster' })).data.id
-    await bulkContacts(node.server, w.workspaceId, N, '7', label)
+    const made = await o.post('/v1/labels', { name: `Promo cluster ${tries}` })
+    expect(made.status, JSON.stringify(made.error)).toBe(201)
+    const label = made.data.id
+    await bulkContacts(node.server, w.workspaceId, N, String(6 + tries), label)
     const b = await o.post('/v1/broadcasts', {
       name: 'Cluster',
       channel_id: ch.id,

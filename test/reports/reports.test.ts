@@ -500,6 +500,31 @@ describe('KPIs', () => {
   })
 })
 
+describe('a deleted workspace', () => {
+  it('takes its report facts with it, and only its own', async () => {
+    const gone = await F.workspace(s, { plan: 'pro' })
+    for (const ws of [gone, w]) {
+      const ch = await I.channel(s, ws, 'msgapp')
+      const c = (await I.conversation(s, ws, { channelId: ch.id, contactId: (await I.contact(s, ws)).id })).id
+      await customer(c, '2025-03-13T09:00:00Z')
+    }
+    const facts = (id: number) =>
+      s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (db) => db<{ n: number }>`SELECT count(*)::int AS n FROM report_facts WHERE workspace_id = ${id}`,
+        ),
+      )
+    expect((await facts(gone.workspaceId))[0]!.n).toBeGreaterThan(0)
+    const kept = (await facts(w.workspaceId))[0]!.n
+    await s.run(
+      Effect.flatMap(SqlClient.SqlClient, (db) => db`DELETE FROM workspaces WHERE id = ${gone.workspaceId}`),
+    )
+    expect((await facts(gone.workspaceId))[0]!.n).toBe(0)
+    expect((await facts(w.workspaceId))[0]!.n).toBe(kept)
+  })
+})
+
 describe('the roll-up', () => {
   it('rolls facts up without a report read (the loop every node runs), in every workspace', async () => {
     // Two more workspaces with facts pending, around this one (the loop walks workspaces in order).

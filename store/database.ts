@@ -144,7 +144,13 @@ const embedded = (opts: DatabaseOptions) =>
  * queries are short and indexed, so JIT only ever costs.
  */
 export const withoutJit = (url: string): string => {
-  const u = new URL(url)
+  let u: URL
+  try {
+    u = new URL(url)
+  } catch {
+    // Not a URL this can read: the client reports it as it would have.
+    return url
+  }
   const options = u.searchParams.get('options') ?? ''
   if (/\bjit\b/.test(options)) return url
   u.searchParams.set('options', `${options} -c jit=off`.trim())

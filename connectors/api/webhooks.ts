@@ -216,13 +216,17 @@ export const makeUpdateWatermark = () => {
     /** After a tick that began at `at` with `version` the newest handed out. */
     record: (at: number, version: number, caughtUp: boolean) => {
       readings.push({ at, version })
-      if (!caughtUp) return
       const old = at - ChannelApi.CURSOR_LAG_SECONDS * 1000
       let i = -1
       for (let k = 0; k < readings.length && readings[k]!.at <= old; k++) i = k
       if (i < 0) return
-      since = Math.max(since, readings[i]!.version)
-      readings.splice(0, i + 1)
+      if (caughtUp) {
+        since = Math.max(since, readings[i]!.version)
+        readings.splice(0, i + 1)
+      } else {
+        // Only the newest reading old enough can still be adopted: the list stays one lag long.
+        readings.splice(0, i)
+      }
     },
   }
 }

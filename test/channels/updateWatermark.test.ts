@@ -34,6 +34,15 @@ describe('the conversation.updated watermark', () => {
     expect(w.since()).toBe(100)
   })
 
+  it('keeps one lag of readings while behind, and adopts the newest old enough once caught up', () => {
+    const w = makeUpdateWatermark()
+    for (let t = 0; t <= 3 * LAG; t += 1000) w.record(t, t / 10, false)
+    expect(w.since()).toBe(0)
+    w.record(3 * LAG + 500, 9999, true)
+    // The newest reading at least one lag old: taken at 2 × LAG (+ 500 ms is not yet a second later).
+    expect(w.since()).toBe((2 * LAG) / 10)
+  })
+
   it('never goes back', () => {
     const w = makeUpdateWatermark()
     w.record(0, 500, true)

@@ -27,6 +27,15 @@ const settings = async (url: string) => {
   }
 }
 
+describe('withoutJit', () => {
+  it('adds jit=off to the options, keeps the rest, and leaves what it cannot read', () => {
+    expect(Database.withoutJit('postgres://u@h:5432/db?sslmode=require')).toBe(
+      'postgres://u@h:5432/db?sslmode=require&options=-c+jit%3Doff',
+    )
+    expect(Database.withoutJit('not a url')).toBe('not a url')
+  })
+})
+
 describe.skipIf(!adminUrl)('database connections', () => {
   let db: Awaited<ReturnType<typeof freshDatabase>>
   beforeAll(async () => {

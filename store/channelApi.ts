@@ -406,17 +406,18 @@ export const pendingReplies = (limit: number) =>
 export const CURSOR_LAG_SECONDS = 30
 
 /**
- * Moves each channel's cursor up to its newest reply older than the lag, but never past a reply
- * that is not queued yet. Monotonic and idempotent, so concurrent nodes may all run it. Both this
- * and `pendingReplies` read replies through the partial index `messages_replies_idx` (migration
- * 0101): their conditions on `direction` and `type` are its predicate.
+ * Moves each channel's cursor up to the newest reply older than the lag — any channel's, so that a
+ * channel whose agents are quiet does not hold its cursor back while others reply — but never past
+ * one of its own replies not queued yet. Monotonic and idempotent, so concurrent nodes may all run
+ * it. Both this and `pendingReplies` read replies through the partial index `messages_replies_idx`
+ * (migration 0101): their conditions on `direction` and `type` are its predicate.
  */
 export const advanceCursors = Effect.flatMap(
   SqlClient.SqlClient,
   (sql) => sql`
     UPDATE channel_api a SET out_cursor = GREATEST(a.out_cursor, COALESCE((
-      SELECT max(m.id) FROM messages m JOIN conversations cv ON cv.id = m.conversation_id
-      WHERE cv.channel_id = a.channel_id AND m.direction = 'out' AND m.type <> 'note'
+      SELECT max(m.id) FROM messages m
+      WHERE m.direction = 'out' AND m.type <> 'note'
         AND m.id > a.out_cursor AND m.created_at < now() - make_interval(secs => ${CURSOR_LAG_SECONDS})
         AND m.id < COALESCE((
           SELECT min(m2.id) FROM messages m2 JOIN conversations cv2 ON cv2.id = m2.conversation_id
@@ -432,12 +433,9 @@ export const advanceCursors = Effect.flatMap(
 /**
  * Conversations of channels subscribed to `conversation.updated` whose status, assignee or team
  * differ from what was last announced. `subject` is derived from the state, so nodes running this
- * at once queue one delivery. Only conversations written after `sinceVersion` (their `version`,
- * from one sequence, through the workspace's version index) are compared: the caller passes a
- * version old enough that every write before it has committed (webhooks.ts `UpdateWatermark`), so
- * a tick reads what changed lately instead of every thread of the channel.
+ * at once queue one delivery.
  */
-export const changedConversations = (limit: number, sinceVersion: number) =>
+export const changedConversations = (limit: number) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql<{
@@ -452,23 +450,15 @@ export const changedConversations = (limit: number, sinceVersion: number) =>
     }>`
       SELECT t.channel_id, t.external_id, cv.id AS conversation_id, cv.status, cv.assignee_id, cv.team_id,
              cv.updated_at, a.retries
-      FROM channel_api a
-      JOIN channels c ON c.id = a.channel_id AND c.archived_at IS NULL
-      JOIN conversations cv ON cv.workspace_id = c.workspace_id AND cv.version > ${sinceVersion}
-        AND cv.channel_id = a.channel_id
-      JOIN channel_api_threads t ON t.conversation_id = cv.id AND t.channel_id = a.channel_id
+      FROM channel_api_threads t
+      JOIN channel_api a ON a.channel_id = t.channel_id
+      JOIN channels c ON c.id = t.channel_id AND c.archived_at IS NULL
+      JOIN conversations cv ON cv.id = t.conversation_id
       WHERE a.webhook_url IS NOT NULL AND 'conversation.updated' = ANY(a.events)
         AND t.notified IS DISTINCT FROM
             jsonb_build_object('status', cv.status, 'assignee_id', cv.assignee_id, 'team_id', cv.team_id)
       LIMIT ${limit}`,
   )
-
-/** The newest conversation version handed out (committed or not): a watermark's reading. */
-export const latestConversationVersion = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  sql<{ v: number }>`SELECT last_value AS v FROM conversations_version_seq`.pipe(
-    Effect.map((r) => Number(r[0]?.v ?? 0)),
-  ),
-)
 
 export const markNotified = (
   channelId: number,

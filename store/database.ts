@@ -152,7 +152,7 @@ export const withoutJit = (url: string): string => {
     return url
   }
   const options = u.searchParams.get('options') ?? ''
-  if (/\bjit\b/.test(options)) return url
+  if (/jit\s*=/.test(options)) return url
   u.searchParams.set('options', `${options} -c jit=off`.trim())
   return u.href
 }

@@ -197,68 +197,28 @@ const replyFailed = (d: ChannelApi.DeliveryRow, error: string | null) =>
       .pipe(Effect.ignore)
   })
 
-/** Conversations compared per tick at most; the rest wait for the next tick. */
-const UPDATES_PER_TICK = 200
-
-/**
- * How far back a node's `conversation.updated` tick looks (`changedConversations` `sinceVersion`):
- * a reading of the conversation version sequence taken at least `CURSOR_LAG_SECONDS` ago, so every
- * write that took an older version has committed (as for the reply cursor). One reading per tick;
- * the watermark moves only after a tick that compared everything it found (fewer than a batch),
- * and the tick moving it has already compared with the old one. A node starts from 0: its first
- * tick compares every thread once, as every tick did before (docs/decisions.md).
- */
-export const makeUpdateWatermark = () => {
-  const readings: Array<{ readonly at: number; readonly version: number }> = []
-  let since = 0
-  return {
-    since: () => since,
-    /** After a tick that began at `at` with `version` the newest handed out. */
-    record: (at: number, version: number, caughtUp: boolean) => {
-      readings.push({ at, version })
-      const old = at - ChannelApi.CURSOR_LAG_SECONDS * 1000
-      let i = -1
-      for (let k = 0; k < readings.length && readings[k]!.at <= old; k++) i = k
-      if (i < 0) return
-      if (caughtUp) {
-        since = Math.max(since, readings[i]!.version)
-        readings.splice(0, i + 1)
-      } else {
-        // Only the newest reading old enough can still be adopted: the list stays one lag long.
-        readings.splice(0, i)
-      }
-    },
-  }
-}
-export type UpdateWatermark = ReturnType<typeof makeUpdateWatermark>
-
 /** Queues `conversation.updated` for conversations whose status, assignee or team changed. */
-export const queueConversationUpdates = (mark: UpdateWatermark) =>
-  Effect.gen(function* () {
-    // Real time, not the inbox's clock: the lag is about how long a write takes to commit.
-    const at = Date.now()
-    const version = yield* ChannelApi.latestConversationVersion
-    const changed = yield* ChannelApi.changedConversations(UPDATES_PER_TICK, mark.since())
-    for (const c of changed) {
-      const state = { status: c.status, assignee_id: c.assignee_id, team_id: c.team_id }
-      const uid = ChannelApi.newDeliveryId()
-      yield* ChannelApi.enqueue(c.channel_id, {
-        uid,
-        event: 'conversation.updated',
-        subject: `conversation.updated:${c.conversation_id}:${c.status}:${c.assignee_id}:${c.team_id}:${c.updated_at.getTime()}`,
-        body: envelope(uid, 'conversation.updated', {
-          channel_id: c.channel_id,
-          conversation_id: c.external_id,
-          interaction_id: c.conversation_id,
-          ...state,
-          updated_at: iso(c.updated_at),
-        }),
-        maxAttempts: c.retries + 1,
-      })
-      yield* ChannelApi.markNotified(c.channel_id, c.external_id, state)
-    }
-    mark.record(at, version, changed.length < UPDATES_PER_TICK)
-  })
+export const queueConversationUpdates = Effect.gen(function* () {
+  const changed = yield* ChannelApi.changedConversations(200)
+  for (const c of changed) {
+    const state = { status: c.status, assignee_id: c.assignee_id, team_id: c.team_id }
+    const uid = ChannelApi.newDeliveryId()
+    yield* ChannelApi.enqueue(c.channel_id, {
+      uid,
+      event: 'conversation.updated',
+      subject: `conversation.updated:${c.conversation_id}:${c.status}:${c.assignee_id}:${c.team_id}:${c.updated_at.getTime()}`,
+      body: envelope(uid, 'conversation.updated', {
+        channel_id: c.channel_id,
+        conversation_id: c.external_id,
+        interaction_id: c.conversation_id,
+        ...state,
+        updated_at: iso(c.updated_at),
+      }),
+      maxAttempts: c.retries + 1,
+    })
+    yield* ChannelApi.markNotified(c.channel_id, c.external_id, state)
+  }
+})
 
 /** Sends the due deliveries once each; the lease keeps another node off them meanwhile. */
 export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
@@ -307,10 +267,9 @@ export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
 export const worker = (cfg: Pick<AppConfig, 'webhookAllowPrivate' | 'webhookRetryBaseMs'>) => {
   const policy = webhookPolicy(cfg)
   const pollMs = Math.min(1000, Math.max(20, cfg.webhookRetryBaseMs))
-  const updates = makeUpdateWatermark()
   const tick = Effect.gen(function* () {
     yield* queueReplies
-    yield* queueConversationUpdates(updates)
+    yield* queueConversationUpdates
     yield* sendDue(policy, cfg.webhookRetryBaseMs)
   }).pipe(
     Effect.catchAllCause((cause) =>

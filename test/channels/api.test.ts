@@ -1,6 +1,8 @@
+import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConversationActor } from '../../actors/inbox/ConversationActor'
+import * as ChannelApi from '../../store/channelApi'
 import * as Workspaces from '../../store/workspaces'
 import { waitFor } from '../support/cluster'
 import * as F from '../support/fixtures'
@@ -565,6 +567,53 @@ describe('API channel', () => {
     const waiting = await body(await s.fetch('/v1/interactions?tab=unreplied', { headers: owner.headers() }))
     expect(waiting.data.map((x: { id: number }) => x.id)).toContain(id)
     await retire(ch)
+  })
+
+  it("moves a quiet channel's reply cursor past other channels' replies older than the lag", async () => {
+    let secret = ''
+    const rx = await receiver(() => secret)
+    try {
+      const quiet = await createApi({ webhook_url: rx.url })
+      const busy = await createApi({ webhook_url: rx.url })
+      secret = busy.credentials.webhook_secret
+      const m = await body(
+        await inbound(busy.credentials.key, { conversation_id: 'cur-1', message: { id: '1', text: 'hi' } }),
+      )
+      const sent = await body(
+        await s.fetch(
+          `/v1/interactions/${m.data.interaction_id}/messages`,
+          F.json({ type: 'text', text: 'hello back' }, owner.headers()),
+        ),
+      )
+      const replyId = Number(sent.data.id)
+      await rx.until((g) => g.some((x) => x.json.event === 'message.created'))
+      const cursorOf = async (channelId: number) =>
+        Number(
+          (
+            await s.run(
+              Effect.flatMap(
+                SqlClient.SqlClient,
+                (db) =>
+                  db<{ c: number }>`SELECT out_cursor AS c FROM channel_api WHERE channel_id = ${channelId}`,
+              ),
+            )
+          )[0]!.c,
+        )
+      // Older than the lag: the cursors may pass it — the quiet channel's too, though not its reply.
+      await s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (db) => db`UPDATE messages SET created_at = now() - interval '1 minute' WHERE id = ${replyId}`,
+        ),
+      )
+      await s.run(ChannelApi.advanceCursors)
+      expect(await cursorOf(busy.id)).toBeGreaterThanOrEqual(replyId)
+      expect(await cursorOf(quiet.id)).toBeGreaterThanOrEqual(replyId)
+      await retire(quiet)
+      await retire(busy)
+    } finally {
+      await rx.close()
+    }
   })
 
   it('sends conversation.updated on status changes only to channels that chose it', async () => {

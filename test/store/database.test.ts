@@ -11,6 +11,12 @@ import { freshDatabase } from '../support/server'
  */
 const adminUrl = process.env.DATABASE_URL
 
+const withOptions = (url: string, options: string) => {
+  const u = new URL(url)
+  u.searchParams.set('options', options)
+  return u.href
+}
+
 const settings = async (url: string) => {
   const runtime = ManagedRuntime.make(Database.layer({ url, dataDir: 'memory' }))
   try {
@@ -45,12 +51,12 @@ describe.skipIf(!adminUrl)('database connections', () => {
 
   it('turn JIT off, keeping the options of DATABASE_URL', async () => {
     expect(await settings(db.url)).toEqual([{ jit: 'off', timeout: '0' }])
-    const withTimeout = `${db.url}?options=${encodeURIComponent('-c statement_timeout=5000')}`
-    expect(await settings(withTimeout)).toEqual([{ jit: 'off', timeout: '5s' }])
+    expect(await settings(withOptions(db.url, '-c statement_timeout=5000'))).toEqual([
+      { jit: 'off', timeout: '5s' },
+    ])
   })
 
   it('leave a jit setting of DATABASE_URL as it is', async () => {
-    const own = `${db.url}?options=${encodeURIComponent('-c jit=on')}`
-    expect(await settings(own)).toEqual([{ jit: 'on', timeout: '0' }])
+    expect(await settings(withOptions(db.url, '-cjit=on'))).toEqual([{ jit: 'on', timeout: '0' }])
   })
 })

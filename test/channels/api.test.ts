@@ -1,9 +1,9 @@
-import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConversationActor } from '../../actors/inbox/ConversationActor'
 import * as ChannelApi from '../../store/channelApi'
 import * as Workspaces from '../../store/workspaces'
+import * as I from '../inbox/support'
 import { waitFor } from '../support/cluster'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -590,21 +590,16 @@ describe('API channel', () => {
       const cursorOf = async (channelId: number) =>
         Number(
           (
-            await s.run(
-              Effect.flatMap(
-                SqlClient.SqlClient,
-                (db) =>
-                  db<{ c: number }>`SELECT out_cursor AS c FROM channel_api WHERE channel_id = ${channelId}`,
-              ),
+            await I.sql<{ c: number }>(
+              s,
+              (db) => db`SELECT out_cursor AS c FROM channel_api WHERE channel_id = ${channelId}`,
             )
           )[0]!.c,
         )
       // Older than the lag: the cursors may pass it — the quiet channel's too, though not its reply.
-      await s.run(
-        Effect.flatMap(
-          SqlClient.SqlClient,
-          (db) => db`UPDATE messages SET created_at = now() - interval '1 minute' WHERE id = ${replyId}`,
-        ),
+      await I.sql(
+        s,
+        (db) => db`UPDATE messages SET created_at = now() - interval '1 minute' WHERE id = ${replyId}`,
       )
       await s.run(ChannelApi.advanceCursors)
       expect(await cursorOf(busy.id)).toBeGreaterThanOrEqual(replyId)

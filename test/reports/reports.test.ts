@@ -1,4 +1,3 @@
-import { SqlClient } from '@effect/sql'
 import { parse } from 'csv-parse/sync'
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -509,17 +508,13 @@ describe('a deleted workspace', () => {
       await customer(c, '2025-03-13T09:00:00Z')
     }
     const facts = (id: number) =>
-      s.run(
-        Effect.flatMap(
-          SqlClient.SqlClient,
-          (db) => db<{ n: number }>`SELECT count(*)::int AS n FROM report_facts WHERE workspace_id = ${id}`,
-        ),
+      I.sql<{ n: number }>(
+        s,
+        (db) => db`SELECT count(*)::int AS n FROM report_facts WHERE workspace_id = ${id}`,
       )
     expect((await facts(gone.workspaceId))[0]!.n).toBeGreaterThan(0)
     const kept = (await facts(w.workspaceId))[0]!.n
-    await s.run(
-      Effect.flatMap(SqlClient.SqlClient, (db) => db`DELETE FROM workspaces WHERE id = ${gone.workspaceId}`),
-    )
+    await I.sql(s, (db) => db`DELETE FROM workspaces WHERE id = ${gone.workspaceId}`)
     expect((await facts(gone.workspaceId))[0]!.n).toBe(0)
     expect((await facts(w.workspaceId))[0]!.n).toBe(kept)
   })
@@ -539,14 +534,12 @@ describe('the roll-up', () => {
     // Whether the loop got there first or this call does it, the day's roll-up holds the message.
     await s.run(Rollup.catchUpAll())
     for (const ws of [w, ...others]) {
-      const [row] = await s.run(
-        Effect.flatMap(
-          SqlClient.SqlClient,
-          (db) => db<{ n: number; pending: number }>`
-            SELECT (SELECT COALESCE(sum(messages_in), 0)::int FROM report_days
-                    WHERE workspace_id = ${ws.workspaceId} AND day = '2025-03-12') AS n,
-                   (SELECT count(*)::int FROM report_facts WHERE workspace_id = ${ws.workspaceId} AND NOT rolled) AS pending`,
-        ),
+      const [row] = await I.sql<{ n: number; pending: number }>(
+        s,
+        (db) => db`
+          SELECT (SELECT COALESCE(sum(messages_in), 0)::int FROM report_days
+                  WHERE workspace_id = ${ws.workspaceId} AND day = '2025-03-12') AS n,
+                 (SELECT count(*)::int FROM report_facts WHERE workspace_id = ${ws.workspaceId} AND NOT rolled) AS pending`,
       )
       expect(row, `workspace ${ws.workspaceId}`).toEqual({ n: 1, pending: 0 })
     }

@@ -13,7 +13,7 @@ import type { ResponseMeta as Meta } from './envelope'
 import { isMultipart, parseMultipart } from './multipart'
 import { type Incoming, makeHandle, rateLimitWith } from './pipeline'
 import { clientAddress, parseCookies, parseQuery } from './request'
-import type { AuthedRequest, Reply, Request, Route, Services } from './route'
+import type { AuthedRequest, ChannelRequest, Reply, Request, Route, Services, VisitorRequest } from './route'
 import type { Method } from './router'
 import { andThen } from './runFast'
 import { decode } from './validation'
@@ -144,10 +144,18 @@ const run = (
   const header = (name: string) => req.headers.get(name.toLowerCase())
   const limit = (key: string, perMinute: number) => rateLimitWith(limiter, key, perMinute, meta)
 
-  /** Path parameters, query and body through the route's schemas, then the handler. */
+  /**
+   * Path parameters, query and body through the route's schemas, then the handler. The request
+   * is one object literal with every key of every access class (absent ones undefined): all
+   * requests share one hidden class, where spreading the credential's fields in gave each access
+   * class its own and sent V8's property loads on this path to their slow, megamorphic form.
+   */
   const handleWith = (
     caller: Caller | null,
-    call: (request: Request<unknown, unknown, unknown>) => Effect.Effect<Reply, unknown, Services>,
+    scope: Partial<VisitorCredential>,
+    call: (
+      request: Request<unknown, unknown, unknown> & Partial<VisitorCredential>,
+    ) => Effect.Effect<Reply, unknown, Services>,
   ): Effect.Effect<Reply, unknown, Services> => {
     // A path parameter that does not fit its schema names nothing that exists.
     let decodedParams: unknown = params
@@ -174,20 +182,24 @@ const run = (
         rawQuery: req.query,
         body,
         files,
-        ...(req.bodyStream ? { bodyStream: req.bodyStream } : {}),
+        bodyStream: req.bodyStream,
         locale: meta.locale,
         requestId: meta.requestId,
         ip: req.ip,
         header,
         cookie: (name) => cookies.get(name),
         caller,
+        workspace: scope.workspace,
+        channel: scope.channel,
+        visitor: scope.visitor,
+        widget: scope.widget,
       }),
     )
   }
 
   if (route.access === 'P') {
     return andThen(route.unlimited ? Effect.void : limit(`ip:${req.ip}`, RATE_LIMITS.public), () =>
-      handleWith(null, (request) => route.handler(request)),
+      handleWith(null, {}, (request) => route.handler(request)),
     )
   }
   if (route.access === 'V') {
@@ -197,7 +209,9 @@ const run = (
         authenticateVisitor(params.key, header('authorization'), method),
         (visitor: VisitorCredential) =>
           andThen(limit(`visitor:${visitor.visitor.id}`, RATE_LIMITS.visitor), () =>
-            handleWith(null, (request) => route.handler({ ...request, ...visitor })),
+            handleWith(null, visitor, (request) =>
+              route.handler(request as VisitorRequest<unknown, unknown, unknown>),
+            ),
           ),
       ),
     )
@@ -209,8 +223,8 @@ const run = (
       (viaChannel) =>
         andThen(limit(`channel:${viaChannel.channel.id}`, cfg.rateLimitPerChannelKey), () =>
           andThen(viaChannel.authorize(method), () =>
-            handleWith(null, (request) =>
-              route.handler({ ...request, channel: viaChannel.channel, workspace: viaChannel.workspace }),
+            handleWith(null, { channel: viaChannel.channel, workspace: viaChannel.workspace }, (request) =>
+              route.handler(request as ChannelRequest<unknown, unknown, unknown>),
             ),
           ),
         ),
@@ -226,12 +240,8 @@ const run = (
       ),
       () =>
         andThen(authorize(route, caller, method, header('x-csrf-token')), () =>
-          handleWith(caller, (request) =>
-            route.handler({ ...request, workspace: caller.workspace! } as AuthedRequest<
-              unknown,
-              unknown,
-              unknown
-            >),
+          handleWith(caller, { workspace: caller.workspace! }, (request) =>
+            route.handler(request as AuthedRequest<unknown, unknown, unknown>),
           ),
         ),
     )

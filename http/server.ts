@@ -167,7 +167,17 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       }
     }
     const dispatch = (body: Uint8Array | null, bodyStream?: AsyncIterable<Uint8Array>) => {
-      opts.handle({ ...base, body, ...(bodyStream ? { bodyStream } : {}) }, (out) =>
+      // Spelled out, not `{ ...base, body }`: every request one hidden class (see apiPipeline's handleWith).
+      const incoming: Incoming = {
+        method: base.method,
+        path: base.path,
+        query: base.query,
+        headers: base.headers,
+        ip: base.ip,
+        body,
+        bodyStream,
+      }
+      opts.handle(incoming, (out) =>
         respond(
           out ?? {
             status: 500,

@@ -1,4 +1,5 @@
-import { Deferred, Duration, Effect, Exit, FiberId, Runtime, type Scope } from 'effect'
+import { Duration, Effect, Exit, Runtime, type Scope } from 'effect'
+import { OneShot } from './oneShot'
 
 /**
  * Group commit: callers submit items one by one; a flush writes what has gathered as one unit
@@ -34,7 +35,7 @@ export const make = <I, O, E, R>(
     const runtime = yield* Effect.runtime<R>()
     const clock = yield* Effect.clock
     const fork = Runtime.runFork(runtime)
-    const pending: Array<{ readonly item: I; readonly done: Deferred.Deferred<O, E> }> = []
+    const pending: Array<{ readonly item: I; readonly done: OneShot<O, E> }> = []
     const gatherMs = options.gatherMs ?? 0
     let running = 0
     let lastStart = Number.NEGATIVE_INFINITY
@@ -70,7 +71,7 @@ export const make = <I, O, E, R>(
                 const each = Exit.isSuccess(exit)
                   ? (exit.value[i] ?? Exit.die(new Error(`group commit: no answer for item ${i}`)))
                   : (exit as Exit.Exit<never, never>)
-                Deferred.unsafeDone(p.done, each)
+                p.done.complete(each)
               }
             }),
             Effect.ensuring(
@@ -87,10 +88,10 @@ export const make = <I, O, E, R>(
     return {
       submit: (item) =>
         Effect.suspend(() => {
-          const done = Deferred.unsafeMake<O, E>(FiberId.none)
+          const done = new OneShot<O, E>()
           pending.push({ item, done })
           kick()
-          return Deferred.await(done)
+          return done.await
         }),
     }
   })

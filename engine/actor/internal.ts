@@ -2,24 +2,13 @@
  * The actor kit's machinery, with types erased; `Actor.ts` holds the typed surface.
  *
  * Per entity: one `Queue.bounded` mailbox, one fiber (forked from the runtime captured by `make`,
- * so entity fibers carry the actor's services, not a caller's fiber refs), a `Deferred` per reply.
+ * so entity fibers carry the actor's services, not a caller's fiber refs), a `OneShot` per reply.
  * The registry is a plain `Map`; lookup, activation and the in-flight count are updated in one
  * synchronous step, and the sweeper removes an entity in one synchronous step, so an ask can never
  * reach a retired entity.
  */
-import {
-  Cause,
-  Deferred,
-  Duration,
-  Effect,
-  Exit,
-  Fiber,
-  FiberId,
-  Option,
-  Queue,
-  Runtime,
-  type Scope,
-} from 'effect'
+import { Cause, Duration, Effect, Exit, Fiber, Option, Queue, Runtime, type Scope } from 'effect'
+import { OneShot } from '../oneShot.js'
 import {
   ActorDefect,
   ActorLoadFailed,
@@ -71,7 +60,7 @@ const WAKE: unique symbol = Symbol('actor/wake')
 interface Envelope {
   readonly msg: TaggedMessage
   /** Absent for `tell`. */
-  readonly reply: Deferred.Deferred<unknown, unknown> | undefined
+  readonly reply: OneShot<unknown, unknown> | undefined
   /** Set when the caller was interrupted; an envelope not yet taken is then skipped. */
   cancelled: boolean
 }
@@ -134,7 +123,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
     const settle = (e: Entity, env: Envelope, exit: Exit.Exit<unknown, unknown>): void => {
       e.current = undefined
       e.lastActive = now()
-      if (env.reply !== undefined) Deferred.unsafeDone(env.reply, exit)
+      if (env.reply !== undefined) env.reply.complete(exit)
     }
 
     // -- the entity fiber ------------------------------------------------------------------------
@@ -297,12 +286,12 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
         for (const env of e.run) settle(e, env, failure)
         e.run = []
         if (e.lookahead !== undefined && e.lookahead !== WAKE && e.lookahead.reply !== undefined)
-          Deferred.unsafeDone(e.lookahead.reply, failure)
+          e.lookahead.reply.complete(failure)
         e.lookahead = undefined
         const drain: Effect.Effect<void> = Effect.flatMap(Queue.takeAll(e.mailbox), (items) => {
           if (items.length === 0) return Queue.shutdown(e.mailbox)
           for (const item of items)
-            if (item !== WAKE && item.reply !== undefined) Deferred.unsafeDone(item.reply, failure)
+            if (item !== WAKE && item.reply !== undefined) item.reply.complete(failure)
           return drain
         })
         return drain
@@ -370,7 +359,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       e.lastActive = now()
       const env: Envelope = {
         msg,
-        reply: withReply ? Deferred.unsafeMake<unknown, unknown>(FiberId.none) : undefined,
+        reply: withReply ? new OneShot<unknown, unknown>() : undefined,
         cancelled: false,
       }
       // Fast path: room in the mailbox. Otherwise wait for room (backpressure); a mailbox shut
@@ -378,7 +367,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       const waitForRoom = e.mailbox.unsafeOffer(env)
         ? undefined
         : Effect.catchAllCause(Queue.offer(e.mailbox, env), () => Effect.fail(stopped(e.id)))
-      const reply = env.reply === undefined ? undefined : Deferred.await(env.reply)
+      const reply = env.reply === undefined ? undefined : env.reply.await
       const body =
         waitForRoom === undefined
           ? (reply ?? Effect.void)

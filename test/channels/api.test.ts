@@ -163,11 +163,17 @@ describe('API channel', () => {
     expect(again.status).toBe(200)
     expect((await body(again)).data.message.id).toBe(m1.message.id)
 
+    // Pacing allows one event per 100 ms window and one more at its end: how many windows the
+    // sends span is measured, so that a loaded machine (slower answers, more windows) is no failure
+    // and a server that does not pace at all still is.
+    const windows = (since: number) => Math.ceil((performance.now() - since) / 100)
+    const parallelFrom = performance.now()
     const parallel = await Promise.all(
       Array.from({ length: 5 }, (_, i) =>
         inbound(key, { conversation_id: 'order-7', message: { id: `p${i}`, text: `n${i}` } }),
       ),
     )
+    const parallelWindows = windows(parallelFrom)
     const seqs = (await Promise.all(parallel.map(body))).map((b) => b.data.message.seq).sort()
     expect(seqs).toEqual([2, 3, 4, 5, 6])
     for (let i = 0; i < 5; i++) {
@@ -176,23 +182,26 @@ describe('API channel', () => {
     }
     // inbox.changed for messages is paced per conversation (at most one per 100 ms, the last one
     // at the end of the window, docs/decisions.md "The write path"): the five parallel sends give
-    // one or two (the resend of ext-1 stored nothing and says nothing). Once the window is over,
-    // whatever was published is on the socket before the answer to a later ping.
+    // one or two when they are answered within one window (the resend of ext-1 stored nothing and
+    // says nothing). Once the window is over, whatever was published is on the socket before the
+    // answer to a later ping.
     await until(() => c.frames.some((f) => f.event === 'inbox.changed'))
     await new Promise((r) => setTimeout(r, 250))
     c.send({ op: 'ping' })
     await c.next((f) => f.op === 'pong')
     const inbox = c.frames.filter((f) => f.event === 'inbox.changed')
     expect(inbox.length).toBeGreaterThanOrEqual(1)
-    expect(inbox.length).toBeLessThanOrEqual(2)
+    expect(inbox.length).toBeLessThanOrEqual(1 + parallelWindows)
     expect(inbox[0]!.data).toMatchObject({ interaction_id: m1.interaction_id, channel_id: ch.id })
 
     // Twenty messages one after the other are twenty runs: paced, far fewer events, and the last
     // one comes after the last message (nothing committed goes untold).
+    const sequentialFrom = performance.now()
     for (let i = 0; i < 20; i++) {
       const r = await inbound(key, { conversation_id: 'order-7', message: { id: `s${i}`, text: `s${i}` } })
       expect(r.status).toBe(201)
     }
+    const sequentialWindows = windows(sequentialFrom)
     const lastMessage = () => c.frames.findLastIndex((f) => f.event === 'message.created')
     await until(() => c.frames.findLastIndex((f) => f.event === 'inbox.changed') > lastMessage())
     await new Promise((r) => setTimeout(r, 250))
@@ -201,7 +210,7 @@ describe('API channel', () => {
     expect(c.frames.filter((f) => f.event === 'message.created')).toHaveLength(20)
     const paced = c.frames.filter((f) => f.event === 'inbox.changed').length - inbox.length
     expect(paced).toBeGreaterThanOrEqual(1)
-    expect(paced).toBeLessThan(10)
+    expect(paced).toBeLessThanOrEqual(Math.min(1 + sequentialWindows, 19))
     expect(c.frames.findLastIndex((f) => f.event === 'inbox.changed')).toBeGreaterThan(lastMessage())
     c.close()
 

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto'
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import { Context } from 'effect'
 
@@ -7,8 +8,15 @@ export const randomToken = (bytes = 32): string => randomBytes(bytes).toString('
 /** Secrets with full entropy need no slow hash; SHA-256 makes the stored value useless if leaked. */
 export const digest = (secret: string): Buffer => createHash('sha256').update(secret).digest()
 
-/** `digest` as base64 text (cache keys of credentials): half the CPU of the Buffer and its `toString`. */
-export const digestText = (secret: string): string => createHash('sha256').update(secret).digest('base64')
+/**
+ * `digest` as base64 text (cache keys of credentials; every authenticated request makes one): the
+ * one-shot `crypto.hash` where Node has it (20.12 and later), less than half the CPU of a Hash
+ * object's create, update and digest.
+ */
+export const digestText: (secret: string) => string =
+  typeof crypto.hash === 'function'
+    ? (secret) => crypto.hash('sha256', secret, 'base64')
+    : (secret) => createHash('sha256').update(secret).digest('base64')
 
 export const safeEqual = (a: string, b: string): boolean => {
   const x = Buffer.from(a)

@@ -132,13 +132,12 @@ const run = (
 ): Effect.Effect<Reply, unknown, Services> => {
   const cfg = Context.get(services, Config)
   const limiter = Context.get(services, RateLimiter)
-  const req: Incoming =
+  const req = incoming
+  // The caller's address apart, not a copy of the request with another `ip`: one shape for all.
+  const ip =
     cfg.trustProxy === 0
-      ? incoming
-      : {
-          ...incoming,
-          ip: clientAddress(incoming.ip, incoming.headers.get('x-forwarded-for'), cfg.trustProxy),
-        }
+      ? incoming.ip
+      : clientAddress(incoming.ip, incoming.headers.get('x-forwarded-for'), cfg.trustProxy)
   const method = req.method as Method
   const cookies = parseCookies(req.headers.get('cookie'))
   const header = (name: string) => req.headers.get(name.toLowerCase())
@@ -185,7 +184,7 @@ const run = (
         bodyStream: req.bodyStream,
         locale: meta.locale,
         requestId: meta.requestId,
-        ip: req.ip,
+        ip,
         header,
         cookie: (name) => cookies.get(name),
         caller,
@@ -198,13 +197,13 @@ const run = (
   }
 
   if (route.access === 'P') {
-    return andThen(route.unlimited ? Effect.void : limit(`ip:${req.ip}`, RATE_LIMITS.public), () =>
+    return andThen(route.unlimited ? Effect.void : limit(`ip:${ip}`, RATE_LIMITS.public), () =>
       handleWith(null, {}, (request) => route.handler(request)),
     )
   }
   if (route.access === 'V') {
     // Live chat widget calls: the path's public key and the visitor's token, a budget per visitor.
-    return andThen(limit(`ip:${req.ip}`, RATE_LIMITS.public), () =>
+    return andThen(limit(`ip:${ip}`, RATE_LIMITS.public), () =>
       andThen(
         authenticateVisitor(params.key, header('authorization'), method),
         (visitor: VisitorCredential) =>

@@ -151,6 +151,17 @@ export interface Handle<Rt, R> {
   ) => (router: Router<Rt>, req: Incoming) => Effect.Effect<Outgoing, never, R | Log | MetricsTag>
 }
 
+/** A `HEAD` request as the `GET` of its path, with the transport's keys in its order (one shape for all requests). */
+const asGet = (req: Incoming): Incoming => ({
+  method: 'GET',
+  path: req.path,
+  query: req.query,
+  headers: req.headers,
+  ip: req.ip,
+  body: req.body,
+  bodyStream: req.bodyStream,
+})
+
 export const makeHandle = <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>): Handle<Rt, R> => {
   const respond = (
     services: Context.Context<R | Log | MetricsTag>,
@@ -175,13 +186,7 @@ export const makeHandle = <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>):
       const refuse = steps.refuse ?? refuseAtOnce
       const program = attempt(() =>
         match._tag === 'Found'
-          ? steps.run(
-              match.value,
-              match.params,
-              req.method === 'HEAD' ? { ...req, method: 'GET' } : req,
-              meta,
-              services,
-            )
+          ? steps.run(match.value, match.params, req.method === 'HEAD' ? asGet(req) : req, meta, services)
           : refuse(
               match._tag === 'NotFound'
                 ? notFound

@@ -217,7 +217,7 @@ export const route = <P = undefined, Q = undefined, B = undefined>(r: Route<P, Q
     readonly workspace?: 'optional'
     readonly whileFrozen?: true
   }
-  return {
+  const shaped: Record<RouteKey, unknown> = {
     method: f.method,
     path: f.path,
     summary: f.summary,
@@ -234,8 +234,12 @@ export const route = <P = undefined, Q = undefined, B = undefined>(r: Route<P, Q
     workspace: f.workspace,
     whileFrozen: f.whileFrozen,
     handler: f.handler,
-  } as unknown as Route
+  }
+  return shaped as unknown as Route
 }
+
+/** Every key of every access class's route: `route()`'s literal must name each (a new one fails to compile). */
+type RouteKey = Route extends infer R ? (R extends unknown ? keyof R : never) : never
 
 /** A domain operation's answer as the response: 201 when it made something, else 200. */
 export const answer = <E, R>(effect: Effect.Effect<Answer, E, R>): Effect.Effect<Reply, E, R> =>

@@ -431,9 +431,11 @@ export const advanceCursors = Effect.flatMap(
 )
 
 /**
- * Conversations of channels subscribed to `conversation.updated` whose status, assignee or team
- * differ from what was last announced. `subject` is derived from the state, so nodes running this
- * at once queue one delivery.
+ * Threads of channels subscribed to `conversation.updated` whose conversation changed status,
+ * assignee or team since a tick last looked (`change_seq` past `notified_seq`, counted by a
+ * trigger in the changing transaction; migration 0104), with the conversation's state now and
+ * whether it differs from what was last announced (`notified`). `subject` is derived from the
+ * state, so nodes running this at once queue one delivery.
  */
 export const changedConversations = (limit: number) =>
   Effect.flatMap(
@@ -441,34 +443,45 @@ export const changedConversations = (limit: number) =>
     (sql) => sql<{
       channel_id: number
       external_id: string
+      change_seq: number
       conversation_id: number
       status: string
       assignee_id: number | null
       team_id: number | null
       updated_at: Date
       retries: number
+      differs: boolean
     }>`
-      SELECT t.channel_id, t.external_id, cv.id AS conversation_id, cv.status, cv.assignee_id, cv.team_id,
-             cv.updated_at, a.retries
-      FROM channel_api_threads t
-      JOIN channel_api a ON a.channel_id = t.channel_id
-      JOIN channels c ON c.id = t.channel_id AND c.archived_at IS NULL
+      SELECT t.channel_id, t.external_id, t.change_seq::float8 AS change_seq, cv.id AS conversation_id,
+             cv.status, cv.assignee_id, cv.team_id, cv.updated_at, a.retries,
+             t.notified IS DISTINCT FROM
+               jsonb_build_object('status', cv.status, 'assignee_id', cv.assignee_id, 'team_id', cv.team_id)
+               AS differs
+      FROM channel_api a
+      JOIN channels c ON c.id = a.channel_id AND c.archived_at IS NULL
+      JOIN channel_api_threads t ON t.channel_id = a.channel_id AND t.change_seq > t.notified_seq
       JOIN conversations cv ON cv.id = t.conversation_id
       WHERE a.webhook_url IS NOT NULL AND 'conversation.updated' = ANY(a.events)
-        AND t.notified IS DISTINCT FROM
-            jsonb_build_object('status', cv.status, 'assignee_id', cv.assignee_id, 'team_id', cv.team_id)
       LIMIT ${limit}`,
   )
 
+/**
+ * What a tick saw of a thread: the state it announced (or null when the state was the one
+ * announced already) and the count it read. Never moves `notified_seq` back, and a change counted
+ * after the read stays past it for the next tick.
+ */
 export const markNotified = (
   channelId: number,
   externalId: string,
-  state: { readonly status: string; readonly assignee_id: number | null; readonly team_id: number | null },
+  seenSeq: number,
+  state: { readonly status: string; readonly assignee_id: number | null; readonly team_id: number | null } | null,
 ) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql`
-      UPDATE channel_api_threads SET notified = ${JSON.stringify(state)}::jsonb
+      UPDATE channel_api_threads
+      SET notified = COALESCE(${state === null ? null : JSON.stringify(state)}::jsonb, notified),
+          notified_seq = GREATEST(notified_seq, ${seenSeq})
       WHERE channel_id = ${channelId} AND external_id = ${externalId}`,
   )
 

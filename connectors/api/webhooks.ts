@@ -201,6 +201,11 @@ const replyFailed = (d: ChannelApi.DeliveryRow, error: string | null) =>
 export const queueConversationUpdates = Effect.gen(function* () {
   const changed = yield* ChannelApi.changedConversations(200)
   for (const c of changed) {
+    // Changed and changed back since the last look (open, solved, open): nothing to tell.
+    if (!c.differs) {
+      yield* ChannelApi.markNotified(c.channel_id, c.external_id, c.change_seq, null)
+      continue
+    }
     const state = { status: c.status, assignee_id: c.assignee_id, team_id: c.team_id }
     const uid = ChannelApi.newDeliveryId()
     yield* ChannelApi.enqueue(c.channel_id, {
@@ -216,7 +221,7 @@ export const queueConversationUpdates = Effect.gen(function* () {
       }),
       maxAttempts: c.retries + 1,
     })
-    yield* ChannelApi.markNotified(c.channel_id, c.external_id, state)
+    yield* ChannelApi.markNotified(c.channel_id, c.external_id, c.change_seq, state)
   }
 })
 

@@ -6,6 +6,11 @@
 -- channel"). A count, not a time: whatever commits later is a higher count, however long its
 -- transaction took. Every existing thread, and every new one, starts counted once, so the first
 -- tick compares it as before (a conversation assigned before its thread row existed is told).
+-- Both tables at once, in the order a conversation's change takes them with the trigger
+-- (conversations, then its thread), so a node still writing while another upgrades waits rather
+-- than deadlocks (as in migration 0101).
+LOCK TABLE conversations, channel_api_threads IN ACCESS EXCLUSIVE MODE;
+
 ALTER TABLE channel_api_threads
   ADD COLUMN change_seq bigint NOT NULL DEFAULT 1,
   ADD COLUMN notified_seq bigint NOT NULL DEFAULT 0;

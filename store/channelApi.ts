@@ -465,23 +465,58 @@ export const changedConversations = (limit: number) =>
       LIMIT ${limit}`,
   )
 
+export interface ThreadState {
+  readonly status: string
+  readonly assignee_id: number | null
+  readonly team_id: number | null
+}
+
 /**
- * What a tick saw of a thread: the state it announced (or null when the state was the one
- * announced already) and the count it read. Never moves `notified_seq` back, and a change counted
- * after the read stays past it for the next tick.
+ * Threads a tick read whose state was the one announced already (changed and changed back): their
+ * count is taken as looked at, in one statement. Only where `notified` is still that state and no
+ * newer look was recorded; otherwise the thread stays counted and the next tick compares it again.
  */
-export const markNotified = (
-  channelId: number,
-  externalId: string,
-  seenSeq: number,
-  state: { readonly status: string; readonly assignee_id: number | null; readonly team_id: number | null } | null,
+export const markSeen = (
+  seen: ReadonlyArray<{
+    readonly channel_id: number
+    readonly external_id: string
+    readonly seq: number
+    readonly state: ThreadState
+  }>,
 ) =>
+  seen.length === 0
+    ? Effect.void
+    : Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`
+          UPDATE channel_api_threads t SET notified_seq = v.seq
+          FROM json_to_recordset(${JSON.stringify(seen)}::json)
+            AS v(channel_id integer, external_id text, seq bigint, state jsonb)
+          WHERE t.channel_id = v.channel_id AND t.external_id = v.external_id
+            AND t.notified_seq < v.seq AND t.notified = v.state`,
+      )
+
+/**
+ * Locks a thread for announcing the state a tick read at `seq`: null when another look at that
+ * count or a later one was recorded (a node that read earlier must not tell an older state), else
+ * whether the state differs from the one last announced. Run in the transaction that queues the
+ * event and records the look (`setNotified`).
+ */
+export const lockForNotice = (channelId: number, externalId: string, seq: number, state: ThreadState) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ differs: boolean }>`
+      SELECT notified IS DISTINCT FROM ${JSON.stringify(state)}::jsonb AS differs
+      FROM channel_api_threads
+      WHERE channel_id = ${channelId} AND external_id = ${externalId} AND notified_seq < ${seq}
+      FOR UPDATE`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
+/** Records what a tick announced of a thread, and the count it read (see `lockForNotice`). */
+export const setNotified = (channelId: number, externalId: string, seq: number, state: ThreadState) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql`
-      UPDATE channel_api_threads
-      SET notified = COALESCE(${state === null ? null : JSON.stringify(state)}::jsonb, notified),
-          notified_seq = GREATEST(notified_seq, ${seenSeq})
+      UPDATE channel_api_threads SET notified = ${JSON.stringify(state)}::jsonb, notified_seq = ${seq}
       WHERE channel_id = ${channelId} AND external_id = ${externalId}`,
   )
 

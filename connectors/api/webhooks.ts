@@ -199,29 +199,51 @@ const replyFailed = (d: ChannelApi.DeliveryRow, error: string | null) =>
 
 /** Queues `conversation.updated` for conversations whose status, assignee or team changed. */
 export const queueConversationUpdates = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
   const changed = yield* ChannelApi.changedConversations(200)
-  for (const c of changed) {
-    // Changed and changed back since the last look (open, solved, open): nothing to tell.
-    if (!c.differs) {
-      yield* ChannelApi.markNotified(c.channel_id, c.external_id, c.change_seq, null)
-      continue
-    }
-    const state = { status: c.status, assignee_id: c.assignee_id, team_id: c.team_id }
-    const uid = ChannelApi.newDeliveryId()
-    yield* ChannelApi.enqueue(c.channel_id, {
-      uid,
-      event: 'conversation.updated',
-      subject: `conversation.updated:${c.conversation_id}:${c.status}:${c.assignee_id}:${c.team_id}:${c.updated_at.getTime()}`,
-      body: envelope(uid, 'conversation.updated', {
+  const state = (c: (typeof changed)[number]): ChannelApi.ThreadState => ({
+    status: c.status,
+    assignee_id: c.assignee_id,
+    team_id: c.team_id,
+  })
+  // Changed and changed back since the last look (open, solved, open): nothing to tell, one write.
+  yield* ChannelApi.markSeen(
+    changed
+      .filter((c) => !c.differs)
+      .map((c) => ({
         channel_id: c.channel_id,
-        conversation_id: c.external_id,
-        interaction_id: c.conversation_id,
-        ...state,
-        updated_at: iso(c.updated_at),
+        external_id: c.external_id,
+        seq: c.change_seq,
+        state: state(c),
+      })),
+  )
+  for (const c of changed) {
+    if (!c.differs) continue
+    const now = state(c)
+    // Under the thread's lock: another node may have told a newer state since this read.
+    yield* sql.withTransaction(
+      Effect.gen(function* () {
+        const look = yield* ChannelApi.lockForNotice(c.channel_id, c.external_id, c.change_seq, now)
+        if (!look) return
+        if (look.differs) {
+          const uid = ChannelApi.newDeliveryId()
+          yield* ChannelApi.enqueue(c.channel_id, {
+            uid,
+            event: 'conversation.updated',
+            subject: `conversation.updated:${c.conversation_id}:${c.status}:${c.assignee_id}:${c.team_id}:${c.updated_at.getTime()}`,
+            body: envelope(uid, 'conversation.updated', {
+              channel_id: c.channel_id,
+              conversation_id: c.external_id,
+              interaction_id: c.conversation_id,
+              ...now,
+              updated_at: iso(c.updated_at),
+            }),
+            maxAttempts: c.retries + 1,
+          })
+        }
+        yield* ChannelApi.setNotified(c.channel_id, c.external_id, c.change_seq, now)
       }),
-      maxAttempts: c.retries + 1,
-    })
-    yield* ChannelApi.markNotified(c.channel_id, c.external_id, c.change_seq, state)
+    )
   }
 })
 

@@ -4,16 +4,28 @@
 -- the same transaction, and a tick reads only threads counted past what it last looked at
 -- (`notified_seq`), through a partial index that holds just those (docs/decisions.md, "API
 -- channel"). A count, not a time: whatever commits later is a higher count, however long its
--- transaction took. Every existing thread, and every new one, starts counted once, so the first
--- tick compares it as before (a conversation assigned before its thread row existed is told).
--- Both tables at once, in the order a conversation's change takes them with the trigger
--- (conversations, then its thread), so a node still writing while another upgrades waits rather
--- than deadlocks (as in migration 0101).
-LOCK TABLE conversations, channel_api_threads IN ACCESS EXCLUSIVE MODE;
+-- transaction took.
 
+-- The thread table first, then conversations' (only what CREATE TRIGGER needs, which lets reads
+-- through): a node still running the old code takes them in that order when it creates a thread
+-- or compares them, so it waits for the upgrade rather than deadlocking with it. (A conversation's
+-- deletion takes them the other way; PostgreSQL then aborts one of the two, and a node whose
+-- migration was aborted fails to start and migrates when started again.)
+LOCK TABLE channel_api_threads IN ACCESS EXCLUSIVE MODE;
+LOCK TABLE conversations IN SHARE ROW EXCLUSIVE MODE;
+
+-- A new thread is not counted: it is made with its conversation, in one transaction, in the state
+-- `notified` starts with (open, nobody, no team); any change after is an UPDATE the trigger sees.
 ALTER TABLE channel_api_threads
-  ADD COLUMN change_seq bigint NOT NULL DEFAULT 1,
+  ADD COLUMN change_seq bigint NOT NULL DEFAULT 0,
   ADD COLUMN notified_seq bigint NOT NULL DEFAULT 0;
+
+-- What the comparison would have found now: counted once, so the first tick tells it.
+UPDATE channel_api_threads t SET change_seq = 1
+FROM conversations cv
+WHERE cv.id = t.conversation_id
+  AND t.notified IS DISTINCT FROM
+      jsonb_build_object('status', cv.status, 'assignee_id', cv.assignee_id, 'team_id', cv.team_id);
 
 CREATE INDEX channel_api_threads_changed_idx ON channel_api_threads (channel_id)
   WHERE change_seq > notified_seq;

@@ -488,12 +488,22 @@ export const markSeen = (
     ? Effect.void
     : Effect.flatMap(
         SqlClient.SqlClient,
+        // Rows another transaction holds (a message write reopening the conversation, another
+        // node telling it) are skipped, not waited for: many rows locked in no fixed order could
+        // deadlock with them. A skipped thread stays counted for the next tick.
         (sql) => sql`
-          UPDATE channel_api_threads t SET notified_seq = v.seq
-          FROM json_to_recordset(${JSON.stringify(seen)}::json)
-            AS v(channel_id integer, external_id text, seq bigint, state jsonb)
-          WHERE t.channel_id = v.channel_id AND t.external_id = v.external_id
-            AND t.notified_seq < v.seq AND t.notified = v.state`,
+          WITH v AS (
+            SELECT * FROM json_to_recordset(${JSON.stringify(seen)}::json)
+              AS v(channel_id integer, external_id text, seq bigint, state jsonb)
+          ), locked AS (
+            SELECT t.channel_id, t.external_id, v.seq
+            FROM channel_api_threads t
+            JOIN v ON t.channel_id = v.channel_id AND t.external_id = v.external_id
+            WHERE t.notified_seq < v.seq AND t.notified = v.state
+            FOR UPDATE OF t SKIP LOCKED
+          )
+          UPDATE channel_api_threads t SET notified_seq = locked.seq
+          FROM locked WHERE t.channel_id = locked.channel_id AND t.external_id = locked.external_id`,
       )
 
 /**

@@ -230,7 +230,8 @@ export const queueConversationUpdates = Effect.gen(function* () {
           yield* ChannelApi.enqueue(c.channel_id, {
             uid,
             event: 'conversation.updated',
-            subject: `conversation.updated:${c.conversation_id}:${c.status}:${c.assignee_id}:${c.team_id}:${c.updated_at.getTime()}`,
+            // The count names the change exactly (a change and back within a millisecond included).
+            subject: `conversation.updated:${c.conversation_id}:${c.change_seq}`,
             body: envelope(uid, 'conversation.updated', {
               channel_id: c.channel_id,
               conversation_id: c.external_id,

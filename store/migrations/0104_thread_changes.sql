@@ -8,9 +8,11 @@
 
 -- The thread table first, then conversations' (only what CREATE TRIGGER needs, which lets reads
 -- through): a node still running the old code takes them in that order when it creates a thread
--- or compares them, so it waits for the upgrade rather than deadlocking with it. (A conversation's
--- deletion takes them the other way; PostgreSQL then aborts one of the two, and a node whose
--- migration was aborted fails to start and migrates when started again.)
+-- or compares them, so it waits for the upgrade rather than deadlocking with it. When 0101 runs in
+-- the same upgrade (all pending migrations run in one transaction), it holds conversations
+-- already, and the order is 0101's. (A conversation's deletion takes them the other way;
+-- PostgreSQL then aborts one of the two, and a node whose migration was aborted fails to start
+-- and migrates when started again.)
 LOCK TABLE channel_api_threads IN ACCESS EXCLUSIVE MODE;
 LOCK TABLE conversations IN SHARE ROW EXCLUSIVE MODE;
 

@@ -708,8 +708,15 @@ describe('API channel', () => {
       // it now, nor mark its older look as seen.
       const stale = { status: 'solved', assignee_id: null, team_id: null }
       expect(await s.run(ChannelApi.lockForNotice(ch.id, 'late-1', 1, stale))).toBeNull()
-      await s.run(ChannelApi.markSeen([{ channel_id: ch.id, external_id: 'late-1', seq: 1, state: stale }]))
-      expect((await threads())[0]).toMatchObject({ change_seq: '2', notified_seq: '2' })
+      const open = { status: 'open', assignee_id: null, team_id: null }
+      // Neither an older count with the announced state, nor a later count with another state.
+      for (const look of [
+        { seq: 1, state: open },
+        { seq: 3, state: stale },
+      ]) {
+        await s.run(ChannelApi.markSeen([{ channel_id: ch.id, external_id: 'late-1', ...look }]))
+        expect((await threads())[0]).toMatchObject({ change_seq: '2', notified_seq: '2' })
+      }
     } finally {
       await rx.close()
       await retire(ch)

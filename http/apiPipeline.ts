@@ -126,18 +126,15 @@ const notFound = () => new ApiError({ code: 'not_found' })
 const run = (
   route: Route,
   params: Record<string, string>,
-  incoming: Incoming,
+  req: Incoming,
   meta: Meta,
   services: Context.Context<Services>,
 ): Effect.Effect<Reply, unknown, Services> => {
   const cfg = Context.get(services, Config)
   const limiter = Context.get(services, RateLimiter)
-  const req = incoming
   // The caller's address apart, not a copy of the request with another `ip`: one shape for all.
   const ip =
-    cfg.trustProxy === 0
-      ? incoming.ip
-      : clientAddress(incoming.ip, incoming.headers.get('x-forwarded-for'), cfg.trustProxy)
+    cfg.trustProxy === 0 ? req.ip : clientAddress(req.ip, req.headers.get('x-forwarded-for'), cfg.trustProxy)
   const method = req.method as Method
   const cookies = parseCookies(req.headers.get('cookie'))
   const header = (name: string) => req.headers.get(name.toLowerCase())

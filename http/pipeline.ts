@@ -7,6 +7,7 @@ import { MetricsTag } from '../engine/metrics'
 import { RateLimiter, type RateLimiterShape, type RateLimitResult } from '../engine/ratelimit/RateLimiter'
 import { randomToken } from '../engine/tokens'
 import { dataBody, errorResponse, JSON_TYPE, type ResponseMeta as Meta } from './envelope'
+import { incoming } from './request'
 import type { Reply } from './route'
 import type { Router } from './router'
 import { attempt, onExit } from './runFast'
@@ -151,17 +152,6 @@ export interface Handle<Rt, R> {
   ) => (router: Router<Rt>, req: Incoming) => Effect.Effect<Outgoing, never, R | Log | MetricsTag>
 }
 
-/** A `HEAD` request as the `GET` of its path, with the transport's keys in its order (one shape for all requests). */
-const asGet = (req: Incoming): Incoming => ({
-  method: 'GET',
-  path: req.path,
-  query: req.query,
-  headers: req.headers,
-  ip: req.ip,
-  body: req.body,
-  bodyStream: req.bodyStream,
-})
-
 export const makeHandle = <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>): Handle<Rt, R> => {
   const respond = (
     services: Context.Context<R | Log | MetricsTag>,
@@ -186,7 +176,15 @@ export const makeHandle = <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>):
       const refuse = steps.refuse ?? refuseAtOnce
       const program = attempt(() =>
         match._tag === 'Found'
-          ? steps.run(match.value, match.params, req.method === 'HEAD' ? asGet(req) : req, meta, services)
+          ? steps.run(
+              match.value,
+              match.params,
+              req.method === 'HEAD'
+                ? incoming('GET', req.path, req.query, req.headers, req.ip, req.body, req.bodyStream)
+                : req,
+              meta,
+              services,
+            )
           : refuse(
               match._tag === 'NotFound'
                 ? notFound

@@ -1,4 +1,31 @@
-/** Query strings and cookies as the handlers see them. */
+/** Query strings and cookies as the handlers see them; the request as the transport hands it on. */
+
+/** A request as the transport hands it over: everything copied out, nothing lazy. */
+export interface Incoming {
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly headers: ReadonlyMap<string, string>
+  readonly body: Uint8Array | null
+  /** The body as it arrives, for routes that stream it (`streamBody`); `body` is then null. */
+  readonly bodyStream?: AsyncIterable<Uint8Array>
+  readonly ip: string
+}
+
+/**
+ * A request as the transport hands it on, its keys always in this order: every request one hidden
+ * class in V8 (docs/decisions.md, "Hidden classes on the hot path"). Positional, so that the
+ * transport builds it without an object to copy from.
+ */
+export const incoming = (
+  method: string,
+  path: string,
+  query: string,
+  headers: ReadonlyMap<string, string>,
+  ip: string,
+  body: Uint8Array | null,
+  bodyStream: AsyncIterable<Uint8Array> | undefined,
+): Incoming => ({ method, path, query, headers, ip, body, bodyStream })
 
 /** `a=1&b=2&b=3&c[]=4` → `{a: '1', b: ['2', '3'], c: ['4']}`: repeated or `[]` keys become arrays. */
 export const parseQuery = (qs: string): Record<string, string | string[]> => {

@@ -1,5 +1,8 @@
 import uws from 'uWebSockets.js'
 import { STATUS_CODES } from 'node:http'
+import { type Incoming, incoming } from './request'
+
+export type { Incoming } from './request'
 
 /**
  * The uWebSockets.js transport: copies each request out of uWS synchronously (its request object
@@ -9,18 +12,6 @@ import { STATUS_CODES } from 'node:http'
 
 /** True when the native binary loaded; the package silently falls back to a slow emulation. */
 export const isNative = (): boolean => typeof (uws as { SSLApp?: unknown }).SSLApp === 'function'
-
-/** A request as the transport hands it over: everything copied out, nothing lazy. */
-export interface Incoming {
-  readonly method: string
-  readonly path: string
-  readonly query: string
-  readonly headers: ReadonlyMap<string, string>
-  readonly body: Uint8Array | null
-  /** The body as it arrives, for routes that stream it (`streamBody`); `body` is then null. */
-  readonly bodyStream?: AsyncIterable<Uint8Array>
-  readonly ip: string
-}
 
 /**
  * An answer as the transport writes it. To a `HEAD` request the transport sends the status and
@@ -167,17 +158,8 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       }
     }
     const dispatch = (body: Uint8Array | null, bodyStream?: AsyncIterable<Uint8Array>) => {
-      // Spelled out, not `{ ...base, body }`: every request one hidden class (see apiPipeline's handleWith).
-      const incoming: Incoming = {
-        method: base.method,
-        path: base.path,
-        query: base.query,
-        headers: base.headers,
-        ip: base.ip,
-        body,
-        bodyStream,
-      }
-      opts.handle(incoming, (out) =>
+      const request = incoming(base.method, base.path, base.query, base.headers, base.ip, body, bodyStream)
+      opts.handle(request, (out) =>
         respond(
           out ?? {
             status: 500,

@@ -434,8 +434,8 @@ export const advanceCursors = Effect.flatMap(
  * Threads of channels subscribed to `conversation.updated` whose conversation changed status,
  * assignee or team since a tick last looked (`change_seq` past `notified_seq`, counted by a
  * trigger in the changing transaction; migration 0104), with the conversation's state now and
- * whether it differs from what was last announced (`notified`). `subject` is derived from the
- * state, so nodes running this at once queue one delivery.
+ * whether it differs from what was last announced (`notified`). Nodes running this at once tell
+ * each change once: `lockForNotice` lets only the first look at a count through.
  */
 export const changedConversations = (limit: number) =>
   Effect.flatMap(

@@ -225,6 +225,11 @@ const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak>
     stop: async () => {
       child.kill('SIGTERM')
       await new Promise((r) => child.once('exit', r))
+      // BENCH_KEEP_DB=1: the database stays, to look into what the run stored (EXPLAIN, timings).
+      if (process.env.BENCH_KEEP_DB === '1') {
+        log(`kept database ${db}`)
+        return
+      }
       const c = new pg.Client({ connectionString: adminUrl })
       await c.connect()
       await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`)

@@ -1,5 +1,6 @@
 import { Effect } from 'effect'
 import { Bus } from './bus/Bus'
+import { isoMillis } from './time'
 
 /**
  * Real-time events: encoded once as `{event, data, at}` and handed to the bus; every node with
@@ -10,7 +11,7 @@ const encoder = new TextEncoder()
 
 export const publishEvent = (topic: string, event: string, data: unknown) =>
   Effect.flatMap(Bus, (bus) =>
-    bus.publish(topic, encoder.encode(JSON.stringify({ event, data, at: new Date().toISOString() }))),
+    bus.publish(topic, encoder.encode(JSON.stringify({ event, data, at: isoMillis(Date.now()) }))),
   )
 
 /** Control topic of one user's sockets on every node. */

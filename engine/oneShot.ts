@@ -25,6 +25,15 @@ export class OneShot<A, E> {
     }
   }
 
+  /**
+   * Calls `k` with the answer, at once when it is in, else when it comes: the wait of a caller
+   * without a fiber (engine/step.ts `Later`). Instead of `await`, never besides it.
+   */
+  listen(k: (exit: Exit.Exit<A, E>) => void): void {
+    if (this.exit !== undefined) k(this.exit)
+    else this.resume = k
+  }
+
   /** The answer: at once when it is in, else when it comes. */
   get await(): Effect.Effect<A, E> {
     if (this.exit !== undefined) return this.exit

@@ -5,12 +5,12 @@ import { ActorDefect, ActorLoadFailed, ActorStopped } from '../engine/actor/Acto
 import { Log, type Logger } from '../engine/log'
 import { MetricsTag } from '../engine/metrics'
 import { RateLimiter, type RateLimiterShape, type RateLimitResult } from '../engine/ratelimit/RateLimiter'
+import { attempt, onExit, withServices } from '../engine/step'
 import { randomToken } from '../engine/tokens'
 import { dataBody, errorResponse, JSON_TYPE, type ResponseMeta as Meta } from './envelope'
 import { incoming } from './request'
 import type { Reply } from './route'
 import type { Router } from './router'
-import { attempt, onExit } from './runFast'
 import type { Incoming, Outgoing } from './server'
 
 export type { Incoming, Outgoing } from './server'
@@ -154,6 +154,14 @@ export interface Handle<Rt, R> {
 
 export const makeHandle = <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>): Handle<Rt, R> => {
   const respond = (
+    services: Context.Context<R | Log | MetricsTag>,
+    router: Router<Rt>,
+    req: Incoming,
+  ): Effect.Effect<Outgoing, never, R | Log | MetricsTag> =>
+    // The services are there for the steps that ask for one (engine/step.ts), here and in the
+    // callbacks that go on with a reply.
+    withServices(services, () => respondWith(services, router, req))
+  const respondWith = (
     services: Context.Context<R | Log | MetricsTag>,
     router: Router<Rt>,
     req: Incoming,

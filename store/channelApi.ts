@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { andThen } from '../engine/step'
 import { digest, randomToken } from '../engine/tokens'
 import { pgArray } from './arrays'
 import type { ChannelRow } from './channels'
@@ -191,7 +192,8 @@ export const threadFor = (
   externalId: string,
   contact: Readonly<Record<string, unknown>>,
 ) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+  // A step (engine/step.ts): on the request path the known thread is found without a fiber.
+  andThen(SqlClient.SqlClient, (sql) => {
     const same = (t: ThreadRow) => Object.entries(contact).every(([k, v]) => t.contact[k] === v)
     // The common case, a known conversation whose contact did not change: nothing to read or
     // write per inbound message once this node has seen the thread, and no generator either.

@@ -361,16 +361,18 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
           : [],
       ),
     )
-    return sql<{ c: number; seq: number | null; id: number | null; version: number | null }>`
-      SELECT * FROM kotak_append_messages(
+    // The function's rows come back as one JSON array of `[c, seq, id, version]`: one value to
+    // parse instead of a row object per message, its fields parsed one by one by the driver.
+    return sql<{ a: ReadonlyArray<readonly [number, number | null, number | null, number | null]> | null }>`
+      SELECT json_agg(json_build_array(c, seq, id, version)) AS a FROM kotak_append_messages(
         ${JSON.stringify(convs)}::json, ${JSON.stringify(msgs)}::json, ${JSON.stringify(facts)}::json)`.pipe(
       Effect.map((rows) => {
         // One pass over the answer: message ids by conversation and sequence, versions by conversation.
         const ids = new Map<string, number>()
         const versions = new Map<number, number>()
-        for (const r of rows) {
-          if (r.version === null) ids.set(`${r.c}:${r.seq}`, r.id!)
-          else versions.set(r.c, r.version)
+        for (const [c, seq, id, version] of rows[0]?.a ?? []) {
+          if (version === null) ids.set(`${c}:${seq}`, id!)
+          else versions.set(c, version)
         }
         const done = new Map<number, Appended>()
         for (const w of writes) {

@@ -9,6 +9,7 @@ import { MAX_ATTACHMENT_BYTES, mediaType } from '../../actors/inbox/messages'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
 import { OutboundRefused, send } from '../../engine/net/outbound'
+import { andThen, recover } from '../../engine/step'
 import * as ChannelApi from '../../store/channelApi'
 import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
@@ -103,11 +104,13 @@ const fetchAttachment = (workspaceId: number, a: typeof Attachment.Type, index: 
 export const receive = (channel: ChannelRow, body: typeof InboundMessage.Type) =>
   // The conversation went away between finding it and appending (its contact was deleted): once
   // more from the start, which opens a new conversation (and contact) for the customer's message.
-  receiveOnce(channel, body).pipe(
-    Effect.catchTag('ConversationNotFound', () =>
-      Effect.zipRight(ChannelApi.forgetThread(channel.id, body.conversation_id), receiveOnce(channel, body)),
+  // Steps (engine/step.ts), not combinators: the usual message waits for its actor without a fiber.
+  recover(receiveOnce(channel, body), 'ConversationNotFound', () =>
+    recover(
+      andThen(ChannelApi.forgetThread(channel.id, body.conversation_id), () => receiveOnce(channel, body)),
+      'ConversationNotFound',
+      () => Effect.fail(notFound()),
     ),
-    Effect.catchTag('ConversationNotFound', () => Effect.fail(notFound())),
   )
 
 const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) => {
@@ -117,70 +120,65 @@ const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) => {
   const contact: Record<string, string> = {}
   for (const [k, v] of Object.entries(body.contact ?? {})) if (typeof v === 'string') contact[k] = v
   const clientId = `api:${body.message.id}`
-  // Plain combinators, not a generator: this runs for every inbound message.
-  return Effect.flatMap(
-    ChannelApi.threadFor(channel, body.conversation_id, contact),
-    ({ thread, created }) => {
-      const append = (
-        m: { readonly type: string; readonly body: string; readonly fileId?: number },
-        cid: string,
-      ) =>
-        Effect.flatMap(ConversationActor, (actor) =>
-          actor.ask(thread.conversation_id, {
-            _tag: 'Append',
-            direction: 'in',
-            ...m,
-            sender: { name: contact.name ?? null, external_id: contact.id ?? null },
-            clientId: cid,
-            sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
-          }),
+  // Steps, not a generator: this runs for every inbound message.
+  return andThen(ChannelApi.threadFor(channel, body.conversation_id, contact), ({ thread, created }) => {
+    const append = (
+      m: { readonly type: string; readonly body: string; readonly fileId?: number },
+      cid: string,
+    ) =>
+      andThen(ConversationActor, (actor) =>
+        actor.ask(thread.conversation_id, {
+          _tag: 'Append',
+          direction: 'in',
+          ...m,
+          sender: { name: contact.name ?? null, external_id: contact.id ?? null },
+          clientId: cid,
+          sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
+        }),
+      )
+    const answer = (message: Appended) => {
+      const data = present(message, thread.external_id, channel.id)
+      // The append already told `ws:` about the message; a new conversation is worth a second
+      // word, as the other connectors do.
+      const announced = created
+        ? publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
+            interaction_id: thread.conversation_id,
+            channel_id: channel.id,
+            reason: 'conversation.created',
+          })
+        : Effect.void
+      if (message.duplicate === true)
+        return andThen(announced, () => Effect.succeed({ duplicate: true, data }))
+      return andThen(announced, () =>
+        andThen(
+          afterInbound(channel, thread.conversation_id, { newConversation: created, fresh: true }),
+          () => Effect.succeed({ duplicate: false, data }),
+        ),
+      )
+    }
+    if (attachments.length === 0)
+      return andThen(append({ type: 'text', body: body.message.text ?? '' }, clientId), answer)
+    return Effect.gen(function* () {
+      // A resend with files is answered before they are fetched again; without, the conversation's
+      // actor knows its recent client ids and answers a resend with the stored message.
+      const stored = yield* ChannelApi.storedMessage(thread.conversation_id, clientId)
+      if (stored) return { duplicate: true, data: present(stored, thread.external_id, channel.id) }
+      // Fetched before anything is stored, so a file that cannot be fetched refuses the whole
+      // message (422) and the customer's system can send it again.
+      const files = yield* Effect.forEach(attachments, (a, i) => fetchAttachment(channel.workspace_id, a, i))
+      // The text travels with the first file, as a caption; each further file is a message of its own.
+      const [first, ...rest] = files
+      const message = yield* append(
+        { type: mediaType(first!.mime), body: body.message.text ?? '', fileId: first!.id },
+        clientId,
+      )
+      if (rest.length > 0)
+        yield* Effect.forEach(rest, (f, i) =>
+          append({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
         )
-      const answer = (message: Appended) => {
-        const data = present(message, thread.external_id, channel.id)
-        // The append already told `ws:` about the message; a new conversation is worth a second
-        // word, as the other connectors do.
-        const announced = created
-          ? publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
-              interaction_id: thread.conversation_id,
-              channel_id: channel.id,
-              reason: 'conversation.created',
-            })
-          : Effect.void
-        if (message.duplicate === true) return Effect.as(announced, { duplicate: true, data })
-        return Effect.as(
-          Effect.zipRight(
-            announced,
-            afterInbound(channel, thread.conversation_id, { newConversation: created, fresh: true }),
-          ),
-          { duplicate: false, data },
-        )
-      }
-      if (attachments.length === 0)
-        return Effect.flatMap(append({ type: 'text', body: body.message.text ?? '' }, clientId), answer)
-      return Effect.gen(function* () {
-        // A resend with files is answered before they are fetched again; without, the conversation's
-        // actor knows its recent client ids and answers a resend with the stored message.
-        const stored = yield* ChannelApi.storedMessage(thread.conversation_id, clientId)
-        if (stored) return { duplicate: true, data: present(stored, thread.external_id, channel.id) }
-        // Fetched before anything is stored, so a file that cannot be fetched refuses the whole
-        // message (422) and the customer's system can send it again.
-        const files = yield* Effect.forEach(attachments, (a, i) =>
-          fetchAttachment(channel.workspace_id, a, i),
-        )
-        // The text travels with the first file, as a caption; each further file is a message of its own.
-        const [first, ...rest] = files
-        const message = yield* append(
-          { type: mediaType(first!.mime), body: body.message.text ?? '', fileId: first!.id },
-          clientId,
-        )
-        if (rest.length > 0)
-          yield* Effect.forEach(rest, (f, i) =>
-            append({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
-          )
-        return yield* answer(message)
-      })
-    },
-  )
+      return yield* answer(message)
+    })
+  })
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { Cause, Duration, Effect, Exit, Fiber, Option, Queue, Runtime, type Scope } from 'effect'
 import { OneShot } from '../oneShot.js'
+import { Later } from '../step.js'
 import {
   ActorDefect,
   ActorLoadFailed,
@@ -367,6 +368,20 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       const waitForRoom = e.mailbox.unsafeOffer(env)
         ? undefined
         : Effect.catchAllCause(Queue.offer(e.mailbox, env), () => Effect.fail(stopped(e.id)))
+      // The usual ask, room in the mailbox: its caller's steps (engine/step.ts) wait for the reply
+      // without a fiber; on a fiber it is the same wait as below, released on interruption too.
+      if (waitForRoom === undefined && env.reply !== undefined) {
+        const answer = env.reply
+        return new Later<unknown, unknown>(
+          (k) =>
+            answer.listen((exit) => {
+              e.inflight--
+              e.lastActive = now()
+              k(exit)
+            }),
+          () => Effect.onExit(answer.await, (exit) => release(e, env, exit)),
+        )
+      }
       const reply = env.reply === undefined ? undefined : env.reply.await
       const body =
         waitForRoom === undefined
@@ -377,16 +392,32 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       return Effect.onExit(body, (exit) => release(e, env, exit))
     }
 
-    const route = (id: EntityId, msg: TaggedMessage, withReply: boolean): Effect.Effect<unknown, unknown> =>
-      Effect.suspend(() => {
+    const deliver = (
+      id: EntityId,
+      msg: TaggedMessage,
+      withReply: boolean,
+    ): Effect.Effect<unknown, unknown> => {
+      if (closed) return Effect.fail(stopped(id))
+      const e = entities.get(id)
+      if (e !== undefined) return send(e, msg, withReply)
+      return Effect.flatMap(Queue.bounded<MailboxItem>(capacity), (mailbox) => {
         if (closed) return Effect.fail(stopped(id))
-        const e = entities.get(id)
-        if (e !== undefined) return send(e, msg, withReply)
-        return Effect.flatMap(Queue.bounded<MailboxItem>(capacity), (mailbox) => {
-          if (closed) return Effect.fail(stopped(id))
-          return send(entities.get(id) ?? activate(id, mailbox), msg, withReply)
-        })
+        return send(entities.get(id) ?? activate(id, mailbox), msg, withReply)
       })
+    }
+
+    // Lazy, as any effect: nothing is sent until it runs, and each run sends once. Run by the
+    // request path's steps (engine/step.ts) an ask to a live entity with room waits for its reply
+    // without a fiber; on a fiber it is what it always was.
+    const route = (id: EntityId, msg: TaggedMessage, withReply: boolean): Effect.Effect<unknown, unknown> =>
+      new Later<unknown, unknown>(
+        (k) => {
+          const sent = deliver(id, msg, withReply)
+          if (sent instanceof Later) (sent as Later<unknown, unknown>).listen(k)
+          else k(sent)
+        },
+        () => Effect.suspend(() => deliver(id, msg, withReply)),
+      )
 
     const passivateIdle: Effect.Effect<number> = Effect.sync(() => {
       if (idleMs === undefined) return 0

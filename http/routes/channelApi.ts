@@ -2,6 +2,7 @@ import { Effect, Schema } from 'effect'
 import { BigIdFromString } from '../../actors/fields'
 import { linkedFile } from '../../connectors/api/files'
 import * as ApiInbound from '../../connectors/api/inbound'
+import { andThen } from '../../engine/step'
 import { DownloadQuery, fileReply, wantsDownload } from '../files'
 import { created, ok, type Route, route } from '../route'
 
@@ -17,8 +18,11 @@ export const routes: readonly Route[] = [
     tag: 'Channel API',
     summary: "An inbound message from the customer's system; a resent `message.id` is not stored twice",
     body: ApiInbound.InboundMessage,
+    // A step (engine/step.ts): the usual message is answered from its actor's reply, no fiber.
     handler: ({ channel, body }) =>
-      Effect.map(ApiInbound.receive(channel, body), (r) => (r.duplicate ? ok(r.data) : created(r.data))),
+      andThen(ApiInbound.receive(channel, body), (r) =>
+        Effect.succeed(r.duplicate ? ok(r.data) : created(r.data)),
+      ),
   }),
   route({
     method: 'POST',

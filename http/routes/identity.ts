@@ -4,8 +4,10 @@ import { presentWorkspace, Timestamp, WorkspaceSchema } from '../../actors/admin
 import { TimeZone } from '../../actors/fields'
 import { iso } from '../../engine/time'
 import { allPermissions } from '../../store/permissions'
+import { inGrace } from '../../store/plans'
 import * as Users from '../../store/users'
 import type { WorkspaceRow } from '../../store/workspaces'
+import { shared } from '../envelope'
 import { ok, type Route, route } from '../route'
 
 /** Spec 1 §4.1, identity and workspace. */
@@ -32,7 +34,7 @@ const MeSchema = Schema.Struct({
   realtime: Schema.Boolean,
 })
 
-const presentMe = (caller: Caller, workspace: WorkspaceRow): typeof MeSchema.Type => ({
+const presentMe = (caller: Caller, workspace: WorkspaceRow, now: Date): typeof MeSchema.Type => ({
   user: {
     id: caller.user.id,
     name: caller.user.name,
@@ -44,7 +46,7 @@ const presentMe = (caller: Caller, workspace: WorkspaceRow): typeof MeSchema.Typ
   },
   via: caller.via,
   timezone: caller.user.timezone ?? workspace.timezone,
-  workspace: presentWorkspace(workspace),
+  workspace: presentWorkspace(workspace, now),
   role: caller.role ? { id: caller.role.id, name: caller.role.name } : null,
   is_owner: isOwner(caller),
   is_platform_admin: caller.user.is_platform_admin,
@@ -58,6 +60,26 @@ const presentMe = (caller: Caller, workspace: WorkspaceRow): typeof MeSchema.Typ
   realtime: true,
 })
 
+/**
+ * GET /v1/me's view of a cached caller (http/credentials: the same object until the credential
+ * is dropped or expires), made and encoded once (http/envelope `shared`) for as long as the
+ * caller, its workspace and the one thing in it that moves with the clock (`in_grace`) stay.
+ */
+const kept = new WeakMap<
+  Caller,
+  { readonly workspace: WorkspaceRow; readonly inGrace: boolean; readonly view: typeof MeSchema.Type }
+>()
+
+const meOf = (caller: Caller, workspace: WorkspaceRow): typeof MeSchema.Type => {
+  const now = new Date()
+  const grace = inGrace(workspace, now)
+  const mine = kept.get(caller)
+  if (mine && mine.workspace === workspace && mine.inGrace === grace) return mine.view
+  const view = shared(presentMe(caller, workspace, now))
+  kept.set(caller, { workspace, inGrace: grace, view })
+  return view
+}
+
 export const routes: readonly Route[] = [
   route({
     method: 'GET',
@@ -66,7 +88,7 @@ export const routes: readonly Route[] = [
     tag: 'Identity',
     summary: 'The caller: user, workspace, role, permissions and channel access',
     response: MeSchema,
-    handler: ({ caller, workspace }) => Effect.succeed(ok(presentMe(caller, workspace))),
+    handler: ({ caller, workspace }) => Effect.succeed(ok(meOf(caller, workspace))),
   }),
   route({
     method: 'PATCH',
@@ -87,7 +109,7 @@ export const routes: readonly Route[] = [
           ...(body.locale !== undefined ? { locale: body.locale } : {}),
           ...(body.timezone !== undefined ? { timezone: body.timezone === '' ? null : body.timezone } : {}),
         }),
-        (user) => ok(presentMe({ ...caller, user }, workspace)),
+        (user) => ok(presentMe({ ...caller, user }, workspace, new Date())),
       ),
   }),
   route({

@@ -268,6 +268,21 @@ describe('GET /v1/me, GET /v1/workspace, GET /v1/public/config', () => {
     expect(Object.keys(data.workspace).sort()).toEqual(workspaceKeys)
   })
 
+  it('tells the grace period from the clock, not from the view kept for a cached key', async () => {
+    // GET /v1/me's view is made once per cached caller (http/routes/identity.ts): `in_grace` is
+    // the one field that changes with time alone, with the caller and its workspace unchanged.
+    const w = await F.workspace(s, { plan: 'pro' })
+    await s.run(Workspaces.setPlan(w.workspaceId, 'pro', new Date(Date.now() + 1500)))
+    const key = await F.apiKey(s, w, 'read')
+    const before = await body(await s.fetch('/v1/me', { headers: F.bearer(key) }))
+    expect(before.data.workspace.in_grace).toBe(false)
+    expect(await body(await s.fetch('/v1/me', { headers: F.bearer(key) }))).toEqual(before)
+    await new Promise((r) => setTimeout(r, 1600))
+    const after = await body(await s.fetch('/v1/me', { headers: F.bearer(key) }))
+    expect(after.data.workspace.in_grace).toBe(true)
+    expect(after.data.workspace.pro_until).toBe(before.data.workspace.pro_until)
+  })
+
   it('describes a session caller with role, zone and UTC timestamps', async () => {
     const patched = await s.fetch('/v1/me', {
       method: 'PATCH',

@@ -4,8 +4,8 @@ import { Cause, Context, Effect, Effectable, Exit, Option } from 'effect'
  * Steps that go on at once when nothing waits: the request path (http/runFast.ts) and what it
  * calls on the way to an actor. Each takes and returns an ordinary Effect, so callers compose them
  * as they would `Effect.flatMap`, and:
- * - an effect that is already done (an `Exit`: what `Effect.succeed`/`Effect.fail` return) is
- *   continued in plain JavaScript, at once;
+ * - an effect that is already done (an `Exit`: what `Effect.succeed` and `Exit.fail` return;
+ *   not `Effect.fail`, which reads the fiber's span) is continued in plain JavaScript, at once;
  * - an effect whose outcome a callback brings (`Later`: an actor's reply) is continued by that
  *   callback, also without a fiber;
  * - a service tag is looked up in the services of the request being stepped (`withServices`);
@@ -137,11 +137,11 @@ export const recover = <A, E extends { readonly _tag: string }, R, K extends E['
     return attempt(() => f(failure.value as Extract<E, { readonly _tag: K }>))
   }
   const onFiber = () =>
-    Effect.catchIf(self, (e): e is Extract<E, { readonly _tag: K }> => e._tag === tag, f) as Effect.Effect<
-      A | B,
-      Exclude<E, { readonly _tag: K }> | E2,
-      R | R2
-    >
+    Effect.catchIf(
+      self,
+      (e): e is Extract<E, { readonly _tag: K }> => (e as { readonly _tag?: unknown } | null)?._tag === tag,
+      f,
+    ) as Effect.Effect<A | B, Exclude<E, { readonly _tag: K }> | E2, R | R2>
   if (self instanceof Later) return after(self as Later<A, E, R>, (next) => recover(next, tag, f), onFiber)
   return onFiber()
 }

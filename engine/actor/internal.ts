@@ -169,8 +169,8 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
     ): Effect.Effect<void, never, R> => {
       const tag = envs[0]!.msg._tag
       const settleAll = (exits: (i: number) => Exit.Exit<unknown, unknown>) => {
-        e.run = []
         for (const [i, env] of envs.entries()) settle(e, env, exits(i))
+        e.run = []
       }
       return Effect.matchCause(
         Effect.suspend(() =>
@@ -377,7 +377,17 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
             answer.listen((exit) => {
               e.inflight--
               e.lastActive = now()
-              k(exit)
+              // The caller's rest (its steps are guarded; the transport's write is not) runs in
+              // this entity's turn: whatever it throws is the caller's, logged, never the entity's.
+              try {
+                k(exit)
+              } catch (thrown) {
+                fork(
+                  Effect.logError('actor: the caller of a reply threw', Cause.die(thrown)).pipe(
+                    Effect.annotateLogs({ actor: name, entity: String(e.id) }),
+                  ),
+                )
+              }
             }),
           () => Effect.onExit(answer.await, (exit) => release(e, env, exit)),
         )

@@ -103,6 +103,27 @@ describe('request steps', () => {
     }),
   )
 
+  it.scoped("keep a throw in the caller's callback out of the actor", () =>
+    Effect.gen(function* () {
+      const loads: string[] = []
+      const actor = yield* Actor.make({
+        ...counter,
+        load: (id: string) => Effect.sync(() => (loads.push(id), 0)),
+      })
+      expect(yield* actor.ask('d', { _tag: 'Add', by: 5 })).toBe(5)
+      // Two asks answered in one turn: the first caller's callback throws, the second's must
+      // still come, and the entity keeps its state (no restart, no second load).
+      const first = actor.ask('d', { _tag: 'Add', by: 1 }) as Later<number, unknown>
+      const second = actor.ask('d', { _tag: 'Add', by: 1 })
+      first.listen(() => {
+        throw new Error('the transport broke')
+      })
+      expect(yield* Effect.promise(() => stepped(second))).toEqual(Exit.succeed(7))
+      expect(yield* actor.ask('d', { _tag: 'Add', by: 0 })).toBe(7)
+      expect(loads).toEqual(['d'])
+    }),
+  )
+
   it('take a service from the services being stepped, in callbacks too', async () => {
     const services = Context.make(Doubler, { double: (n) => n * 2 })
     const step = withServices(services, () => andThen(Doubler, (d) => Effect.succeed(d.double(21))))

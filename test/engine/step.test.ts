@@ -108,7 +108,11 @@ describe('request steps', () => {
       const loads: string[] = []
       const actor = yield* Actor.make({
         ...counter,
-        load: (id: string) => Effect.sync(() => (loads.push(id), 0)),
+        load: (id: string) =>
+          Effect.sync(() => {
+            loads.push(id)
+            return 0
+          }),
       })
       expect(yield* actor.ask('d', { _tag: 'Add', by: 5 })).toBe(5)
       // Two asks answered in one turn: the first caller's callback throws, the second's must

@@ -348,10 +348,15 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       e.mailbox.unsafeOffer(WAKE)
     }
 
+    /** An ask or tell is over for its caller (the reply came, or the caller stopped waiting). */
+    const answered = (e: Entity): void => {
+      e.inflight--
+      e.lastActive = now()
+    }
+
     const release = (e: Entity, env: Envelope, exit: Exit.Exit<unknown, unknown>): Effect.Effect<void> =>
       Effect.sync(() => {
-        e.inflight--
-        e.lastActive = now()
+        answered(e)
         if (Exit.isInterrupted(exit)) env.cancelled = true
       })
 
@@ -375,8 +380,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
         return new Later<unknown, unknown>(
           (k) =>
             answer.listen((exit) => {
-              e.inflight--
-              e.lastActive = now()
+              answered(e)
               // The caller's rest (its steps are guarded; the transport's write is not) runs in
               // this entity's turn: whatever it throws is the caller's, logged, never the entity's.
               try {

@@ -1281,6 +1281,10 @@ const inbound = async (plan: InboundPlan) => {
       server_cpu_us_per_1000_deliveries: null as number | null,
       driver_cpu_ns_per_delivery: deliveries > 0 ? round((driverRead * 1e9) / deliveries, 0) : null,
       duration_s: duration,
+      // [deliveries, of them over 50 ms, max ms] per second of intended send time.
+      latency_by_second: ((r.realtime as Json | undefined)?.latency_by_second ?? []) as ReadonlyArray<
+        readonly [number, number, number]
+      >,
     }
     metrics.server_and_postgres_cpu_us_per_message = metrics.per_message.server_and_postgres_cpu_us
     metrics.server_cpu_us_per_1000_deliveries = metrics.per_1000_deliveries.server_cpu_us
@@ -1383,6 +1387,7 @@ const inbound = async (plan: InboundPlan) => {
             `${soakMetrics.reads} reads (${soakMetrics.reads_failed} failed, p99 ${soakMetrics.reads_p99_ms} ms); one socket dropped and resumed ${soakMetrics.churned} times; errors ${soakMetrics.errors}.\n\n`
           : '') +
         `Latency runs from each message's intended send time (written into its text by the driver) to its receipt on the socket (same clock); ` +
+        `per second of sending, the slowest delivery (ms): ${metrics.latency_by_second.map((x) => Math.round(x[2])).join(' ')}; ` +
         `the POST schedule was ${metrics.schedule_kept ? 'kept' : `not kept (p99 lag ${metrics.schedule_lag_p99_ms} ms)`}. ` +
         `lost = accepted × sockets − deliveries counted once each, plus accepted messages missing from the database (${persisted} persisted of ${accepted} accepted); ` +
         `gaps and duplicates are checked per socket and conversation by sequence. ` +

@@ -68,19 +68,22 @@ const COLS = MEASURES.join(', ')
 const AGG = MEASURES.map((m) => MEASURE_SQL[m]).join(',\n  ')
 const ADD = (table: string) => MEASURES.map((m) => `${m} = ${table}.${m} + EXCLUDED.${m}`).join(', ')
 
-/** The roll-up rows of some facts (`where` over `report_facts`), for both tables. */
-const aggregate = (sql: SqlClient.SqlClient, zone: string, where: Fragment) => ({
+/**
+ * The roll-up rows of some facts, for both tables: `source` is what follows FROM, rows with
+ * `report_facts`' columns (the table with a WHERE, or a CTE of facts just updated).
+ */
+const aggregate = (sql: SqlClient.SqlClient, zone: string, source: Fragment) => ({
   days: sql`
     INSERT INTO report_days (workspace_id, day, channel_id, team_id, user_id, ${sql.literal(COLS)})
     SELECT workspace_id, (at AT TIME ZONE ${zone})::date, COALESCE(channel_id, 0), COALESCE(team_id, 0),
            COALESCE(user_id, 0), ${sql.literal(AGG)}
-    FROM report_facts WHERE ${where}
+    FROM ${source}
     GROUP BY 1, 2, 3, 4, 5 ORDER BY 1, 2, 3, 4, 5
     ON CONFLICT (workspace_id, day, channel_id, team_id, user_id) DO UPDATE SET ${sql.literal(ADD('report_days'))}`,
   hours: sql`
     INSERT INTO report_hours (workspace_id, hour, channel_id, team_id, ${sql.literal(COLS)})
     SELECT workspace_id, date_trunc('hour', at), COALESCE(channel_id, 0), COALESCE(team_id, 0), ${sql.literal(AGG)}
-    FROM report_facts WHERE ${where}
+    FROM ${source}
     GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
     ON CONFLICT (workspace_id, hour, channel_id, team_id) DO UPDATE SET ${sql.literal(ADD('report_hours'))}`,
 })
@@ -138,22 +141,66 @@ export const lockWorkspace = (workspaceId: number) =>
     sql`SELECT pg_advisory_xact_lock(${workspaceId}, hashtext('reports:rollup'))`.pipe(Effect.asVoid),
   )
 
-export const pending = (workspaceId: number, limit: number) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql<PendingFact>`
-      SELECT id::float8 AS id, at, kind, channel_id, channel_type, team_id, user_id, first, since
-      FROM report_facts WHERE workspace_id = ${workspaceId} AND NOT rolled
-      -- The order of the pending index (the primary key's order would walk every rolled fact).
-      ORDER BY workspace_id, id LIMIT ${limit}`,
-  )
+/**
+ * Takes up to `limit` pending facts of a workspace, in the pending index's order, and rolls up at
+ * once those with nothing to measure (no `since`: minutes and met stay null, as `measure` gives):
+ * one statement marks them rolled and adds them to the days and hours from the UPDATE's own rows,
+ * so they never travel to Node nor are read again by id. Answers how many were taken and the rest,
+ * which `roll` finishes once measured. Inbound messages, assignments and new tickets are all
+ * such facts: most of a busy inbox's.
+ */
+export const take = (workspaceId: number, zone: string, limit: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const q = aggregate(sql, zone, sql`plain`)
+    return sql<{ taken: number; measure: ReadonlyArray<FactTuple> | null }>`
+      WITH picked AS (
+        SELECT id, since IS NULL AS plain FROM report_facts WHERE workspace_id = ${workspaceId} AND NOT rolled
+        -- The order of the pending index (the primary key's order would walk every rolled fact).
+        ORDER BY workspace_id, id LIMIT ${limit}
+      ), plain AS (
+        UPDATE report_facts f SET rolled = true FROM picked p WHERE f.id = p.id AND p.plain RETURNING f.*
+      ), days AS (${q.days}), hours AS (${q.hours})
+      SELECT (SELECT count(*) FROM picked)::int AS taken,
+             (SELECT json_agg(json_build_array(f.id, extract(epoch FROM f.at) * 1000, f.kind, f.channel_id,
+                       f.channel_type, f.team_id, f.user_id, f.first, extract(epoch FROM f.since) * 1000) ORDER BY f.id)
+              FROM picked p JOIN report_facts f ON f.id = p.id WHERE NOT p.plain) AS measure`.pipe(
+      Effect.map(([r]) => ({
+        taken: r?.taken ?? 0,
+        measure: (r?.measure ?? []).map(
+          ([id, at, kind, channel_id, channel_type, team_id, user_id, first, since]): PendingFact => ({
+            id,
+            at: new Date(at),
+            kind,
+            channel_id,
+            channel_type,
+            team_id,
+            user_id,
+            first,
+            since: since === null ? null : new Date(since),
+          }),
+        ),
+      })),
+    )
+  })
+
+/** A fact to measure as `take` sends it: PendingFact's fields in order, times in epoch ms. */
+type FactTuple = readonly [
+  number,
+  number,
+  string,
+  number | null,
+  string | null,
+  number | null,
+  number | null,
+  boolean,
+  number | null,
+]
 
 /**
- * Records each fact's measure (business minutes, target met) and adds the facts to the roll-ups
- * (the zone is the workspace's, for the days).
+ * Records each taken fact's measure (business minutes, target met) and adds the facts to the
+ * roll-ups (the zone is the workspace's, for the days), in one statement like `take`'s.
  */
 export const roll = (
-  workspaceId: number,
   zone: string,
   facts: ReadonlyArray<{
     readonly id: number
@@ -161,21 +208,19 @@ export const roll = (
     readonly met: boolean | null
   }>,
 ) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    Effect.gen(function* () {
-      const ids = pgArray(facts.map((f) => f.id))
-      const minutes = `{${facts.map((f) => (f.minutes === null ? 'NULL' : String(f.minutes))).join(',')}}`
-      const met = `{${facts.map((f) => (f.met === null ? 'NULL' : f.met ? 't' : 'f')).join(',')}}`
-      yield* sql`
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const ids = pgArray(facts.map((f) => f.id))
+    const minutes = `{${facts.map((f) => (f.minutes === null ? 'NULL' : String(f.minutes))).join(',')}}`
+    const met = `{${facts.map((f) => (f.met === null ? 'NULL' : f.met ? 't' : 'f')).join(',')}}`
+    const q = aggregate(sql, zone, sql`measured`)
+    return sql`
+      WITH measured AS (
         UPDATE report_facts f SET minutes = v.minutes, met = v.met, rolled = true
         FROM unnest(${ids}::bigint[], ${minutes}::int[], ${met}::boolean[]) AS v (id, minutes, met)
-        WHERE f.id = v.id`
-      const where = sql`workspace_id = ${workspaceId} AND id = ANY(${ids}::bigint[])`
-      const q = aggregate(sql, zone, where)
-      yield* q.days
-      yield* q.hours
-    }),
-  )
+        WHERE f.id = v.id RETURNING f.*
+      ), days AS (${q.days}), hours AS (${q.hours})
+      SELECT count(*)::int AS n FROM measured`.pipe(Effect.asVoid)
+  })
 
 /** The zone `report_days` of a workspace were added up in (null: none yet). */
 export const rollupZone = (workspaceId: number) =>
@@ -195,7 +240,7 @@ export const rebuild = (workspaceId: number, zone: string) =>
     Effect.gen(function* () {
       yield* sql`DELETE FROM report_days WHERE workspace_id = ${workspaceId}`
       yield* sql`DELETE FROM report_hours WHERE workspace_id = ${workspaceId}`
-      const q = aggregate(sql, zone, sql`workspace_id = ${workspaceId} AND rolled`)
+      const q = aggregate(sql, zone, sql`report_facts WHERE workspace_id = ${workspaceId} AND rolled`)
       yield* q.days
       yield* q.hours
       yield* sql`UPDATE workspaces SET report_zone = ${zone} WHERE id = ${workspaceId}`

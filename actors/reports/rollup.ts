@@ -9,9 +9,10 @@ import * as Metrics from './metrics'
  * The roll-up: adds facts (store/reportFacts.ts) to the roll-ups that reports read. Every node
  * runs it every few seconds (`rollupLoop`) and every report read runs it for its workspace first
  * (`catchUp`), so reports are exact at the moment of asking while the write path pays only one
- * INSERT of a fact. One roll-up per workspace at a time (an advisory lock); each batch measures its
- * facts (business minutes, target met: actors/reports/metrics.ts), stores the measures in the facts
- * and adds them to the roll-ups in one transaction, so a fact is counted once whatever fails.
+ * INSERT of a fact. One roll-up per workspace at a time (an advisory lock); each batch takes its
+ * facts, adds those with nothing to measure to the roll-ups in the same statement, measures the
+ * others (business minutes, target met: actors/reports/metrics.ts), stores the measures in the
+ * facts and adds them, in one transaction, so a fact is counted once whatever fails.
  */
 export const BATCH = 5000
 
@@ -25,15 +26,15 @@ const batch = (workspaceId: number) =>
         // `report_days` follow the workspace zone: a new zone re-adds every day first.
         const zone = yield* Reports.rollupZone(workspaceId)
         if (zone && zone.report_zone !== zone.timezone) yield* Reports.rebuild(workspaceId, zone.timezone)
-        const facts = yield* Reports.pending(workspaceId, BATCH)
-        if (facts.length === 0) return 0
-        const ctx = yield* Metrics.contextOf(workspace)
-        yield* Reports.roll(
-          workspaceId,
-          workspace.timezone,
-          facts.map((f) => ({ id: f.id, ...Metrics.measure(ctx, f) })),
-        )
-        return facts.length
+        const { taken, measure } = yield* Reports.take(workspaceId, workspace.timezone, BATCH)
+        if (measure.length > 0) {
+          const ctx = yield* Metrics.contextOf(workspace)
+          yield* Reports.roll(
+            workspace.timezone,
+            measure.map((f) => ({ id: f.id, ...Metrics.measure(ctx, f) })),
+          )
+        }
+        return taken
       }),
     ),
   )

@@ -182,6 +182,7 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 	// "measure: end", so set-up and tear-down of the sockets are not counted as work.
 	logf("measure: start")
 	ph := startPhase()
+	tally.Start(time.Now())
 	post := runAttack(ctx, attackPlan{
 		Name: "inbound", Rate: *rate, Duration: *duration, Connections: *conns,
 		next: func(i uint64, intended time.Time, t *vegeta.Target) {

@@ -38,6 +38,60 @@ type Tally struct {
 	ConnectTime   Histogram
 
 	byConv sync.Map // conversation id → *atomic.Uint64
+
+	// Per second of intended send time since origin (unix µs, set when sending starts): where in
+	// the run the slow deliveries were, so a periodic stall shows apart from a steady backlog.
+	origin   atomic.Int64
+	timeline [timelineSeconds]second
+}
+
+const timelineSeconds = 3600
+
+type second struct {
+	n, over50 atomic.Uint64
+	maxUs     atomic.Int64
+}
+
+// Start marks the origin of the timeline: the moment sending starts.
+func (t *Tally) Start(at time.Time) { t.origin.Store(at.UnixMicro()) }
+
+func (t *Tally) place(sent time.Time, latency time.Duration) {
+	o := t.origin.Load()
+	if o == 0 {
+		return
+	}
+	i := (sent.UnixMicro() - o) / 1e6
+	if i < 0 || i >= timelineSeconds {
+		return
+	}
+	s := &t.timeline[i]
+	s.n.Add(1)
+	us := latency.Microseconds()
+	if us > 50_000 {
+		s.over50.Add(1)
+	}
+	for {
+		m := s.maxUs.Load()
+		if us <= m || s.maxUs.CompareAndSwap(m, us) {
+			break
+		}
+	}
+}
+
+// bysecond: [deliveries, over 50 ms, max ms] for each second up to the last with a delivery.
+func (t *Tally) bysecond() [][3]float64 {
+	last := -1
+	for i := range t.timeline {
+		if t.timeline[i].n.Load() > 0 {
+			last = i
+		}
+	}
+	out := make([][3]float64, last+1)
+	for i := range out {
+		s := &t.timeline[i]
+		out[i] = [3]float64{float64(s.n.Load()), float64(s.over50.Load()), round(float64(s.maxUs.Load())/1000, 1)}
+	}
+	return out
 }
 
 // stream is one socket's view of per-conversation sequences, owned by whoever handles that
@@ -76,6 +130,7 @@ func (t *Tally) deliver(s *stream, conv, seq int64, sent, now time.Time) {
 	t.Deliveries.Add(1)
 	if !sent.IsZero() {
 		t.Latency.Record(now.Sub(sent))
+		t.place(sent, now.Sub(sent))
 	}
 	cs.count.Add(1)
 }
@@ -101,7 +156,7 @@ func (t *Tally) report() map[string]any {
 	return map[string]any{
 		"deliveries": t.Deliveries.Load(), "delivery_frame_bytes_mean": meanBytes(t.FrameBytes.Load(), t.Deliveries.Load()),
 		"duplicates": t.Duplicates.Load(), "gaps": t.Gaps.Load(),
-		"latency": t.Latency.Summary(), "connect_time": t.ConnectTime.Summary(),
+		"latency": t.Latency.Summary(), "latency_by_second": t.bysecond(), "connect_time": t.ConnectTime.Summary(),
 		"sockets_opened": t.Opened.Load(), "sockets_subscribed": t.Subscribed.Load(),
 		"sockets_failed": t.Failed.Load(), "reconnects": t.Reconnects.Load(),
 		"sockets_closed_slow": t.ClosedSlow.Load(), "sockets_closed_other": t.ClosedOther.Load(),

@@ -739,6 +739,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       conversations: setting('BENCH_CONVERSATIONS', 40, 4),
       sockets: setting('BENCH_SOCKETS', 10, 3),
       duration: setting('BENCH_DURATION_S', 20, 3),
+      warmup: setting('BENCH_WARMUP_S', 5, 1),
     }),
 
   /** One conversation watched by 1,000 sockets. Target ≥ 200,000 deliveries/s. */
@@ -755,6 +756,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       conversations: 1,
       sockets: setting('BENCH_SOCKETS', 3, 2),
       duration: setting('BENCH_DURATION_S', 20, 3),
+      warmup: setting('BENCH_WARMUP_S', 5, 1),
     }),
 
   /**
@@ -1092,6 +1094,12 @@ interface InboundPlan {
   readonly conversations: number
   readonly sockets: number
   readonly duration: number
+  /**
+   * Seconds of sending at the same rate before the measured window (storm, single), counted apart:
+   * a server just started runs its first thousands of messages before the JIT has compiled them,
+   * and the backlog that leaves takes seconds to drain at a rate the server sustains once warm.
+   */
+  readonly warmup?: number
   /** Soak only: reads per second and how often one socket drops and resumes. */
   readonly getRate?: number
   readonly churnS?: number
@@ -1181,6 +1189,8 @@ const inbound = async (plan: InboundPlan) => {
         String(plan.sockets),
         '-connections',
         process.env.BENCH_CONNECTIONS ?? '200',
+        '-warmup',
+        seconds(plan.warmup ?? 0),
         ...(soak
           ? [
               '-get',
@@ -1281,6 +1291,11 @@ const inbound = async (plan: InboundPlan) => {
       server_cpu_us_per_1000_deliveries: null as number | null,
       driver_cpu_ns_per_delivery: deliveries > 0 ? round((driverRead * 1e9) / deliveries, 0) : null,
       duration_s: duration,
+      // Before the window, at the same rate (plan.warmup), not counted above.
+      warmup_s: plan.warmup ?? 0,
+      warmup_accepted: get(r, 'warmup', 'accepted'),
+      warmup_p99_ms: get(r, 'warmup', 'latency', 'p99_ms'),
+      warmup_lost: Math.max(0, get(r, 'warmup', 'expected_deliveries') - get(r, 'warmup', 'deliveries')),
       // [deliveries, of them over 50 ms, max ms] per second of intended send time.
       latency_by_second: ((r.realtime as Json | undefined)?.latency_by_second ?? []) as ReadonlyArray<
         readonly [number, number, number]
@@ -1380,6 +1395,9 @@ const inbound = async (plan: InboundPlan) => {
         `| 1,000 deliveries | ${pd.server_cpu_us} | ${pd.postgres_cpu_us} | ${pd.server_and_postgres_cpu_us} | ${pd.driver_cpu_us} |\n\n` +
         `Measured over ${usage.window_s} s, from every socket subscribed to every delivery read (opening and closing the sockets left out). ${cpuNote} ` +
         `PostgreSQL's shared background processes: ${usage.postgres_shared_cpu_s} s over the window; ${usage.postgres_backends} backends of the server's database seen.\n\n` +
+        (metrics.warmup_s > 0
+          ? `Warm-up before the window, not counted in the figures above: ${metrics.warmup_s} s at the same rate, ${metrics.warmup_accepted} accepted, delivery p99 ${metrics.warmup_p99_ms} ms, ${metrics.warmup_lost} not delivered.\n\n`
+          : '') +
         `Stored: ${metrics.stored_messages} messages, ${metrics.stored_seq_missing} sequence numbers missing and ${metrics.stored_seq_twice} twice over all conversations.\n\n` +
         `The driver read ${metrics.deliveries_per_driver_cpu_s} deliveries per CPU-second of its own (${metrics.driver_cpu_ns_per_delivery} ns each, ${metrics.driver_read_cpu_cores} cores while sending and settling).\n\n` +
         (soakMetrics

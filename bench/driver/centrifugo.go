@@ -185,7 +185,7 @@ func (c *centrifugoClient) publication(p []byte, now time.Time) {
 		return
 	}
 	c.offset = off
-	c.tally.deliver(c.stream, 0, off, time.UnixMicro(us), now)
+	c.tally.deliver(c.stream, 0, off, time.UnixMicro(us), now, false)
 }
 
 // hs256 signs a connection token (JWT, HS256) for Centrifugo with secret.

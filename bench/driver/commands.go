@@ -105,6 +105,7 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 	connectRate := fs.Float64("connect-rate", 500, "new sockets per second while opening")
 	conns := fs.Int("connections", 200, "HTTP connections for posting, at most")
 	settle := fs.Duration("settle", 15*time.Second, "longest wait for deliveries after sending stops")
+	warmup := fs.Duration("warmup", 0, "sending at the same rate before measuring, counted apart (JIT, pools, caches)")
 	// The soak's extra load: reads over HTTP and one socket reconnecting all the time.
 	var gets, headers listFlag
 	fs.Var(&gets, "get", "URL read during the soak (repeatable)")
@@ -137,6 +138,41 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 
 	runID := strconv.FormatInt(time.Now().UnixNano(), 36)
 	hdr := http.Header{"Content-Type": {"application/json"}, "Authorization": {"Bearer " + *key}}
+	// body posts message i of a phase ("t" measured, "w" warm-up) with its intended send time.
+	body := func(phase string, i uint64, intended time.Time) []byte {
+		conv := external[i%uint64(len(external))]
+		return []byte(`{"conversation_id":"` + conv + `","contact":{"id":"c-` + conv +
+			`","name":"Bench customer"},"message":{"id":"` + phase + `-` + runID + `-` + strconv.FormatUint(i, 10) +
+			`","text":"` + phase + `=` + strconv.FormatInt(intended.UnixMicro(), 10) + `"}}`)
+	}
+	warm := map[string]any{}
+	if *warmup > 0 {
+		var warmAccepted atomic.Uint64
+		rep := runAttack(ctx, attackPlan{
+			Name: "warm-up", Rate: *rate, Duration: *warmup, Connections: *conns,
+			next: func(i uint64, intended time.Time, t *vegeta.Target) {
+				t.Method, t.URL, t.Header = "POST", *rt.base+"/v1/channel-api/messages", hdr
+				t.Body = body("w", i, intended)
+			},
+			onResult: func(r *vegeta.Result) {
+				if r.Code == 201 {
+					warmAccepted.Add(1)
+				}
+			},
+		})
+		// Measuring starts from a server with nothing left over: every warm-up message delivered.
+		expected := warmAccepted.Load() * uint64(*sockets)
+		start := time.Now()
+		for tally.WarmDeliveries.Load() < expected && time.Since(start) < *settle && ctx.Err() == nil {
+			time.Sleep(50 * time.Millisecond)
+		}
+		warm = map[string]any{
+			"seconds": warmup.Seconds(), "post": rep, "accepted": warmAccepted.Load(),
+			"expected_deliveries": expected, "deliveries": tally.WarmDeliveries.Load(),
+			"latency": tally.WarmLatency.Summary(), "settle_s": round(time.Since(start).Seconds(), 2),
+		}
+		logf("%s: warm-up %s, %d accepted, delivery p99 %.1f ms", name, *warmup, warmAccepted.Load(), tally.WarmLatency.Quantile(0.99))
+	}
 	var mu sync.Mutex
 	accepted, refused := uint64(0), uint64(0)
 	churned := 0
@@ -186,13 +222,10 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 	post := runAttack(ctx, attackPlan{
 		Name: "inbound", Rate: *rate, Duration: *duration, Connections: *conns,
 		next: func(i uint64, intended time.Time, t *vegeta.Target) {
-			conv := external[i%uint64(len(external))]
 			// The text carries the intended send time, so delivery latency counts any lateness
 			// of the schedule, as the POST latency does.
 			t.Method, t.URL, t.Header = "POST", *rt.base+"/v1/channel-api/messages", hdr
-			t.Body = []byte(`{"conversation_id":"` + conv + `","contact":{"id":"c-` + conv +
-				`","name":"Bench customer"},"message":{"id":"m-` + runID + `-` + strconv.FormatUint(i, 10) +
-				`","text":"t=` + strconv.FormatInt(intended.UnixMicro(), 10) + `"}}`)
+			t.Body = body("t", i, intended)
 		},
 		onResult: func(r *vegeta.Result) {
 			mu.Lock()
@@ -218,7 +251,7 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 	out := map[string]any{
 		"post": post, "accepted": accepted, "refused": refused, "expected_deliveries": expected,
 		"realtime": tally.report(), "sending": sending, "sending_and_settling": reading,
-		"settle_s": round(settled.Seconds(), 2), "sockets": *sockets,
+		"settle_s": round(settled.Seconds(), 2), "sockets": *sockets, "warmup": warm,
 	}
 	if soak {
 		out["reads"] = readRep

@@ -164,6 +164,7 @@ var (
 	interactionID = []byte(`"interaction_id":`)
 	seqField      = []byte(`"seq":`)
 	stampField    = []byte(`"body":"t=`)
+	warmField     = []byte(`"body":"w=`)
 	opSubscribed  = []byte(`"op":"subscribed"`)
 	opReload      = []byte(`"op":"reload"`)
 	opRefused     = []byte(`"op":"refused"`)
@@ -219,13 +220,18 @@ func (c *kotakClient) handle(msg []byte, now time.Time) {
 			return
 		}
 		var sent time.Time
+		warm := false
 		if us, _, ok := intAfter(rest[at+at2:], stampField); ok {
 			sent = time.UnixMicro(us)
 		} else if us, _, ok := intAfter(msg, stampField); ok {
 			sent = time.UnixMicro(us)
+		} else if us, _, ok := intAfter(msg, warmField); ok {
+			sent, warm = time.UnixMicro(us), true
 		}
-		c.tally.FrameBytes.Add(uint64(len(msg)))
-		c.tally.deliver(c.stream, conv, seq, sent, now)
+		if !warm {
+			c.tally.FrameBytes.Add(uint64(len(msg)))
+		}
+		c.tally.deliver(c.stream, conv, seq, sent, now, warm)
 		return
 	}
 	switch {

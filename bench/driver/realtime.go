@@ -25,6 +25,10 @@ type Tally struct {
 	Duplicates atomic.Uint64
 	Gaps       atomic.Uint64
 	Latency    Histogram
+	// Warm-up messages (text "w=…"): their sequences are checked like any, but they are counted
+	// and timed apart, so the measured figures hold only the measured messages.
+	WarmDeliveries atomic.Uint64
+	WarmLatency    Histogram
 
 	Opened        atomic.Uint64 // sockets that connected at least once
 	Subscribed    atomic.Uint64 // sockets whose every channel was granted at least once
@@ -109,8 +113,8 @@ func newStream() *stream { return &stream{convs: map[int64]*convStream{}} }
 
 // deliver counts one message event read at now: a sequence at or below the last one seen on this
 // socket is a duplicate, one beyond the next a gap (what lies between never arrived). Latency runs
-// from sent (the intended send time) to now.
-func (t *Tally) deliver(s *stream, conv, seq int64, sent, now time.Time) {
+// from sent (the intended send time) to now. A warm-up message (warm) is checked, not counted.
+func (t *Tally) deliver(s *stream, conv, seq int64, sent, now time.Time, warm bool) {
 	cs := s.convs[conv]
 	switch {
 	case cs == nil:
@@ -127,6 +131,11 @@ func (t *Tally) deliver(s *stream, conv, seq int64, sent, now time.Time) {
 		t.Gaps.Add(uint64(seq - cs.last - 1))
 	}
 	cs.last = seq
+	if warm {
+		t.WarmDeliveries.Add(1)
+		t.WarmLatency.Record(now.Sub(sent))
+		return
+	}
 	t.Deliveries.Add(1)
 	if !sent.IsZero() {
 		t.Latency.Record(now.Sub(sent))

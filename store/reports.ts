@@ -142,30 +142,36 @@ export const lockWorkspace = (workspaceId: number) =>
   )
 
 /**
- * Takes up to `limit` pending facts of a workspace, in the pending index's order, and rolls up at
- * once those with nothing to measure (no `since`: minutes and met stay null, as `measure` gives):
- * one statement marks them rolled and adds them to the days and hours from the UPDATE's own rows,
- * so they never travel to Node nor are read again by id. Answers how many were taken and the rest,
- * which `roll` finishes once measured. Inbound messages, assignments and new tickets are all
- * such facts: most of a busy inbox's.
+ * The next batch of a workspace's pending facts, in the pending index's order: how many, the
+ * lowest and highest id, and those with something to measure (a `since`), which alone travel to Node. The
+ * others (an inbound message, an assignment, a new ticket: most of a busy inbox's facts) have no
+ * minutes and no target, as `measure` says, and are left to `roll` by id range. `after`, the last
+ * id of the batch before in the same catch-up, keeps a planner that walks the primary key (its
+ * statistics can still count a bulk roll-up's facts as pending) from walking what that rolled.
  */
-export const take = (workspaceId: number, zone: string, limit: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const q = aggregate(sql, zone, sql`plain`)
-    return sql<{ taken: number; measure: ReadonlyArray<FactTuple> | null }>`
+export const take = (workspaceId: number, limit: number, after = 0) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{
+      taken: number
+      first: number | null
+      last: number | null
+      measure: ReadonlyArray<FactTuple> | null
+    }>`
       WITH picked AS (
-        SELECT id, since IS NULL AS plain FROM report_facts WHERE workspace_id = ${workspaceId} AND NOT rolled
+        SELECT id, at, kind, channel_id, channel_type, team_id, user_id, first, since
+        FROM report_facts WHERE workspace_id = ${workspaceId} AND NOT rolled AND id > ${after}
         -- The order of the pending index (the primary key's order would walk every rolled fact).
         ORDER BY workspace_id, id LIMIT ${limit}
-      ), plain AS (
-        UPDATE report_facts f SET rolled = true FROM picked p WHERE f.id = p.id AND p.plain RETURNING f.*
-      ), days AS (${q.days}), hours AS (${q.hours})
-      SELECT (SELECT count(*) FROM picked)::int AS taken,
-             (SELECT json_agg(json_build_array(f.id, extract(epoch FROM f.at) * 1000, f.kind, f.channel_id,
-                       f.channel_type, f.team_id, f.user_id, f.first, extract(epoch FROM f.since) * 1000) ORDER BY f.id)
-              FROM picked p JOIN report_facts f ON f.id = p.id WHERE NOT p.plain) AS measure`.pipe(
+      )
+      SELECT count(*)::int AS taken, min(id)::float8 AS first, max(id)::float8 AS last,
+             json_agg(json_build_array(id, extract(epoch FROM at) * 1000, kind, channel_id, channel_type,
+                      team_id, user_id, first, extract(epoch FROM since) * 1000) ORDER BY id)
+               FILTER (WHERE since IS NOT NULL) AS measure
+      FROM picked`.pipe(
       Effect.map(([r]) => ({
         taken: r?.taken ?? 0,
+        first: r?.first ?? 0,
+        last: r?.last ?? 0,
         measure: (r?.measure ?? []).map(
           ([id, at, kind, channel_id, channel_type, team_id, user_id, first, since]): PendingFact => ({
             id,
@@ -180,8 +186,8 @@ export const take = (workspaceId: number, zone: string, limit: number) =>
           }),
         ),
       })),
-    )
-  })
+    ),
+  )
 
 /** A fact to measure as `take` sends it: PendingFact's fields in order, times in epoch ms. */
 type FactTuple = readonly [
@@ -197,29 +203,40 @@ type FactTuple = readonly [
 ]
 
 /**
- * Records each taken fact's measure (business minutes, target met) and adds the facts to the
- * roll-ups (the zone is the workspace's, for the days), in one statement like `take`'s.
+ * Rolls up a workspace's pending facts with ids from `first` to `last` (`take`'s batch) in one
+ * statement (both bounds: whichever index the planner walks, it walks the batch, not every fact
+ * rolled before it): marks
+ * them rolled, records the measures of those measured (business minutes, target met; the others
+ * keep null), and adds them to the days (in `zone`, the workspace's) and hours from the UPDATE's
+ * own rows, so nothing is read again by id. A fact with a `since` that committed after `take`
+ * (an id inside the batch's range taken late) is not measured yet and stays pending for the next batch.
  */
 export const roll = (
+  workspaceId: number,
   zone: string,
-  facts: ReadonlyArray<{
+  first: number,
+  last: number,
+  measured: ReadonlyArray<{
     readonly id: number
     readonly minutes: number | null
     readonly met: boolean | null
   }>,
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const ids = pgArray(facts.map((f) => f.id))
-    const minutes = `{${facts.map((f) => (f.minutes === null ? 'NULL' : String(f.minutes))).join(',')}}`
-    const met = `{${facts.map((f) => (f.met === null ? 'NULL' : f.met ? 't' : 'f')).join(',')}}`
-    const q = aggregate(sql, zone, sql`measured`)
+    // Measures by id: a jsonb object is looked up per row without a join back to the facts.
+    const m: Record<string, readonly [number | null, boolean | null]> = {}
+    for (const f of measured) m[f.id] = [f.minutes, f.met]
+    const q = aggregate(sql, zone, sql`done`)
     return sql`
-      WITH measured AS (
-        UPDATE report_facts f SET minutes = v.minutes, met = v.met, rolled = true
-        FROM unnest(${ids}::bigint[], ${minutes}::int[], ${met}::boolean[]) AS v (id, minutes, met)
-        WHERE f.id = v.id RETURNING f.*
+      WITH v AS (SELECT ${JSON.stringify(m)}::jsonb AS m), done AS (
+        UPDATE report_facts f SET rolled = true,
+          minutes = (v.m -> f.id::text ->> 0)::int, met = (v.m -> f.id::text ->> 1)::boolean
+        FROM v
+        WHERE f.workspace_id = ${workspaceId} AND NOT f.rolled AND f.id BETWEEN ${first} AND ${last}
+          AND (f.since IS NULL OR v.m ? f.id::text)
+        RETURNING f.*
       ), days AS (${q.days}), hours AS (${q.hours})
-      SELECT count(*)::int AS n FROM measured`.pipe(Effect.asVoid)
+      SELECT count(*)::int AS n FROM done`.pipe(Effect.asVoid)
   })
 
 /** The zone `report_days` of a workspace were added up in (null: none yet). */

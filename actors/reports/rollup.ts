@@ -10,31 +10,34 @@ import * as Metrics from './metrics'
  * runs it every few seconds (`rollupLoop`) and every report read runs it for its workspace first
  * (`catchUp`), so reports are exact at the moment of asking while the write path pays only one
  * INSERT of a fact. One roll-up per workspace at a time (an advisory lock); each batch takes its
- * facts, adds those with nothing to measure to the roll-ups in the same statement, measures the
- * others (business minutes, target met: actors/reports/metrics.ts), stores the measures in the
- * facts and adds them, in one transaction, so a fact is counted once whatever fails.
+ * facts, measures in Node those with something to measure (business minutes, target met:
+ * actors/reports/metrics.ts), then stores the measures and adds every fact of the batch to the
+ * roll-ups in one statement, in one transaction, so a fact is counted once whatever fails.
  */
 export const BATCH = 5000
 
-const batch = (workspaceId: number) =>
+/** One batch of a workspace's pending facts with ids above `after`: how many, and the last id. */
+const batch = (workspaceId: number, after: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
         yield* Reports.lockWorkspace(workspaceId)
         const workspace = yield* Workspaces.byId(workspaceId)
-        if (!workspace) return 0
+        if (!workspace) return { taken: 0, last: after }
         // `report_days` follow the workspace zone: a new zone re-adds every day first.
         const zone = yield* Reports.rollupZone(workspaceId)
         if (zone && zone.report_zone !== zone.timezone) yield* Reports.rebuild(workspaceId, zone.timezone)
-        const { taken, measure } = yield* Reports.take(workspaceId, workspace.timezone, BATCH)
-        if (measure.length > 0) {
-          const ctx = yield* Metrics.contextOf(workspace)
-          yield* Reports.roll(
-            workspace.timezone,
-            measure.map((f) => ({ id: f.id, ...Metrics.measure(ctx, f) })),
-          )
-        }
-        return taken
+        const { taken, first, last, measure } = yield* Reports.take(workspaceId, BATCH, after)
+        if (taken === 0) return { taken, last: after }
+        const ctx = measure.length > 0 ? yield* Metrics.contextOf(workspace) : undefined
+        yield* Reports.roll(
+          workspaceId,
+          workspace.timezone,
+          first,
+          last,
+          ctx ? measure.map((f) => ({ id: f.id, ...Metrics.measure(ctx, f) })) : [],
+        )
+        return { taken, last }
       }),
     ),
   )
@@ -44,10 +47,12 @@ export const catchUp = (workspaceId: number) =>
   Effect.gen(function* () {
     if (!(yield* Reports.hasPending(workspaceId))) return 0
     let total = 0
+    let after = 0
     for (;;) {
-      const n = yield* batch(workspaceId)
-      total += n
-      if (n < BATCH) return total
+      const { taken, last } = yield* batch(workspaceId, after)
+      total += taken
+      after = last
+      if (taken < BATCH) return total
     }
   })
 

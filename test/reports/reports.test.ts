@@ -521,6 +521,51 @@ describe('a deleted workspace', () => {
 })
 
 describe('the roll-up', () => {
+  it('takes more than one batch: every fact once, each fact with a since measured', async () => {
+    const ws = await F.workspace(s, { plan: 'pro' })
+    const ch = await I.channel(s, ws, 'msgapp')
+    const c = (await I.conversation(s, ws, { channelId: ch.id, contactId: (await I.contact(s, ws)).id })).id
+    // More facts than two batches, inbound (nothing to measure) and replies (a measure) mixed, so
+    // every batch holds both and the last one is short.
+    const n = 2 * Rollup.BATCH + 345
+    await I.sql(
+      s,
+      (db) => db`
+        INSERT INTO report_facts (workspace_id, at, kind, conversation_id, channel_id, channel_type, user_id, since)
+        SELECT ${ws.workspaceId}, timestamptz '2025-03-12T14:00:00Z' + g * interval '1 second',
+               CASE WHEN g % 3 = 0 THEN 'out' ELSE 'in' END, ${c}, ${ch.id}, 'msgapp',
+               CASE WHEN g % 3 = 0 THEN ${ws.ownerId}::int END,
+               CASE WHEN g % 3 = 0 THEN timestamptz '2025-03-12T13:00:00Z' END
+        FROM generate_series(1, ${n}) g`,
+    )
+    expect(await s.run(Rollup.catchUp(ws.workspaceId))).toBe(n)
+    const figures = () =>
+      I.sql<{ days_in: number; days_out: number; replies: number; hours_in: number; hours_out: number }>(
+        s,
+        (db) => db`
+          SELECT (SELECT sum(messages_in)::int FROM report_days WHERE workspace_id = ${ws.workspaceId}) AS days_in,
+                 (SELECT sum(messages_out)::int FROM report_days WHERE workspace_id = ${ws.workspaceId}) AS days_out,
+                 (SELECT sum(replies)::int FROM report_days WHERE workspace_id = ${ws.workspaceId}) AS replies,
+                 (SELECT sum(messages_in)::int FROM report_hours WHERE workspace_id = ${ws.workspaceId}) AS hours_in,
+                 (SELECT sum(messages_out)::int FROM report_hours WHERE workspace_id = ${ws.workspaceId}) AS hours_out`,
+      )
+    const out = Math.floor(n / 3)
+    const [rolled] = await figures()
+    expect(rolled).toEqual({ days_in: n - out, days_out: out, replies: out, hours_in: n - out, hours_out: out })
+    const [facts] = await I.sql<{ pending: number; unmeasured: number; measured_plain: number }>(
+      s,
+      (db) => db`
+        SELECT count(*) FILTER (WHERE NOT rolled)::int AS pending,
+               count(*) FILTER (WHERE since IS NOT NULL AND minutes IS NULL)::int AS unmeasured,
+               count(*) FILTER (WHERE since IS NULL AND minutes IS NOT NULL)::int AS measured_plain
+        FROM report_facts WHERE workspace_id = ${ws.workspaceId}`,
+    )
+    expect(facts).toEqual({ pending: 0, unmeasured: 0, measured_plain: 0 })
+    // Added up again from the facts alone, the figures are the same.
+    await s.run(Rollup.rebuild(ws.workspaceId))
+    expect((await figures())[0]).toEqual(rolled)
+  })
+
   it('rolls facts up without a report read (the loop every node runs), in every workspace', async () => {
     // Two more workspaces with facts pending, around this one (the loop walks workspaces in order).
     const others = [await F.workspace(s, { plan: 'pro' }), await F.workspace(s, { plan: 'pro' })]

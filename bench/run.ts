@@ -1296,6 +1296,7 @@ const inbound = async (plan: InboundPlan) => {
       warmup_accepted: get(r, 'warmup', 'accepted'),
       warmup_p99_ms: get(r, 'warmup', 'latency', 'p99_ms'),
       warmup_lost: Math.max(0, get(r, 'warmup', 'expected_deliveries') - get(r, 'warmup', 'deliveries')),
+      warmup_drained: get(r, 'warmup', 'drained') === 1,
       // [deliveries, of them over 50 ms, max ms] per second of intended send time.
       latency_by_second: ((r.realtime as Json | undefined)?.latency_by_second ?? []) as ReadonlyArray<
         readonly [number, number, number]
@@ -1396,7 +1397,7 @@ const inbound = async (plan: InboundPlan) => {
         `Measured over ${usage.window_s} s, from every socket subscribed to every delivery read (opening and closing the sockets left out). ${cpuNote} ` +
         `PostgreSQL's shared background processes: ${usage.postgres_shared_cpu_s} s over the window; ${usage.postgres_backends} backends of the server's database seen.\n\n` +
         (metrics.warmup_s > 0
-          ? `Warm-up before the window, not counted in the figures above: ${metrics.warmup_s} s at the same rate, ${metrics.warmup_accepted} accepted, delivery p99 ${metrics.warmup_p99_ms} ms, ${metrics.warmup_lost} not delivered.\n\n`
+          ? `Warm-up before the window, not counted in the figures above: ${metrics.warmup_s} s at the same rate, ${metrics.warmup_accepted} accepted, delivery p99 ${metrics.warmup_p99_ms} ms, ${metrics.warmup_lost} not delivered${metrics.warmup_drained ? '' : ' before measuring started (the settle time ran out: the rest fell into the window)'}.\n\n`
           : '') +
         `Stored: ${metrics.stored_messages} messages, ${metrics.stored_seq_missing} sequence numbers missing and ${metrics.stored_seq_twice} twice over all conversations.\n\n` +
         `The driver read ${metrics.deliveries_per_driver_cpu_s} deliveries per CPU-second of its own (${metrics.driver_cpu_ns_per_delivery} ns each, ${metrics.driver_read_cpu_cores} cores while sending and settling).\n\n` +

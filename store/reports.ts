@@ -209,7 +209,8 @@ type FactTuple = readonly [
  * them rolled, records the measures of those measured (business minutes, target met; the others
  * keep null), and adds them to the days (in `zone`, the workspace's) and hours from the UPDATE's
  * own rows, so nothing is read again by id. A fact with a `since` that committed after `take`
- * (an id inside the batch's range taken late) is not measured yet and stays pending for the next batch.
+ * (an id inside the batch's range taken late) is not measured yet and stays pending until the next
+ * catch-up (the next batch of this one starts above `last`).
  */
 export const roll = (
   workspaceId: number,

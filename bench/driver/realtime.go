@@ -25,8 +25,9 @@ type Tally struct {
 	Duplicates atomic.Uint64
 	Gaps       atomic.Uint64
 	Latency    Histogram
-	// Warm-up messages (text "w=…"): their sequences are checked like any, but they are counted
-	// and timed apart, so the measured figures hold only the measured messages.
+	// Warm-up messages (text "w=…"): counted and timed apart, so deliveries and latency hold only
+	// the measured messages; their sequences are checked like any, so a gap or a duplicate in the
+	// warm-up counts in Gaps and Duplicates (as do socket closes and reloads): against the run.
 	WarmDeliveries atomic.Uint64
 	WarmLatency    Histogram
 
@@ -49,6 +50,8 @@ type Tally struct {
 	timeline [timelineSeconds]second
 }
 
+// An hour: a longer run (a soak) keeps its first hour's timeline. Only runs that call Start have one
+// (the Kotak inbound runs, not Centrifugo's).
 const timelineSeconds = 3600
 
 type second struct {

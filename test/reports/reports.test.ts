@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConversationActor } from '../../actors/inbox/ConversationActor'
 import * as Rollup from '../../actors/reports/rollup'
 import { WallClock } from '../../engine/clock'
+import * as Reports from '../../store/reports'
 import * as Settings from '../../store/settings'
 import * as I from '../inbox/support'
 import * as F from '../support/fixtures'
@@ -521,6 +522,67 @@ describe('a deleted workspace', () => {
 })
 
 describe('the roll-up', () => {
+  it('a fact committed late inside a batch: rolled with it without a since, else left for the next catch-up', async () => {
+    const ws = await F.workspace(s, { plan: 'pro' })
+    const ch = await I.channel(s, ws, 'msgapp')
+    const c = (await I.conversation(s, ws, { channelId: ch.id, contactId: (await I.contact(s, ws)).id })).id
+    const [{ base }] = (await I.sql<{ base: number }>(
+      s,
+      (db) => db`SELECT (COALESCE(max(id), 0) + 1000000)::float8 AS base FROM report_facts`,
+    )) as [{ base: number }]
+    // Ids given by hand: the order in which they commit is what this is about.
+    const fact = (id: number, out: boolean) =>
+      I.sql(
+        s,
+        (db) => db`
+          INSERT INTO report_facts (id, workspace_id, at, kind, conversation_id, channel_id, channel_type, user_id, since)
+          OVERRIDING SYSTEM VALUE
+          VALUES (${id}, ${ws.workspaceId}, '2025-03-12T14:00:00Z', ${out ? 'out' : 'in'}, ${c}, ${ch.id}, 'msgapp',
+                  ${out ? ws.ownerId : null}::int, ${out ? '2025-03-12T13:00:00Z' : null}::timestamptz)`,
+      )
+    await fact(base + 1, false)
+    await fact(base + 4, true)
+    const batch = await s.run(Reports.take(ws.workspaceId, 100))
+    expect({ ...batch, measure: batch.measure.map((f) => f.id) }).toEqual({
+      taken: 2,
+      first: base + 1,
+      last: base + 4,
+      measure: [base + 4],
+    })
+    // Two facts inside the batch's range commit after it was taken.
+    await fact(base + 2, true)
+    await fact(base + 3, false)
+    await s.run(
+      Reports.roll(ws.workspaceId, 'UTC', batch.first, batch.last, [{ id: base + 4, minutes: 7, met: true }]),
+    )
+    const facts = () =>
+      I.sql<{ id: number; rolled: boolean; minutes: number | null; met: boolean | null }>(
+        s,
+        (db) => db`
+          SELECT id::float8 AS id, rolled, minutes, met FROM report_facts
+          WHERE workspace_id = ${ws.workspaceId} ORDER BY id`,
+      )
+    expect(await facts()).toEqual([
+      { id: base + 1, rolled: true, minutes: null, met: null },
+      { id: base + 2, rolled: false, minutes: null, met: null },
+      { id: base + 3, rolled: true, minutes: null, met: null },
+      { id: base + 4, rolled: true, minutes: 7, met: true },
+    ])
+    const days = () =>
+      I.sql<{ inbound: number; out: number; replies: number }>(
+        s,
+        (db) => db`
+          SELECT sum(messages_in)::int AS inbound, sum(messages_out)::int AS out, sum(replies)::int AS replies
+          FROM report_days WHERE workspace_id = ${ws.workspaceId}`,
+      )
+    expect((await days())[0]).toEqual({ inbound: 2, out: 1, replies: 1 })
+    // The next catch-up measures the one that waited, and counts it once.
+    expect(await s.run(Rollup.catchUp(ws.workspaceId))).toBe(1)
+    expect((await facts())[1]).toMatchObject({ id: base + 2, rolled: true })
+    expect((await facts())[1]!.minutes).not.toBeNull()
+    expect((await days())[0]).toEqual({ inbound: 2, out: 2, replies: 2 })
+  })
+
   it('takes more than one batch: every fact once, each fact with a since measured', async () => {
     const ws = await F.workspace(s, { plan: 'pro' })
     const ch = await I.channel(s, ws, 'msgapp')
@@ -551,7 +613,13 @@ describe('the roll-up', () => {
       )
     const out = Math.floor(n / 3)
     const [rolled] = await figures()
-    expect(rolled).toEqual({ days_in: n - out, days_out: out, replies: out, hours_in: n - out, hours_out: out })
+    expect(rolled).toEqual({
+      days_in: n - out,
+      days_out: out,
+      replies: out,
+      hours_in: n - out,
+      hours_out: out,
+    })
     const [facts] = await I.sql<{ pending: number; unmeasured: number; measured_plain: number }>(
       s,
       (db) => db`

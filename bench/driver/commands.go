@@ -145,21 +145,26 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 			`","name":"Bench customer"},"message":{"id":"` + phase + `-` + runID + `-` + strconv.FormatUint(i, 10) +
 			`","text":"` + phase + `=` + strconv.FormatInt(intended.UnixMicro(), 10) + `"}}`)
 	}
+	// posting posts message i of a phase at its slot of the schedule. The text carries the
+	// intended send time, so delivery latency counts any lateness of the schedule, as the POST
+	// latency does.
+	posting := func(name, phase string, d time.Duration, onResult func(*vegeta.Result)) attackPlan {
+		return attackPlan{
+			Name: name, Rate: *rate, Duration: d, Connections: *conns, onResult: onResult,
+			next: func(i uint64, intended time.Time, t *vegeta.Target) {
+				t.Method, t.URL, t.Header = "POST", *rt.base+"/v1/channel-api/messages", hdr
+				t.Body = body(phase, i, intended)
+			},
+		}
+	}
 	warm := map[string]any{}
 	if *warmup > 0 {
 		var warmAccepted atomic.Uint64
-		rep := runAttack(ctx, attackPlan{
-			Name: "warm-up", Rate: *rate, Duration: *warmup, Connections: *conns,
-			next: func(i uint64, intended time.Time, t *vegeta.Target) {
-				t.Method, t.URL, t.Header = "POST", *rt.base+"/v1/channel-api/messages", hdr
-				t.Body = body("w", i, intended)
-			},
-			onResult: func(r *vegeta.Result) {
-				if r.Code == 201 {
-					warmAccepted.Add(1)
-				}
-			},
-		})
+		rep := runAttack(ctx, posting("warm-up", "w", *warmup, func(r *vegeta.Result) {
+			if r.Code == 201 {
+				warmAccepted.Add(1)
+			}
+		}))
 		// Measuring starts from a server with nothing left over: every warm-up message delivered
 		// (or the settle time over, which the report says: the rest is then in the window).
 		expected := warmAccepted.Load() * uint64(*sockets)
@@ -224,24 +229,15 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 	logf("measure: start")
 	ph := startPhase()
 	tally.Start(time.Now())
-	post := runAttack(ctx, attackPlan{
-		Name: "inbound", Rate: *rate, Duration: *duration, Connections: *conns,
-		next: func(i uint64, intended time.Time, t *vegeta.Target) {
-			// The text carries the intended send time, so delivery latency counts any lateness
-			// of the schedule, as the POST latency does.
-			t.Method, t.URL, t.Header = "POST", *rt.base+"/v1/channel-api/messages", hdr
-			t.Body = body("t", i, intended)
-		},
-		onResult: func(r *vegeta.Result) {
-			mu.Lock()
-			if r.Code == 201 {
-				accepted++
-			} else {
-				refused++
-			}
-			mu.Unlock()
-		},
-	})
+	post := runAttack(ctx, posting("inbound", "t", *duration, func(r *vegeta.Result) {
+		mu.Lock()
+		if r.Code == 201 {
+			accepted++
+		} else {
+			refused++
+		}
+		mu.Unlock()
+	}))
 	sending := ph.report()
 	close(churnStop)
 	churnWG.Wait()

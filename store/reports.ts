@@ -143,9 +143,9 @@ export const lockWorkspace = (workspaceId: number) =>
 
 /**
  * The next batch of a workspace's pending facts, in the pending index's order: how many, the
- * lowest and highest id, and those with something to measure (a `since`), which alone travel to Node. The
- * others (an inbound message, an assignment, a new ticket: most of a busy inbox's facts) have no
- * minutes and no target, as `measure` says, and are left to `roll` by id range. `after`, the last
+ * lowest and highest id, and those with something to measure (a `since`), which alone travel to
+ * Node. The others (an inbound message, an assignment, a new ticket: most of a busy inbox's facts)
+ * have no minutes and no target, as `measure` says, and are left to `roll` by id range. `after`, the last
  * id of the batch before in the same catch-up, keeps a planner that walks the primary key (its
  * statistics can still count a bulk roll-up's facts as pending) from walking what that rolled.
  */
@@ -204,13 +204,12 @@ type FactTuple = readonly [
 
 /**
  * Rolls up a workspace's pending facts with ids from `first` to `last` (`take`'s batch) in one
- * statement (both bounds: whichever index the planner walks, it walks the batch, not every fact
- * rolled before it): marks
- * them rolled, records the measures of those measured (business minutes, target met; the others
- * keep null), and adds them to the days (in `zone`, the workspace's) and hours from the UPDATE's
- * own rows, so nothing is read again by id. A fact with a `since` that committed after `take`
- * (an id inside the batch's range taken late) is not measured yet and stays pending until the next
- * catch-up (the next batch of this one starts above `last`).
+ * statement: marks them rolled, records the measures of those measured (business minutes, target
+ * met; the others keep null), and adds them to the days (in `zone`, the workspace's) and hours from
+ * the UPDATE's own rows, so nothing is read again by id. Both bounds, so that whichever index the
+ * planner walks, it walks the batch, not every fact rolled before it. A fact with a `since` that
+ * committed after `take` (an id inside the batch's range taken late) is not measured yet and stays
+ * pending until the next catch-up (the next batch of this one starts above `last`).
  */
 export const roll = (
   workspaceId: number,

@@ -168,15 +168,12 @@ func cmdInbound(ctx context.Context, args []string, soak bool) (map[string]any, 
 		// Measuring starts from a server with nothing left over: every warm-up message delivered
 		// (or the settle time over, which the report says: the rest is then in the window).
 		expected := warmAccepted.Load() * uint64(*sockets)
-		start := time.Now()
-		for tally.WarmDeliveries.Load() < expected && time.Since(start) < *settle && ctx.Err() == nil {
-			time.Sleep(50 * time.Millisecond)
-		}
+		waited := settleCount(ctx, &tally.WarmDeliveries, expected, *settle)
 		drained := tally.WarmDeliveries.Load() >= expected
 		warm = map[string]any{
 			"seconds": warmup.Seconds(), "post": rep, "accepted": warmAccepted.Load(),
 			"expected_deliveries": expected, "deliveries": tally.WarmDeliveries.Load(), "drained": drained,
-			"latency": tally.WarmLatency.Summary(), "settle_s": round(time.Since(start).Seconds(), 2),
+			"latency": tally.WarmLatency.Summary(), "settle_s": round(waited.Seconds(), 2),
 		}
 		logf("%s: warm-up %s, %d accepted, delivery p99 %.1f ms", name, *warmup, warmAccepted.Load(), tally.WarmLatency.Quantile(0.99))
 		if !drained {
@@ -317,8 +314,13 @@ func cmdSockets(ctx context.Context, args []string) (map[string]any, error) {
 // settleDeliveries waits until the sockets have read `expected` deliveries, or `limit` is over;
 // it answers how long it waited.
 func settleDeliveries(ctx context.Context, tally *Tally, expected uint64, limit time.Duration) time.Duration {
+	return settleCount(ctx, &tally.Deliveries, expected, limit)
+}
+
+// settleCount waits until count reaches `expected`, or `limit` is over; it answers how long.
+func settleCount(ctx context.Context, count *atomic.Uint64, expected uint64, limit time.Duration) time.Duration {
 	start := time.Now()
-	for tally.Deliveries.Load() < expected && time.Since(start) < limit && ctx.Err() == nil {
+	for count.Load() < expected && time.Since(start) < limit && ctx.Err() == nil {
 		time.Sleep(50 * time.Millisecond)
 	}
 	return time.Since(start)

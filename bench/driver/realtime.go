@@ -77,12 +77,7 @@ func (t *Tally) place(sent time.Time, latency time.Duration) {
 	if us > 50_000 {
 		s.over50.Add(1)
 	}
-	for {
-		m := s.maxUs.Load()
-		if us <= m || s.maxUs.CompareAndSwap(m, us) {
-			break
-		}
-	}
+	storeMax(&s.maxUs, us)
 }
 
 // bysecond: [deliveries, over 50 ms, max ms] for each second up to the last with a delivery.

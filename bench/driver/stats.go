@@ -38,10 +38,15 @@ func (h *Histogram) Record(d time.Duration) {
 	h.counts[i].Add(1)
 	h.n.Add(1)
 	h.sumUs.Add(uint64(us))
+	storeMax(&h.maxUs, us)
+}
+
+// storeMax raises a to v if v is larger, whatever else records at the same time.
+func storeMax(a *atomic.Int64, v int64) {
 	for {
-		m := h.maxUs.Load()
-		if us <= m || h.maxUs.CompareAndSwap(m, us) {
-			break
+		m := a.Load()
+		if v <= m || a.CompareAndSwap(m, v) {
+			return
 		}
 	}
 }

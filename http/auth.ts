@@ -54,7 +54,10 @@ const cached = <R>(
   const key = digestText(credential)
   const hit = cache.get(key)
   if (!hit) return cache.load(key, resolve)
-  return onHit ? andThen(onHit(hit), () => Effect.succeed(hit)) : Effect.succeed(hit)
+  // In the entry's last second, looked up again in the background (http/credentials.ts).
+  const refresh = cache.refresh(key, resolve)
+  const touched = onHit ? andThen(onHit(hit), () => Effect.succeed(hit)) : Effect.succeed(hit)
+  return refresh ? andThen(refresh, () => touched) : touched
 }
 
 /** `last_used_at` is kept to the minute, written in the background, never on the request's path. */

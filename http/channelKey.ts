@@ -1,5 +1,6 @@
 import { Effect } from 'effect'
 import { ApiError } from '../actors/errors'
+import { andThen } from '../engine/step'
 import { digestText } from '../engine/tokens'
 import * as ChannelApi from '../store/channelApi'
 import { isPaidActive } from '../store/plans'
@@ -21,19 +22,26 @@ export const authenticateChannel = (cache: CredentialCacheShape, authorization: 
   const key = m?.[1]
   if (!key || !ChannelApi.CHANNEL_KEY_PATTERN.test(key)) return Effect.fail(unauthorized())
   const cacheKey = digestText(key)
-  // A key this node resolved before: answered at once (http/runFast.ts), no fiber.
+  // A key this node resolved before: answered at once (http/runFast.ts), no fiber; in its entry's
+  // last second it is also looked up again in the background.
   const hit = cache.getChannel(cacheKey)
-  if (hit) return Effect.succeed(withAccess(hit))
-  return Effect.gen(function* () {
+  if (hit) {
+    const refresh = cache.refreshChannel(cacheKey, lookup(key))
+    const access = withAccess(hit)
+    return refresh ? andThen(refresh, () => Effect.succeed(access)) : Effect.succeed(access)
+  }
+  // Requests that miss together share one lookup (http/credentials.ts `load`).
+  return Effect.map(cache.loadChannel(cacheKey, lookup(key)), withAccess)
+}
+
+const lookup = (key: string) =>
+  Effect.gen(function* () {
     const channel = yield* ChannelApi.findByKey(key)
     if (!channel) return yield* Effect.fail(unauthorized())
     const workspace = yield* Workspaces.byId(channel.workspace_id)
     if (!workspace) return yield* Effect.fail(unauthorized())
-    const resolved = { channel, workspace }
-    cache.putChannel(cacheKey, resolved)
-    return withAccess(resolved)
+    return { channel, workspace }
   })
-}
 
 /** The channel and its workspace, with the check of the workspace's plan and frozen state. */
 const withAccess = ({ channel, workspace }: ChannelCredential) => ({

@@ -13,6 +13,15 @@ import type { WorkspaceRow } from '../store/workspaces'
  * reaches (the operator CLI against a database without Redis).
  */
 export const TTL_MS = 5_000
+/**
+ * A credential used in the last second of its entry is looked up again in the background
+ * (`refresh`), so a busy one never expires under its requests: the entry is replaced before its
+ * TTL and no request waits for the lookup. Without it, every five seconds each request in flight
+ * missed and waited; under the storm's 5,000 messages a second those seconds were its slowest
+ * (docs/decisions.md, "The credential cache's expiry"). Staleness is still bounded by the TTL: an
+ * entry is never served after it.
+ */
+export const REFRESH_AHEAD_MS = 1_000
 const MAX_ENTRIES = 50_000
 
 /** What an API channel's key resolves to (spec 1 §4.7 access C). */
@@ -28,7 +37,6 @@ interface Entry<V> {
 
 export interface CredentialCacheShape {
   readonly get: (digest: string) => Caller | undefined
-  readonly put: (digest: string, caller: Caller) => void
   /**
    * A credential that missed `get`: resolves it with `lookup` and keeps the result. Requests that
    * miss while a lookup of the same credential runs wait for it instead of each asking the
@@ -37,8 +45,25 @@ export interface CredentialCacheShape {
    * by requests after it, so a revoked key is never served from a lookup older than the revocation.
    */
   readonly load: <E, R>(digest: string, lookup: Effect.Effect<Caller, E, R>) => Effect.Effect<Caller, E, R>
+  /**
+   * For a credential just answered from the cache: when its entry is in its last second and no
+   * lookup of it runs, an effect that starts `load` in the background and returns at once;
+   * otherwise undefined, so the usual hit stays without a fiber (http/runFast.ts).
+   */
+  readonly refresh: <E, R>(
+    digest: string,
+    lookup: Effect.Effect<Caller, E, R>,
+  ) => Effect.Effect<void, never, R> | undefined
   readonly getChannel: (digest: string) => ChannelCredential | undefined
-  readonly putChannel: (digest: string, credential: ChannelCredential) => void
+  /** `load` and `refresh` for API-channel keys. */
+  readonly loadChannel: <E, R>(
+    digest: string,
+    lookup: Effect.Effect<ChannelCredential, E, R>,
+  ) => Effect.Effect<ChannelCredential, E, R>
+  readonly refreshChannel: <E, R>(
+    digest: string,
+    lookup: Effect.Effect<ChannelCredential, E, R>,
+  ) => Effect.Effect<void, never, R> | undefined
 }
 
 export class CredentialCache extends Context.Tag('kotak/CredentialCache')<
@@ -65,6 +90,20 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
     if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
     entries.set(digest, { value, until: Date.now() + TTL_MS })
   }
+  const load = <E, R>(digest: string, lookup: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> => {
+    const running = pending.get(digest) as Deferred.Deferred<V, E> | undefined
+    if (running) return Deferred.await(running)
+    const result = Deferred.unsafeMake<V, E>(FiberId.none)
+    pending.set(digest, result as Deferred.Deferred<V, unknown>)
+    const startedAt = generation
+    return Effect.onExit(lookup, (exit) =>
+      Effect.suspend(() => {
+        if (pending.get(digest) === result) pending.delete(digest)
+        if (Exit.isSuccess(exit) && generation === startedAt) put(digest, exit.value)
+        return Deferred.done(result, exit)
+      }),
+    )
+  }
   return {
     get: (digest: string): V | undefined => {
       const e = entries.get(digest)
@@ -76,19 +115,14 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
       return e.value
     },
     put,
-    load: <E, R>(digest: string, lookup: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> => {
-      const running = pending.get(digest) as Deferred.Deferred<V, E> | undefined
-      if (running) return Deferred.await(running)
-      const result = Deferred.unsafeMake<V, E>(FiberId.none)
-      pending.set(digest, result as Deferred.Deferred<V, unknown>)
-      const startedAt = generation
-      return Effect.onExit(lookup, (exit) =>
-        Effect.suspend(() => {
-          if (pending.get(digest) === result) pending.delete(digest)
-          if (Exit.isSuccess(exit) && generation === startedAt) put(digest, exit.value)
-          return Deferred.done(result, exit)
-        }),
-      )
+    load,
+    refresh: <E, R>(
+      digest: string,
+      lookup: Effect.Effect<V, E, R>,
+    ): Effect.Effect<void, never, R> | undefined => {
+      const e = entries.get(digest)
+      if (!e || e.until - Date.now() >= REFRESH_AHEAD_MS || pending.has(digest)) return undefined
+      return Effect.asVoid(Effect.forkDaemon(Effect.ignore(load(digest, lookup))))
     },
     drop: (scope: CredentialScope) => {
       generation++
@@ -106,10 +140,11 @@ export const make = (): CredentialCacheShape & { readonly drop: (scope: Credenti
   const channels = store<ChannelCredential>(channelMatches)
   return {
     get: callers.get,
-    put: callers.put,
     load: callers.load,
+    refresh: callers.refresh,
     getChannel: channels.get,
-    putChannel: channels.put,
+    loadChannel: channels.load,
+    refreshChannel: channels.refresh,
     drop: (scope) => {
       callers.drop(scope)
       channels.drop(scope)

@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@effect/vitest'
+import { afterEach, describe, expect, it, vi } from '@effect/vitest'
 import { Deferred, Effect, Exit, Fiber } from 'effect'
 import type { Caller } from '../../actors/admin/caller'
 import * as Credentials from '../../http/credentials'
@@ -12,24 +12,35 @@ import * as Credentials from '../../http/credentials'
 const caller = (userId: number, workspaceId: number) =>
   ({ user: { id: userId }, workspace: { id: workspaceId } }) as unknown as Caller
 
+/** Entries expire by the wall clock: the tests set it. */
+const clockAt = (ms: number) => vi.spyOn(Date, 'now').mockReturnValue(ms)
+
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+/** A lookup that counts its runs and answers `value` once `gate` opens. */
+const gatedLookup = <A>(gate: Deferred.Deferred<void>, count: { n: number }, value: A) =>
+  Effect.zipRight(
+    Effect.sync(() => {
+      count.n++
+    }),
+    Effect.as(Deferred.await(gate), value),
+  )
+
 describe('credential cache', () => {
   it.effect('requests that miss while a lookup runs wait for it instead of looking up again', () =>
     Effect.gen(function* () {
       const cache = Credentials.make()
       const gate = yield* Deferred.make<void>()
-      let lookups = 0
-      const lookup = Effect.zipRight(
-        Effect.sync(() => {
-          lookups++
-        }),
-        Effect.as(Deferred.await(gate), caller(1, 10)),
-      )
+      const lookups = { n: 0 }
+      const lookup = gatedLookup(gate, lookups, caller(1, 10))
       const first = yield* Effect.fork(cache.load('d', lookup))
       const second = yield* Effect.fork(cache.load('d', lookup))
       yield* Effect.yieldNow()
       yield* Deferred.succeed(gate, undefined)
       const [a, b] = [yield* Fiber.join(first), yield* Fiber.join(second)]
-      expect(lookups).toBe(1)
+      expect(lookups.n).toBe(1)
       expect(a).toBe(b)
       expect(cache.get('d')).toBe(a)
     }),
@@ -39,13 +50,8 @@ describe('credential cache', () => {
     Effect.gen(function* () {
       const cache = Credentials.make()
       const gate = yield* Deferred.make<void>()
-      let lookups = 0
-      const slow = Effect.zipRight(
-        Effect.sync(() => {
-          lookups++
-        }),
-        Effect.as(Deferred.await(gate), caller(1, 10)),
-      )
+      const lookups = { n: 0 }
+      const slow = gatedLookup(gate, lookups, caller(1, 10))
       const before = yield* Effect.fork(cache.load('d', slow))
       yield* Effect.yieldNow()
       // The key is revoked while its lookup is under way.
@@ -54,7 +60,7 @@ describe('credential cache', () => {
       expect(after).toStrictEqual(Exit.fail('revoked'))
       yield* Deferred.succeed(gate, undefined)
       yield* Fiber.join(before)
-      expect(lookups).toBe(1)
+      expect(lookups.n).toBe(1)
       expect(cache.get('d')).toBeUndefined()
     }),
   )
@@ -67,6 +73,70 @@ describe('credential cache', () => {
       expect(cache.get('d')).toBeUndefined()
       const found = yield* cache.load('d', Effect.succeed(caller(2, 20)))
       expect(cache.get('d')).toBe(found)
+    }),
+  )
+
+  it.effect(
+    'a credential in its last second is answered from the cache and looked up again once, in the background',
+    () =>
+      Effect.gen(function* () {
+        const cache = Credentials.make()
+        const start = 1_000_000
+        clockAt(start)
+        const first = yield* cache.load('d', Effect.succeed(caller(1, 10)))
+        const gate = yield* Deferred.make<void>()
+        const lookups = { n: 0 }
+        const lookup = gatedLookup(gate, lookups, caller(1, 11))
+        // Fresh: nothing to do, the hit stays without a fiber.
+        clockAt(start + Credentials.TTL_MS - Credentials.REFRESH_AHEAD_MS - 1)
+        expect(cache.refresh('d', lookup)).toBeUndefined()
+        // Its last second: the answer is still the entry; the lookup starts beside it, once.
+        clockAt(start + Credentials.TTL_MS - Credentials.REFRESH_AHEAD_MS + 1)
+        const refresh = cache.refresh('d', lookup)
+        expect(refresh).toBeDefined()
+        yield* refresh!
+        yield* Effect.yieldNow()
+        expect(lookups.n).toBe(1)
+        expect(cache.get('d')).toBe(first)
+        expect(cache.refresh('d', lookup)).toBeUndefined()
+        // A request that misses meanwhile (the entry expired) joins the lookup under way.
+        clockAt(start + Credentials.TTL_MS + 1)
+        expect(cache.get('d')).toBeUndefined()
+        const missed = yield* Effect.fork(cache.load('d', lookup))
+        yield* Deferred.succeed(gate, undefined)
+        const renewed = yield* Fiber.join(missed)
+        expect(lookups.n).toBe(1)
+        expect(renewed).toStrictEqual(caller(1, 11))
+        expect(cache.get('d')).toBe(renewed)
+        expect(cache.refresh('d', lookup)).toBeUndefined()
+      }),
+  )
+
+  it.effect('API-channel keys: misses share one lookup, and the entry is refreshed in its last second', () =>
+    Effect.gen(function* () {
+      const cache = Credentials.make()
+      const start = 2_000_000
+      clockAt(start)
+      const gate = yield* Deferred.make<void>()
+      const lookups = { n: 0 }
+      const credential = (workspaceId: number) =>
+        ({ channel: { id: 5 }, workspace: { id: workspaceId } }) as unknown as Credentials.ChannelCredential
+      const lookup = (workspaceId: number) => gatedLookup(gate, lookups, credential(workspaceId))
+      const a = yield* Effect.fork(cache.loadChannel('k', lookup(7)))
+      const b = yield* Effect.fork(cache.loadChannel('k', lookup(7)))
+      yield* Effect.yieldNow()
+      yield* Deferred.succeed(gate, undefined)
+      expect(yield* Fiber.join(a)).toBe(yield* Fiber.join(b))
+      expect(lookups.n).toBe(1)
+      expect(cache.refreshChannel('k', lookup(8))).toBeUndefined()
+      clockAt(start + Credentials.TTL_MS - Credentials.REFRESH_AHEAD_MS / 2)
+      yield* cache.refreshChannel('k', lookup(8))!
+      yield* Effect.yieldNow()
+      expect(lookups.n).toBe(2)
+      expect(cache.getChannel('k')?.workspace.id).toBe(8)
+      // Invalidated: gone at once, whatever its TTL.
+      cache.drop({ workspaceId: 8 })
+      expect(cache.getChannel('k')).toBeUndefined()
     }),
   )
 })

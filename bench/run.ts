@@ -145,10 +145,8 @@ const get = (o: unknown, ...keys: string[]): number => {
  * dividing by the time until the last answer would count that answer's own latency too (5,000/s
  * offered and every one taken on time read 4,999) — else until the last POST was answered.
  */
-const rateSeconds = (r: unknown, duration: number): number =>
-  get(r, 'post', 'schedule_kept') === 1 && get(r, 'refused') === 0
-    ? duration
-    : Math.max(duration, get(r, 'sending', 'wall_s'))
+const rateSeconds = (r: unknown, duration: number, sendWall: number): number =>
+  get(r, 'post', 'schedule_kept') === 1 && get(r, 'refused') === 0 ? duration : sendWall
 
 const freePort = async () => {
   const net = await import('node:net')
@@ -1249,7 +1247,7 @@ const inbound = async (plan: InboundPlan) => {
     const driverWindow = { cpu_s: driverRead, cpu_cores: get(r, 'sending_and_settling', 'cpu_cores') }
     // Until the last POST was answered: a server behind schedule keeps accepting after it ends.
     const sendWall = Math.max(duration, get(r, 'sending', 'wall_s'))
-    const rateWall = rateSeconds(r, duration)
+    const rateWall = rateSeconds(r, duration, sendWall)
     const metrics = {
       messages_per_s: round(accepted / rateWall, 0),
       offered_per_s: plan.rate,
@@ -1503,7 +1501,7 @@ const fanoutCompare = async () => {
   const deliveries = rt('deliveries')
   const driverRead = get(r, 'sending_and_settling', 'cpu_s')
   const sendWall = Math.max(plan.duration, get(r, 'sending', 'wall_s'))
-  const rateWall = rateSeconds(r, plan.duration)
+  const rateWall = rateSeconds(r, plan.duration, sendWall)
   const centrifugo = {
     messages_per_s: round(accepted / rateWall, 0),
     offered_per_s: plan.rate,

@@ -54,8 +54,9 @@ const cached = <R>(
   const key = digestText(credential)
   const hit = cache.get(key)
   if (!hit) return cache.load(key, resolve)
-  // In the entry's last second, looked up again in the background (http/credentials.ts).
-  const refresh = cache.refresh(key, resolve)
+  // A busy credential never expires under its requests: in its entry's last second it is looked
+  // up again beside the answer (http/credentials.ts).
+  const refresh = cache.refresh(key, () => resolve)
   const touched = onHit ? andThen(onHit(hit), () => Effect.succeed(hit)) : Effect.succeed(hit)
   return refresh ? andThen(refresh, () => touched) : touched
 }

@@ -26,7 +26,7 @@ export const authenticateChannel = (cache: CredentialCacheShape, authorization: 
   // last second it is also looked up again in the background.
   const hit = cache.getChannel(cacheKey)
   if (hit) {
-    const refresh = cache.refreshChannel(cacheKey, lookup(key))
+    const refresh = cache.refreshChannel(cacheKey, () => lookup(key))
     const access = withAccess(hit)
     return refresh ? andThen(refresh, () => Effect.succeed(access)) : Effect.succeed(access)
   }

@@ -52,7 +52,7 @@ export interface CredentialCacheShape {
    */
   readonly refresh: <E, R>(
     digest: string,
-    lookup: Effect.Effect<Caller, E, R>,
+    lookup: () => Effect.Effect<Caller, E, R>,
   ) => Effect.Effect<void, never, R> | undefined
   readonly getChannel: (digest: string) => ChannelCredential | undefined
   /** `load` and `refresh` for API-channel keys. */
@@ -62,7 +62,7 @@ export interface CredentialCacheShape {
   ) => Effect.Effect<ChannelCredential, E, R>
   readonly refreshChannel: <E, R>(
     digest: string,
-    lookup: Effect.Effect<ChannelCredential, E, R>,
+    lookup: () => Effect.Effect<ChannelCredential, E, R>,
   ) => Effect.Effect<void, never, R> | undefined
 }
 
@@ -86,8 +86,9 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
   // Bumped by every invalidation: a lookup that saw an older value may hold what was just revoked.
   let generation = 0
   const put = (digest: string, value: V) => {
-    // Oldest first out when full; Map keeps insertion order.
-    if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
+    // Least recently looked up first out when full (Map keeps insertion order): a refreshed entry
+    // moves to the end, and replacing one evicts nothing.
+    if (!entries.delete(digest) && entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
     entries.set(digest, { value, until: Date.now() + TTL_MS })
   }
   const load = <E, R>(digest: string, lookup: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> => {
@@ -114,15 +115,25 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
       }
       return e.value
     },
-    put,
     load,
     refresh: <E, R>(
       digest: string,
-      lookup: Effect.Effect<V, E, R>,
+      lookup: () => Effect.Effect<V, E, R>,
     ): Effect.Effect<void, never, R> | undefined => {
       const e = entries.get(digest)
       if (!e || e.until - Date.now() >= REFRESH_AHEAD_MS || pending.has(digest)) return undefined
-      return Effect.asVoid(Effect.forkDaemon(Effect.ignore(load(digest, lookup))))
+      return Effect.suspend(() => {
+        if (pending.has(digest)) return Effect.void
+        const startedAt = generation
+        // A refresh that failed takes the entry with it: the credential may have been revoked
+        // where no bus reaches, so the next request looks up (and is refused) itself.
+        const renewed = Effect.catchAllCause(load(digest, lookup()), () =>
+          Effect.sync(() => {
+            if (generation === startedAt && entries.get(digest) === e) entries.delete(digest)
+          }),
+        )
+        return Effect.asVoid(Effect.forkDaemon(renewed))
+      })
     },
     drop: (scope: CredentialScope) => {
       generation++

@@ -19,6 +19,16 @@ afterEach(() => {
   vi.restoreAllMocks()
 })
 
+/** A cache holding `caller(1, 10)` as 'd', the clock in the entry's last second. */
+const dueEntry = (start: number) =>
+  Effect.gen(function* () {
+    const cache = Credentials.make()
+    clockAt(start)
+    yield* cache.load('d', Effect.succeed(caller(1, 10)))
+    clockAt(start + Credentials.TTL_MS - Credentials.REFRESH_AHEAD_MS / 2)
+    return cache
+  })
+
 /** A lookup that counts its runs and answers `value` once `gate` opens. */
 const gatedLookup = <A>(gate: Deferred.Deferred<void>, count: { n: number }, value: A) =>
   Effect.zipRight(
@@ -89,16 +99,16 @@ describe('credential cache', () => {
         const lookup = gatedLookup(gate, lookups, caller(1, 11))
         // Fresh: nothing to do, the hit stays without a fiber.
         clockAt(start + Credentials.TTL_MS - Credentials.REFRESH_AHEAD_MS - 1)
-        expect(cache.refresh('d', lookup)).toBeUndefined()
+        expect(cache.refresh('d', () => lookup)).toBeUndefined()
         // Its last second: the answer is still the entry; the lookup starts beside it, once.
         clockAt(start + Credentials.TTL_MS - Credentials.REFRESH_AHEAD_MS + 1)
-        const refresh = cache.refresh('d', lookup)
+        const refresh = cache.refresh('d', () => lookup)
         expect(refresh).toBeDefined()
         yield* refresh!
         yield* Effect.yieldNow()
         expect(lookups.n).toBe(1)
         expect(cache.get('d')).toBe(first)
-        expect(cache.refresh('d', lookup)).toBeUndefined()
+        expect(cache.refresh('d', () => lookup)).toBeUndefined()
         // A request that misses meanwhile (the entry expired) joins the lookup under way.
         clockAt(start + Credentials.TTL_MS + 1)
         expect(cache.get('d')).toBeUndefined()
@@ -108,7 +118,7 @@ describe('credential cache', () => {
         expect(lookups.n).toBe(1)
         expect(renewed).toStrictEqual(caller(1, 11))
         expect(cache.get('d')).toBe(renewed)
-        expect(cache.refresh('d', lookup)).toBeUndefined()
+        expect(cache.refresh('d', () => lookup)).toBeUndefined()
       }),
   )
 
@@ -128,15 +138,45 @@ describe('credential cache', () => {
       yield* Deferred.succeed(gate, undefined)
       expect(yield* Fiber.join(a)).toBe(yield* Fiber.join(b))
       expect(lookups.n).toBe(1)
-      expect(cache.refreshChannel('k', lookup(8))).toBeUndefined()
+      expect(cache.refreshChannel('k', () => lookup(8))).toBeUndefined()
       clockAt(start + Credentials.TTL_MS - Credentials.REFRESH_AHEAD_MS / 2)
-      yield* cache.refreshChannel('k', lookup(8))!
+      yield* cache.refreshChannel('k', () => lookup(8))!
       yield* Effect.yieldNow()
       expect(lookups.n).toBe(2)
       expect(cache.getChannel('k')?.workspace.id).toBe(8)
       // Invalidated: gone at once, whatever its TTL.
       cache.drop({ workspaceId: 8 })
       expect(cache.getChannel('k')).toBeUndefined()
+    }),
+  )
+
+  it.effect('a refresh begun before an invalidation does not fill the cache', () =>
+    Effect.gen(function* () {
+      const cache = yield* dueEntry(3_000_000)
+      const gate = yield* Deferred.make<void>()
+      const lookups = { n: 0 }
+      yield* cache.refresh('d', () => gatedLookup(gate, lookups, caller(1, 10)))!
+      yield* Effect.yieldNow()
+      expect(lookups.n).toBe(1)
+      // Revoked while the refresh runs: gone at once, and the refresh's answer is not kept.
+      cache.drop({ workspaceId: 10 })
+      yield* Deferred.succeed(gate, undefined)
+      yield* Effect.yieldNow()
+      expect(cache.get('d')).toBeUndefined()
+      const after = yield* Effect.exit(cache.load('d', Effect.fail('revoked' as const)))
+      expect(after).toStrictEqual(Exit.fail('revoked'))
+    }),
+  )
+
+  it.effect('a failed refresh takes the entry with it: the next request looks up itself', () =>
+    Effect.gen(function* () {
+      const cache = yield* dueEntry(4_000_000)
+      // Revoked where no bus reaches: the lookup now refuses the key.
+      yield* cache.refresh('d', () => Effect.fail('unauthorized' as const))!
+      yield* Effect.yieldNow()
+      expect(cache.get('d')).toBeUndefined()
+      const next = yield* Effect.exit(cache.load('d', Effect.fail('unauthorized' as const)))
+      expect(next).toStrictEqual(Exit.fail('unauthorized'))
     }),
   )
 })

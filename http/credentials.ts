@@ -7,10 +7,11 @@ import type { WorkspaceRow } from '../store/workspaces'
 
 /**
  * Resolved credentials (API key or session → caller; API-channel key → channel and workspace), so
- * a busy key costs no database round trip per request. Correctness does not rest on the TTL: whatever revokes a key, ends a session or
- * changes a workspace, member or role publishes `invalidateCredentials`, and every node drops the
- * entries it names at once. The TTL only bounds staleness for changes made where no shared bus
- * reaches (the operator CLI against a database without Redis).
+ * a busy key costs no database round trip per request. Correctness does not rest on the TTL:
+ * whatever revokes a key, ends a session or changes a workspace, member or role publishes
+ * `invalidateCredentials`, and every node drops the entries it names at once. The TTL only bounds
+ * staleness for changes made where no shared bus reaches (the operator CLI against a database
+ * without Redis).
  */
 export const TTL_MS = 5_000
 /**

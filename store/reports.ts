@@ -145,9 +145,9 @@ export const lockWorkspace = (workspaceId: number) =>
  * The next batch of a workspace's pending facts, in the pending index's order: how many, the
  * lowest and highest id, and those with something to measure (a `since`), which alone travel to
  * Node. The others (an inbound message, an assignment, a new ticket: most of a busy inbox's facts)
- * have no minutes and no target, as `measure` says, and are left to `roll` by id range. `after`, the last
- * id of the batch before in the same catch-up, keeps a planner that walks the primary key (its
- * statistics can still count a bulk roll-up's facts as pending) from walking what that rolled.
+ * have no minutes and no target, as `measure` says, and are left to `roll` by id range. `after`,
+ * the last id of the batch before in the same catch-up, keeps a planner that walks the primary key
+ * (its statistics can still count a bulk roll-up's facts as pending) from walking what that rolled.
  */
 export const take = (workspaceId: number, limit: number, after = 0) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

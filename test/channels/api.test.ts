@@ -1,6 +1,8 @@
+import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest'
 import { ConversationActor } from '../../actors/inbox/ConversationActor'
+import { REFRESH_AHEAD_MS, TTL_MS } from '../../http/credentials'
 import * as ChannelApi from '../../store/channelApi'
 import * as Workspaces from '../../store/workspaces'
 import * as I from '../inbox/support'
@@ -132,6 +134,41 @@ describe('API channel', () => {
       (await inbound(used.credentials.key, { conversation_id: 'c1', message: { id: 'm2', text: 'b' } }))
         .status,
     ).toBe(401)
+  })
+
+  it("a busy key is looked up again in its cache entry's last second: archived where no bus reaches, it is refused before the entry runs out", async () => {
+    const ch = await createApi()
+    // A read with the key (an unknown file: 404 once the key is accepted): nothing is written while
+    // the clock below is moved, so nothing keeps a time from it.
+    const read = async () =>
+      (await s.fetch('/v1/channel-api/files/no-such-token', { headers: F.bearer(ch.credentials.key) })).status
+    expect(await read()).toBe(404)
+    // The clock is held from here on. First past that entry, so the next request looks the key up
+    // again and its entry runs from a known time.
+    const at = Date.now() + TTL_MS + 1
+    const clock = vi.spyOn(Date, 'now').mockReturnValue(at)
+    try {
+      expect(await read()).toBe(404)
+      // Archived in the database behind the node's back (no invalidation on the bus), as the
+      // operator CLI on a database without Redis would.
+      await s.run(
+        Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          sql`UPDATE channels SET archived_at = now() WHERE id = ${ch.id}`.pipe(Effect.asVoid),
+        ),
+      )
+      // The entry's last second, where the clock stays: the entry never runs out here, so only the
+      // lookup a request starts beside its answer can find the key gone.
+      clock.mockReturnValue(at + TTL_MS - REFRESH_AHEAD_MS / 2)
+      expect(await read()).toBe(404)
+      let status = 404
+      for (let i = 0; i < 40 && status !== 401; i++) {
+        await sleep(50)
+        status = await read()
+      }
+      expect(status).toBe(401)
+    } finally {
+      vi.restoreAllMocks()
+    }
   })
 
   it('inbound messages: idempotent on message.id, one conversation per conversation_id, events on conv: and ws:', async () => {

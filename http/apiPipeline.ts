@@ -16,7 +16,7 @@ import { type Incoming, makeHandle, rateLimitWith } from './pipeline'
 import { clientAddress, parseCookies, parseQuery } from './request'
 import type { AuthedRequest, ChannelRequest, Reply, Request, Route, Services, VisitorRequest } from './route'
 import type { Method } from './router'
-import { decode } from './validation'
+import { decode, parseJsonBody } from './validation'
 import { authenticateVisitor, type VisitorCredential } from './visitorAuth'
 
 /**
@@ -39,11 +39,7 @@ const decodeJsonBody = (
   if (!contentType?.toLowerCase().includes('application/json')) {
     return Either.left(invalid({ body: { key: 'field.content_type' } }))
   }
-  try {
-    return Either.right(JSON.parse(Buffer.from(body).toString('utf8')))
-  } catch {
-    return Either.left(invalid({ body: { key: 'field.json' } }))
-  }
+  return parseJsonBody(body)
 }
 
 const fromEither = <A>(e: Either.Either<A, ApiError>): Effect.Effect<A, ApiError> =>

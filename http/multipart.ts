@@ -4,6 +4,7 @@ import { Effect } from 'effect'
 import { type ApiError, type FieldMessage, invalid } from '../actors/errors'
 import { humanSize, type UploadedFile } from '../actors/fields'
 import { addMessages } from '../actors/i18n'
+import { utf8Text } from './validation'
 
 /**
  * `multipart/form-data` request bodies (spec 1 §1: file-carrying endpoints). A route opts in with
@@ -44,6 +45,37 @@ const safeName = (name: string) =>
     .slice(0, 255)
 
 const fieldName = (name: string) => (name.endsWith('[]') ? name.slice(0, -2) : name)
+
+/**
+ * The name of the first text part (no file name, not `application/octet-stream`, as busboy tells
+ * files from fields) whose bytes are not UTF-8, or null. busboy decodes a text part leniently
+ * (a bad byte becomes U+FFFD) and says nothing, so the parts' bytes are checked here first, as
+ * JSON bodies are (http/validation.ts `utf8Text`). A body this scan cannot follow is left to
+ * busboy, which refuses it.
+ */
+const textPartNotUtf8 = (body: Buffer, contentType: string): string | null => {
+  const boundary = /;\s*boundary=(?:"([^"]+)"|([^\s;]+))/i.exec(contentType)
+  const b = boundary?.[1] ?? boundary?.[2]
+  if (!b) return null
+  const delimiter = Buffer.from(`\r\n--${b}`, 'latin1')
+  // The first delimiter may open the body, without the line break before it.
+  let at = body.indexOf(delimiter.subarray(2))
+  if (at < 0) return null
+  at += delimiter.length - 2
+  while (at + 2 <= body.length && !(body[at] === 0x2d && body[at + 1] === 0x2d)) {
+    const headEnd = body.indexOf('\r\n\r\n', at, 'latin1')
+    if (headEnd < 0) return null
+    const next = body.indexOf(delimiter, headEnd + 4)
+    if (next < 0) return null
+    const head = body.toString('latin1', at, headEnd)
+    const file = /;\s*filename\*?=/i.test(head) || /content-type:\s*application\/octet-stream/i.test(head)
+    if (!file && utf8Text(body.subarray(headEnd + 4, next)) === null) {
+      return fieldName(/;\s*name="([^"]*)"/i.exec(head)?.[1] ?? 'body') || 'body'
+    }
+    at = next + delimiter.length
+  }
+  return null
+}
 
 export const parseMultipart = (
   body: Uint8Array,
@@ -121,7 +153,13 @@ export const parseMultipart = (
       parsed = true
       settle()
     })
-    bb.end(Buffer.from(body.buffer, body.byteOffset, body.byteLength))
+    const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength)
+    const notUtf8 = textPartNotUtf8(bytes, contentType)
+    if (notUtf8 !== null) {
+      finish(Effect.fail(invalid({ [notUtf8]: { key: 'field.utf8' } })))
+      return
+    }
+    bb.end(bytes)
   })
 
 /**

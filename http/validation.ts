@@ -7,7 +7,69 @@ addMessages({
     en: 'contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate)',
     id: 'berisi karakter yang tidak diizinkan (NUL atau surrogate UTF-16 tanpa pasangan)',
   },
+  'field.utf8': { en: 'is not UTF-8 text', id: 'bukan teks UTF-8' },
+  'field.depth': { en: 'nests deeper than {n} levels', id: 'bersarang lebih dari {n} tingkat' },
 })
+
+/**
+ * The deepest nesting of arrays and objects a JSON body may have (our choice, docs/decisions.md
+ * "Hardening (input)"): no request of the API needs more than a few levels, and every walk of a
+ * body (the text scan below, the schemas) is recursive.
+ */
+export const MAX_JSON_DEPTH = 64
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true })
+
+/**
+ * Bytes as UTF-8 text, or null when they are not UTF-8: a byte that a lenient decoder would turn
+ * into U+FFFD is refused, never stored replaced. A BOM is kept (JSON does not allow one).
+ */
+export const utf8Text = (bytes: Uint8Array): string | null => {
+  try {
+    return strictUtf8.decode(bytes)
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Whether JSON text nests arrays and objects deeper than `max`, counted in one pass without
+ * recursion, before anything parses or walks it: brackets inside strings count for nothing. On
+ * text that is no JSON the count means nothing, and the parser refuses it anyway.
+ */
+export const nestsDeeper = (text: string, max: number): boolean => {
+  if (text.length <= max) return false
+  let depth = 0
+  let inString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (inString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) inString = false
+    } else if (c === 0x22) inString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
+}
+
+/**
+ * A JSON request body as a value: 422 on `body` when its bytes are not UTF-8 (`field.utf8`), it
+ * nests deeper than `MAX_JSON_DEPTH` (`field.depth`) or it is no JSON (`field.json`).
+ */
+export const parseJsonBody = (bytes: Uint8Array): Either.Either<unknown, ApiError> => {
+  const text = utf8Text(bytes)
+  if (text === null) return Either.left(invalid({ body: { key: 'field.utf8' } }))
+  if (nestsDeeper(text, MAX_JSON_DEPTH)) {
+    return Either.left(invalid({ body: { key: 'field.depth', params: { n: MAX_JSON_DEPTH } } }))
+  }
+  try {
+    return Either.right(JSON.parse(text))
+  } catch {
+    return Either.left(invalid({ body: { key: 'field.json' } }))
+  }
+}
 
 /**
  * Text no store can hold: NUL (PostgreSQL refuses it in `text` and `jsonb`) and a UTF-16

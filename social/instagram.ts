@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { SqlClient } from '@effect/sql'
 import { Effect, Either, Schema } from 'effect'
+import { parseJsonBody } from '../http/validation'
 import * as Channels from './store/channels'
 import * as Records from './store/records'
 
@@ -67,13 +68,10 @@ const Payload = Schema.Struct({
 export type Payload = typeof Payload.Type
 
 export const parsePayload = (body: Uint8Array | null): Payload | null => {
-  let json: unknown
-  try {
-    json = JSON.parse(Buffer.from(body ?? new Uint8Array()).toString('utf8'))
-  } catch {
-    return null
-  }
-  const r = Schema.decodeUnknownEither(Payload)(json)
+  // Strict UTF-8 and a bounded depth, as every JSON body of the API (http/validation.ts).
+  const json = parseJsonBody(body ?? new Uint8Array())
+  if (Either.isLeft(json)) return null
+  const r = Schema.decodeUnknownEither(Payload)(json.right)
   return Either.isRight(r) ? r.right : null
 }
 

@@ -58,6 +58,10 @@ addMessages({
     en: 'Resolving a ticket needs the tickets.manage permission.',
     id: 'Menyelesaikan tiket memerlukan izin tickets.manage.',
   },
+  'tickets.unfollow_only': {
+    en: 'Without the tickets.manage permission you may only remove yourself as a follower.',
+    id: 'Tanpa izin tickets.manage Anda hanya dapat berhenti mengikuti tiket sendiri.',
+  },
   'tickets.quota': {
     en: 'The monthly ticket limit of {limit} is reached; it resets at {reset}.',
     id: 'Batas tiket bulanan {limit} sudah tercapai; direset pada {reset}.',

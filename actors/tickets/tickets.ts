@@ -453,12 +453,21 @@ export const assign = (ctx: Ctx, params: { readonly id: number }, body: { readon
     return reply(yield* presentOrHidden(ctx, t.id))
   })
 
+/**
+ * Removes a participant: any of them with `tickets.manage`; without it (the route lets
+ * `tickets.view` through) only yourself, and only as a follower (creator or mentioned), never an
+ * assignee's place (spec 2 §4.3 "followers may unfollow themselves").
+ */
 export const removeParticipant = (ctx: Ctx, params: { readonly id: number; readonly user: number }) =>
   Effect.gen(function* () {
+    const manages = ctx.caller.permissions.has('tickets.manage')
+    const unfollowOnly = () => Effect.fail(forbidden('tickets.unfollow_only'))
+    if (!manages && params.user !== ctx.caller.user.id) return yield* unfollowOnly()
     const t = yield* visibleOr404(ctx, params.id)
     const ps = yield* Tickets.participants([t.id])
     const p = ps.find((x) => x.user_id === params.user)
     if (!p) return yield* Effect.fail(notFound())
+    if (!manages && p.role === 'assignee') return yield* unfollowOnly()
     const by = yield* actorOf(ctx.caller)
     yield* Effect.flatMap(TicketActor, (a) =>
       a.ask(t.id, { _tag: 'RemoveParticipant', userId: p.user_id, name: p.name, by }),

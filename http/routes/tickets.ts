@@ -127,7 +127,8 @@ export const routes: readonly Route[] = [
     method: 'DELETE',
     path: '/v1/tickets/{id}/participants/{user}',
     access: 'K',
-    permission: 'tickets.manage',
+    // Spec 2 §4.3: followers may unfollow themselves, with `tickets.view` (actors/tickets).
+    permission: ['tickets.manage', 'tickets.view'],
     tag: 'Tickets',
     summary:
       'Remove a participant (assignee, creator or mentioned); with no assignee left the whole team sees the ticket again',

@@ -99,6 +99,9 @@ export const NOT_YET_BUILT: ReadonlySet<string> = new Set([])
  * names only the first).
  */
 export const PERMISSION_DEVIATIONS = new Set([
+  // Tickets: followers may unfollow themselves (spec 2 §4.3), so `tickets.view` gets through and
+  // the rule refuses anything but removing yourself as a follower (docs/decisions.md, Tickets).
+  'DELETE /tickets/{id}/participants/{user}',
   'GET /channels',
   'GET /channels/{id}/icon',
   // Reports: your own KPI rows are yours to export without `reports.view`.

@@ -255,6 +255,47 @@ describe('assignees, participants and candidates', () => {
     expect(log.map((e: any) => e.kind)).toEqual(['created', 'assigned', 'unassigned'])
   })
 
+  it('lets a follower without tickets.manage unfollow themselves, and nothing else', async () => {
+    // The agent (tickets.view, no tickets.manage) raised it; the outsider (the same role) is
+    // mentioned; b1 is assigned, so only participants see it.
+    const t = await raise(s, p, { assignee_ids: [p.b1Id] })
+    const m = await api(s, p.b1).post(`/v1/tickets/${t.id}/messages`, {
+      body: 'FYI',
+      mention_ids: [p.outsiderId],
+    })
+    expect(m.status).toBe(201)
+    expect((await api(s, p.outsider).get(`/v1/tickets/${t.id}`)).status).toBe(200)
+    // Not someone else, assignee or follower.
+    for (const [who, target] of [
+      [p.outsider, p.b1Id],
+      [p.outsider, p.agentId],
+      [p.agent, p.outsiderId],
+    ] as const) {
+      const r = await api(s, who).del(`/v1/tickets/${t.id}/participants/${target}`)
+      expect(r.status).toBe(403)
+      expect(r.error.code).toBe('forbidden')
+    }
+    const left = await api(s, p.outsider).del(`/v1/tickets/${t.id}/participants/${p.outsiderId}`)
+    expect(left.status).toBe(200)
+    expect(left.data).toEqual({ id: t.id, visible: false })
+    expect((await api(s, p.outsider).get(`/v1/tickets/${t.id}`)).status).toBe(404)
+    // The creator follows too and may stop.
+    const creator = await api(s, p.agent).del(`/v1/tickets/${t.id}/participants/${p.agentId}`)
+    expect(creator.status).toBe(200)
+    const d = await api(s, p.owner).get(`/v1/tickets/${t.id}`)
+    expect(d.data.participants.map((x: any) => [x.id, x.role])).toEqual([[p.b1Id, 'assignee']])
+    const log = (await api(s, p.owner).get(`/v1/tickets/${t.id}/messages`)).meta.events
+    expect(log.map((e: any) => e.kind)).toEqual([
+      'created',
+      'mentioned',
+      'participant_removed',
+      'participant_removed',
+    ])
+    // Without tickets.view nothing at all.
+    const none = await api(s, p.readKey).del(`/v1/tickets/${t.id}/participants/${p.b1Id}`)
+    expect(none.status).toBe(403)
+  })
+
   it('lists candidates with Back Office team_ids and is_admin', async () => {
     const r = await api(s, p.agent).get('/v1/tickets/candidates')
     expect(r.status).toBe(200)

@@ -71,8 +71,9 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/v1/pipeline/dashboard',
     access: 'K',
-    // Spec 2 §4.7: "same" as the row above it (PUT /pipeline/settings).
-    permission: 'pipeline.manage',
+    // Spec 2 §4.7 "same": read as the list's, since the figures are over the leads the caller
+    // sees (docs/decisions.md, Clients, dashboard…).
+    permission: ['leads.view', 'leads.manage'],
     tag: 'Pipeline',
     summary:
       '`tiles`, `funnel`, `weekly` (8 weeks), `by_assignee`, `expenses`, `agenda`, `quota` over the leads you may see; `pipeline_id`, `from`, `to` (default this month), `team_id`, `assignee_id`',

@@ -25,9 +25,13 @@ export const SPEC_TSV = path.join(__dirname, '../../../shared/spec/endpoints.tsv
 /**
  * The pipeline rows of spec 2 §4.7 word their permission column in prose: `view` and `same as
  * list` mean the list's `leads.view or leads.manage`, and `view / leads.manage` on the activities
- * row means reading needs either and logging `leads.manage` (docs/decisions.md, Pipeline).
+ * row means reading needs either and logging `leads.manage` (docs/decisions.md, Pipeline). The
+ * dashboard's `same` is read as the list's too, not as the settings row above it: its figures are
+ * over the leads the caller sees (docs/decisions.md, "Dashboard (`GET /pipeline/dashboard`)").
+ * Keys: `METHOD path`, `METHOD written` or `written`, in that order.
  */
 const PERMISSION_READINGS: Readonly<Record<string, string>> = {
+  'GET /pipeline/dashboard': 'leads.view or leads.manage',
   'same as list': 'leads.view or leads.manage',
   view: 'leads.view or leads.manage',
   'GET view / leads.manage': 'leads.view or leads.manage',
@@ -47,7 +51,11 @@ export const specRows: readonly SpecRow[] = (() => {
     .map((l) => l.split('\t'))
     .map(([doc, section, method, p, permission, access]) => {
       const written = permission?.trim() ?? ''
-      const raw = PERMISSION_READINGS[`${method} ${written}`] ?? PERMISSION_READINGS[written] ?? written
+      const raw =
+        PERMISSION_READINGS[`${method} ${p}`] ??
+        PERMISSION_READINGS[`${method} ${written}`] ??
+        PERMISSION_READINGS[written] ??
+        written
       const own = raw === 'same' ? prev : raw === '' || raw === '-' ? undefined : raw
       prev = own
       const set = own

@@ -82,7 +82,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     Layer.succeed(Config, cfg),
     Layer.succeed(Log, logger),
     Layer.succeed(MetricsTag, makeMetrics()),
-    Database.layer(opts.database ?? { url: cfg.databaseUrl, dataDir: cfg.dataDir }),
+    Database.forNode(cfg, logger, opts.database),
     cfg.redisUrl
       ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
       : RateLimiterMemory.layerMemory,

@@ -51,7 +51,7 @@ export const servicesLayer = (
     Layer.succeed(SocialConfig, cfg),
     Layer.succeed(Log, logger),
     Layer.succeed(MetricsTag, makeMetrics()),
-    Database.layer(opts.database ?? { url: cfg.databaseUrl, dataDir: cfg.dataDir }),
+    Database.forNode(cfg, logger, opts.database),
     cfg.redisUrl
       ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
       : RateLimiterMemory.layerMemory,

@@ -11,6 +11,8 @@ export interface SocialConfigShape {
   readonly dataDir: string
   /** PostgreSQL URL; absent means the embedded database under `dataDir`. Tables live in schema `social`. */
   readonly databaseUrl: string | undefined
+  /** Bounds on the database pool, as the main service's `DB_WAIT_MS` and `DB_STRICT`. */
+  readonly db: { readonly waitMs: number; readonly strict: boolean }
   /** Redis URL; absent means in-process rate limits. */
   readonly redisUrl: string | undefined
   /** Prefix of the service's Redis keys: `${REDIS_PREFIX}social:`. */
@@ -67,6 +69,10 @@ export const loadSocialConfig = (env: NodeJS.ProcessEnv = process.env): SocialCo
     host: text(env, 'HOST') ?? '0.0.0.0',
     dataDir: path.resolve(text(env, 'DATA_DIR') ?? DEFAULT_DATA_DIR),
     databaseUrl: text(env, 'DATABASE_URL'),
+    db: {
+      waitMs: int(env, 'DB_WAIT_MS', 5000, 100, 600_000),
+      strict: /^(1|true|yes)$/i.test(env.DB_STRICT ?? ''),
+    },
     redisUrl: text(env, 'REDIS_URL'),
     redisPrefix: `${text(env, 'REDIS_PREFIX') ?? 'kotak:'}social:`,
     appSecret,

@@ -2,8 +2,11 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
-import { Effect, Layer, Redacted } from 'effect'
+import { Context, Effect, Layer } from 'effect'
 import pg from 'pg'
+import type { AppConfig } from '../engine/config'
+import type { Logger } from '../engine/log'
+import { type GuardedPool, guardedPool, type PoolGuard, type StuckReport } from './pool'
 
 /**
  * The database: PostgreSQL when a URL is given, otherwise the embedded PGlite under `dataDir`,
@@ -16,7 +19,36 @@ export interface DatabaseOptions {
   readonly dataDir: string | 'memory'
   /** Directory for the embedded server's unix socket (defaults to dataDir). */
   readonly socketDir?: string
+  /** Bounds on waiting for a connection (store/pool.ts); defaults: `defaultGuard`. */
+  readonly guard?: PoolGuard
+  /** Told when the pool's guard breaks a wait (the node logs it). */
+  readonly onStuck?: (r: StuckReport) => void
 }
+
+/** DB_WAIT_MS and DB_STRICT (engine/config.ts) set these for a node. */
+export const defaultGuard: PoolGuard = { acquireTimeoutMs: 5_000, idleHolderMs: 1_000, strict: false }
+
+/** What the pool's guard has found on this node (the test server fails a file that has any). */
+export class DatabaseGuard extends Context.Tag('kotak/DatabaseGuard')<
+  DatabaseGuard,
+  { readonly reports: () => readonly StuckReport[] }
+>() {}
+
+/** The SQL client over a guarded pool; the pool ends with the layer's scope. */
+const clientLayer = (config: pg.PoolConfig, opts: DatabaseOptions) =>
+  Layer.unwrapScoped(
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.sync(() => guardedPool(config, opts.guard ?? defaultGuard, opts.onStuck ?? (() => {}))),
+        (g) => Effect.promise(() => g.close()).pipe(Effect.timeoutOption(1000), Effect.ignore),
+      ),
+      (g: GuardedPool) =>
+        Layer.merge(
+          PgClient.layerFromPool({ acquire: Effect.succeed(g.pool), types }),
+          Layer.succeed(DatabaseGuard, { reports: g.reports }),
+        ),
+    ),
+  )
 
 // int8 (COUNT(*), bigint ids) as numbers: ids stay far below 2^53.
 const types: pg.CustomTypesConfig = {
@@ -124,14 +156,10 @@ const embedded = (opts: DatabaseOptions) =>
         }),
         (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore),
       )
-      return PgClient.layer({
-        host: socketDir,
-        port: 5432,
-        database: 'postgres',
-        username: 'postgres',
-        maxConnections: 1,
-        types,
-      })
+      return clientLayer(
+        { host: socketDir, port: 5432, database: 'postgres', user: 'postgres', max: 1, types },
+        opts,
+      )
     }),
   )
 
@@ -158,9 +186,27 @@ export const withoutJit = (url: string): string => {
 }
 
 export const layer = (opts: DatabaseOptions) =>
-  opts.url
-    ? PgClient.layer({ url: Redacted.make(withoutJit(opts.url)), maxConnections: 20, types })
-    : embedded(opts)
+  opts.url ? clientLayer({ connectionString: withoutJit(opts.url), max: 20, types }, opts) : embedded(opts)
+
+/**
+ * A node's database: where it lives (`DATABASE_URL`, else the embedded one under `DATA_DIR`, or
+ * the override tests give) and the pool's bounds from its configuration; a wait the guard breaks
+ * is logged with the holder's last statements.
+ */
+export const forNode = (
+  cfg: { readonly databaseUrl: string | undefined; readonly dataDir: string; readonly db: AppConfig['db'] },
+  log: Logger,
+  override?: DatabaseOptions,
+) =>
+  layer({
+    ...(override ?? { url: cfg.databaseUrl, dataDir: cfg.dataDir }),
+    guard: {
+      acquireTimeoutMs: cfg.db.waitMs,
+      idleHolderMs: defaultGuard.idleHolderMs,
+      strict: cfg.db.strict,
+    },
+    onStuck: (r) => log.error('database connection held while waited for', { ...r }),
+  })
 
 /** One round trip to the database: what `/healthz` reports as `database`. */
 export const ping = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`)

@@ -23,3 +23,15 @@ export const consume = (workspaceId: number, counter: string, period: string, n:
       WHERE ${limit}::int = 0 OR u.used + ${n} <= ${limit}::int
       RETURNING used`.pipe(Effect.map((r) => r[0]?.used ?? null)),
   )
+
+/**
+ * Gives back `n` of a counter in one period (a reservation the caller did not use up); never
+ * below 0. Returns the new total.
+ */
+export const release = (workspaceId: number, counter: string, period: string, n: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ used: number }>`
+      UPDATE usage_counters SET used = GREATEST(used - ${n}, 0)
+      WHERE workspace_id = ${workspaceId} AND counter = ${counter} AND period = ${period}
+      RETURNING used`.pipe(Effect.map((r) => r[0]?.used ?? 0)),
+  )

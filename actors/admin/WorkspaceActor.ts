@@ -82,6 +82,22 @@ export const definition = Actor.define({
         const next: CounterState = { ...c, used }
         return [next, { ...state, counters: { ...state.counters, [m.counter]: next } }] as const
       }),
+    /**
+     * Gives back `n` of a counter that a Consume of the same period reserved and the caller did
+     * not use (a lead import reserves before its transaction and returns what it did not create).
+     */
+    Release: (
+      state: WorkspaceState,
+      m: { readonly counter: Counter; readonly n: number; readonly now: Date },
+      ctx,
+    ) =>
+      Effect.gen(function* () {
+        const w = yield* existing(state, ctx.id)
+        const c = yield* current(state, w, m.counter, m.now)
+        const used = yield* Usage.release(w.id, m.counter, c.period, m.n)
+        const next: CounterState = { ...c, used }
+        return [next, { ...state, counters: { ...state.counters, [m.counter]: next } }] as const
+      }),
     /** Every counter of the current periods, with limits and reset times. */
     Usage: (state: WorkspaceState, m: { readonly now?: Date }, ctx) =>
       Effect.gen(function* () {

@@ -12,7 +12,7 @@ import type { FieldRow } from '../../store/customFields'
 import * as CustomFields from '../../store/customFields'
 import * as Leads from '../../store/leads'
 import * as Pipelines from '../../store/pipelines'
-import { WorkspaceActor } from '../admin/WorkspaceActor'
+import { WorkspaceActor, WorkspaceNotFound } from '../admin/WorkspaceActor'
 import { reply } from '../answer'
 import { freeKey, fromText, keyFromLabel, MAX_PER_ENTITY } from '../contacts/customValues'
 import { contactsChanged } from '../contacts/events'
@@ -519,7 +519,7 @@ const columnsOf = (
   })
 
 /** What the import does with every row, decided on the data as it is now (dry run and run alike). */
-const plan = (ctx: Ctx, sheet: Sheet, cols: Columns, defaultPipeline: number | undefined) =>
+const plan = (ctx: Ctx, sheet: Sheet, cols: Columns, defaultPipeline: number | undefined, quota: LeadRoom) =>
   Effect.gen(function* () {
     const pViewer = pipelineViewerFor(ctx.caller, ctx.workspace)
     const visible = (yield* Pipelines.list(pViewer, false)).filter((p) => p.archived_at === null)
@@ -685,11 +685,7 @@ const plan = (ctx: Ctx, sheet: Sheet, cols: Columns, defaultPipeline: number | u
     const viewer = leadViewerFor(ctx.caller, ctx.workspace)
     const seesIds = new Set<number>()
     for (const l of existing.values()) if (yield* Leads.sees(viewer, l.id)) seesIds.add(l.id)
-    const usage = yield* Effect.flatMap(WorkspaceActor, (a) =>
-      a.ask(ctx.workspace.id, { _tag: 'Usage', now: new Date() }),
-    ).pipe(Effect.catchTag('WorkspaceNotFound', () => Effect.fail(notFound())))
-    const quota = usage.leads_per_month
-    let room = quota.limit === 0 ? Number.POSITIVE_INFINITY : Math.max(0, quota.limit - quota.used)
+    let room = quota.room
     const firstLine = new Map<string, number>()
     const rows: RowPlan[] = []
     for (const d of drafts) {
@@ -853,6 +849,57 @@ const applyPlan = (ctx: Ctx, rows: readonly RowPlan[], cols: Columns, now: Date)
     return { made, contactsMade }
   })
 
+/** How many leads this month's quota still allows (`limit` 0: no limit). */
+interface LeadRoom {
+  readonly limit: number
+  readonly room: number
+}
+
+const askWorkspace = <A, E>(f: (a: WorkspaceActor['Type']) => Effect.Effect<A, E | WorkspaceNotFound>) =>
+  Effect.flatMap(WorkspaceActor, f).pipe(
+    Effect.catchIf(
+      (e): e is WorkspaceNotFound => e instanceof WorkspaceNotFound,
+      () => Effect.fail(notFound()),
+    ),
+  )
+
+const leadRoom = (ctx: Ctx, now: Date) =>
+  Effect.map(
+    askWorkspace((a) => a.ask(ctx.workspace.id, { _tag: 'Usage', now })),
+    (usage): LeadRoom => {
+      const q = usage.leads_per_month
+      return {
+        limit: q.limit,
+        room: q.limit === 0 ? Number.POSITIVE_INFINITY : Math.max(0, q.limit - q.used),
+      }
+    },
+  )
+
+/**
+ * Reserves `n` leads of the month's quota. Actors are asked outside the run's transaction: on the
+ * embedded database (one connection) an actor's query would wait for the connection the
+ * transaction holds, forever (docs/decisions.md, "One connection, no waiting on it").
+ */
+const reserveLeads = (ctx: Ctx, n: number, now: Date) =>
+  askWorkspace((a) => a.ask(ctx.workspace.id, { _tag: 'Consume', counter: 'leads_per_month', n, now })).pipe(
+    Effect.catchTag('QuotaExceeded', (e) =>
+      Effect.fail(
+        new ApiError({
+          code: 'plan_required',
+          message: 'leads.quota',
+          params: { limit: e.limit, reset: iso(e.resetAt)! },
+        }),
+      ),
+    ),
+  )
+
+const releaseLeads = (ctx: Ctx, n: number, now: Date) =>
+  n <= 0
+    ? Effect.void
+    : askWorkspace((a) =>
+        a.ask(ctx.workspace.id, { _tag: 'Release', counter: 'leads_per_month', n, now }),
+      ).pipe(Effect.asVoid)
+
 export const runImport = (ctx: Ctx, body: typeof ImportBody.Type, locale: Locale) =>
   Effect.gen(function* () {
     const { sheet, storageKey } = yield* openToken(ctx, body.token)
@@ -862,37 +909,31 @@ export const runImport = (ctx: Ctx, body: typeof ImportBody.Type, locale: Locale
     const dry = body.dry_run === true
     const sql = yield* SqlClient.SqlClient
     const now = yield* currentTime
-    const outcome = dry
-      ? {
-          rows: yield* plan(ctx, sheet, cols, pipelineId),
-          made: new Map<number, { id: number; number: number }>(),
-          contactsMade: [] as number[],
-        }
-      : yield* sql.withTransaction(
+    const quota = yield* leadRoom(ctx, now)
+    const first = yield* plan(ctx, sheet, cols, pipelineId, quota)
+    const creates = (rows: readonly RowPlan[]) => rows.filter((r) => r.action === 'create').length
+    let outcome = {
+      rows: first,
+      made: new Map<number, { id: number; number: number }>(),
+      contactsMade: [] as number[],
+    }
+    if (!dry) {
+      // The quota is reserved for the rows the plan creates, then the plan is made again under
+      // the import lock with at most that many creates; what it did not use is given back.
+      const reserved = creates(first)
+      if (reserved > 0) yield* reserveLeads(ctx, reserved, now)
+      outcome = yield* sql
+        .withTransaction(
           Effect.gen(function* () {
             yield* Leads.lockImports(ctx.workspace.id)
-            const rows = yield* plan(ctx, sheet, cols, pipelineId)
-            const creates = rows.filter((r) => r.action === 'create').length
-            if (creates > 0)
-              yield* Effect.flatMap(WorkspaceActor, (a) =>
-                a.ask(ctx.workspace.id, { _tag: 'Consume', counter: 'leads_per_month', n: creates, now }),
-              ).pipe(
-                Effect.catchTags({
-                  QuotaExceeded: (e) =>
-                    Effect.fail(
-                      new ApiError({
-                        code: 'plan_required',
-                        message: 'leads.quota',
-                        params: { limit: e.limit, reset: iso(e.resetAt)! },
-                      }),
-                    ),
-                  WorkspaceNotFound: () => Effect.fail(notFound()),
-                }),
-              )
+            const rows = yield* plan(ctx, sheet, cols, pipelineId, { limit: quota.limit, room: reserved })
             const applied = yield* applyPlan(ctx, rows, cols, now)
             return { rows, ...applied }
           }),
         )
+        .pipe(Effect.onError(() => releaseLeads(ctx, reserved, now).pipe(Effect.ignore)))
+      yield* releaseLeads(ctx, reserved - creates(outcome.rows), now).pipe(Effect.ignore)
+    }
     const { rows, made, contactsMade } = outcome
     if (!dry) {
       // The upload served its purpose: a run uses its token once.

@@ -3,11 +3,12 @@ import * as fs from 'node:fs'
 import * as net from 'node:net'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import { Effect } from 'effect'
 import pg from 'pg'
 import { type AppConfig, loadConfig } from '../../engine/config'
 import { makeLogger } from '../../engine/log'
 import { type RunningApp, start } from '../../http/app'
-import type { DatabaseOptions } from '../../store/database'
+import { DatabaseGuard, type DatabaseOptions } from '../../store/database'
 
 /**
  * A real server on a random loopback port with a database of its own: a fresh PostgreSQL database
@@ -103,9 +104,16 @@ export const startTestServer = async (env: Record<string, string> = {}): Promise
       app = await boot({ ...cfg, port, publicUrl: `http://127.0.0.1:${port}` })
     },
     stop: async () => {
+      // A wait the pool's guard had to break (store/pool.ts) fails the file that caused it, even
+      // when the request it failed was not looked at.
+      const stuck = await app.run(Effect.flatMap(DatabaseGuard, (g) => Effect.sync(g.reports)))
       await app.stop()
       await db?.drop()
       fs.rmSync(dir, { recursive: true, force: true })
+      if (stuck.length > 0)
+        throw new Error(
+          `the database's only connection was held by an idle transaction while others waited for it: ${JSON.stringify(stuck)}`,
+        )
     },
   }
 }

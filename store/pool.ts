@@ -1,0 +1,216 @@
+import pg from 'pg'
+
+/**
+ * The connection pool under the SQL client, with two bounds no caller can forget:
+ *
+ * - **Waiting.** A caller that has waited `acquireTimeoutMs` for a connection fails with
+ *   `DatabaseBusy` (an HTTP request answers 503 with `Retry-After`) instead of waiting for ever.
+ * - **Holding while waited for** (one connection only: the embedded database). A transaction that
+ *   holds the only connection and runs no statement while another caller waits for it is, in
+ *   practice, waiting on that caller: an actor asked from inside the transaction, whose own query
+ *   needs the connection. Neither can move. Once the holder has been idle `idleHolderMs` with a
+ *   caller waiting all that time, the waiting callers fail with `DatabaseBusy`, which unwinds the
+ *   holder too (its ask fails, its transaction rolls back, the connection is free). Each such event
+ *   is reported with the holder's last statements; with `strict` (the test suite) it is also
+ *   recorded, and the test server fails its file when any was (docs/decisions.md, "One
+ *   connection, no waiting on it").
+ *
+ * On PostgreSQL's pool of many connections only the first bound applies: there a waiter is served
+ * by another connection, and a transaction waiting on it is no deadlock.
+ */
+export interface PoolGuard {
+  readonly acquireTimeoutMs: number
+  readonly idleHolderMs: number
+  readonly strict: boolean
+}
+
+export interface StuckReport {
+  readonly at: string
+  /** How long the holder had run no statement. */
+  readonly holderIdleMs: number
+  /** How long the holder had held the connection. */
+  readonly heldMs: number
+  /** The holder's last statements, oldest first. */
+  readonly holderStatements: readonly string[]
+  readonly waiters: number
+  readonly longestWaitMs: number
+}
+
+/** The cause of a statement that could not get a connection in time. */
+export class DatabaseBusy extends Error {
+  readonly _tag = 'DatabaseBusy'
+}
+
+/** Whether a failure is the database being busy or out of reach (safe to retry later). */
+export const isBusy = (cause: unknown): boolean =>
+  cause instanceof DatabaseBusy ||
+  (cause instanceof Error &&
+    (/timeout exceeded when trying to connect|Connection terminated|ECONNREFUSED|ENOENT|Query read timeout/.test(
+      cause.message,
+    ) ||
+      ['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', '57P01', '57P03', '53300'].includes(
+        String((cause as { code?: unknown }).code),
+      )))
+
+export interface GuardedPool {
+  readonly pool: pg.Pool
+  /** What the guard found (strict mode keeps every report; otherwise the last 20). */
+  readonly reports: () => readonly StuckReport[]
+  readonly close: () => Promise<void>
+}
+
+type ConnectCallback = (
+  err: Error | undefined,
+  client: pg.PoolClient | undefined,
+  release: (e?: unknown) => void,
+) => void
+
+interface Waiter {
+  readonly since: number
+  readonly cb: ConnectCallback
+  done: boolean
+}
+
+interface Holder {
+  readonly client: pg.PoolClient
+  readonly since: number
+  inFlight: number
+  lastActive: number
+  readonly statements: string[]
+}
+
+const TICK_MS = 100
+/** A tick this late means the event loop stood still (on a loaded machine ticks run late by less). */
+const STALL_MS = 500
+const KEEP_STATEMENTS = 5
+
+export const guardedPool = (
+  config: pg.PoolConfig,
+  guard: PoolGuard,
+  onStuck: (r: StuckReport) => void,
+): GuardedPool => {
+  const pool = new pg.Pool({ ...config, connectionTimeoutMillis: guard.acquireTimeoutMs })
+  // An idle client's error (the server restarted) is the next caller's to see, not the process's.
+  pool.on('error', () => {})
+  const found: StuckReport[] = []
+  if (config.max !== 1) return { pool, reports: () => found, close: () => pool.end() }
+
+  const waiters = new Set<Waiter>()
+  let holder: Holder | null = null
+  const tracked = new WeakSet<pg.PoolClient>()
+
+  /** Counts a client's statements while it is held: the guard's only sign of the holder's life. */
+  const track = (client: pg.PoolClient) => {
+    if (tracked.has(client)) return
+    tracked.add(client)
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown
+    ;(client as { query: unknown }).query = (...args: unknown[]) => {
+      const h = holder?.client === client ? holder : null
+      if (!h) return query(...args)
+      const first = args[0] as string | { text?: string; submit?: unknown } | undefined
+      const text = typeof first === 'string' ? first : (first?.text ?? '')
+      h.statements.push(text.replace(/\s+/g, ' ').trim().slice(0, 200))
+      if (h.statements.length > KEEP_STATEMENTS) h.statements.shift()
+      h.lastActive = Date.now()
+      const last = args.length - 1
+      const cb = args[last]
+      // A cursor (submittable) keeps the client busy until it is closed; pg's activeQuery says so.
+      if (typeof cb !== 'function') return query(...args)
+      h.inFlight++
+      args[last] = (...r: unknown[]) => {
+        h.inFlight--
+        h.lastActive = Date.now()
+        ;(cb as (...r: unknown[]) => void)(...r)
+      }
+      return query(...args)
+    }
+  }
+
+  const connect = pool.connect.bind(pool) as (cb: ConnectCallback) => void
+  const guarded = (cb?: ConnectCallback): Promise<pg.PoolClient> | undefined => {
+    if (!cb)
+      return new Promise((resolve, reject) =>
+        guarded((err, client) => (err || !client ? reject(err) : resolve(client))),
+      )
+    const w: Waiter = { since: Date.now(), cb, done: false }
+    waiters.add(w)
+    connect((err, client, release) => {
+      waiters.delete(w)
+      if (w.done) {
+        // The guard already failed this caller: hand the connection straight back.
+        if (client) release()
+        return
+      }
+      w.done = true
+      if (err || !client) return cb(err, client, release)
+      track(client)
+      const h: Holder = { client, since: Date.now(), inFlight: 0, lastActive: Date.now(), statements: [] }
+      holder = h
+      const give = (e?: unknown) => {
+        if (holder === h) holder = null
+        client.release = plain
+        return plain(e as Error | boolean | undefined)
+      }
+      const plain = client.release.bind(client)
+      client.release = give
+      cb(undefined, client, give)
+    })
+    return undefined
+  }
+  ;(pool as { connect: unknown }).connect = guarded
+
+  const busy = (h: Holder) => {
+    // pg's own fields (its getters of the same names are deprecated): a cursor in progress.
+    const c = h.client as unknown as { _activeQuery?: unknown; _queryQueue?: unknown[] }
+    return h.inFlight > 0 || c._activeQuery != null || (c._queryQueue?.length ?? 0) > 0
+  }
+  let lastTick = Date.now()
+  const timer = setInterval(() => {
+    const now = Date.now()
+    const late = now - lastTick - TICK_MS
+    lastTick = now
+    const h = holder
+    if (!h) return
+    // The event loop itself stood still (a long synchronous step, a GC, a starved process): that
+    // time says nothing about the holder, so it is not counted as its idleness.
+    if (late > STALL_MS) {
+      h.lastActive += late
+      return
+    }
+    if (waiters.size === 0 || busy(h)) return
+    const idle = now - h.lastActive
+    if (idle < guard.idleHolderMs) return
+    const stuck = [...waiters].filter((w) => now - w.since >= guard.idleHolderMs)
+    if (stuck.length === 0) return
+    const report: StuckReport = {
+      at: new Date(now).toISOString(),
+      holderIdleMs: idle,
+      heldMs: now - h.since,
+      holderStatements: [...h.statements],
+      waiters: stuck.length,
+      longestWaitMs: Math.max(...stuck.map((w) => now - w.since)),
+    }
+    found.push(report)
+    if (!guard.strict && found.length > 20) found.shift()
+    onStuck(report)
+    const error = new DatabaseBusy(
+      `the database's only connection is held by a transaction that has run no statement for ${idle} ms ` +
+        `while this statement waited for it (a transaction waiting on work that needs its connection?); ` +
+        `its last statements: ${h.statements.join(' | ')}`,
+    )
+    for (const w of stuck) {
+      w.done = true
+      waiters.delete(w)
+      w.cb(error, undefined, () => {})
+    }
+  }, TICK_MS)
+  timer.unref()
+  return {
+    pool,
+    reports: () => found,
+    close: () => {
+      clearInterval(timer)
+      return pool.end()
+    },
+  }
+}

@@ -1,0 +1,156 @@
+import * as fs from 'node:fs'
+import { SqlClient } from '@effect/sql'
+import { Effect, ManagedRuntime } from 'effect'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Database from '../../store/database'
+import type { StuckReport } from '../../store/pool'
+import { freshDatabase, tempDir } from '../support/server'
+
+/**
+ * The pool's guard (store/pool.ts) on both databases. On the embedded one (one connection), a
+ * transaction that waits on work needing the connection it holds is the deadlock that took the
+ * default install down (a lead import asking an actor inside its transaction): the waiting
+ * statement fails within about a second with `DatabaseBusy` and the report names the holder's
+ * statements, the transaction then finishes and the connection is free again. On both, a
+ * statement never waits longer than the pool's bound for a connection.
+ */
+const adminUrl = process.env.DATABASE_URL
+
+const open = async (url: string | undefined, guard: Partial<Database.DatabaseOptions['guard']> = {}) => {
+  const dir = tempDir('kotak-pool-')
+  const reports: StuckReport[] = []
+  const runtime = ManagedRuntime.make(
+    Database.layer({
+      url,
+      dataDir: 'memory',
+      socketDir: dir,
+      guard: { ...Database.defaultGuard, strict: true, ...guard },
+      onStuck: (r) => reports.push(r),
+    }),
+  )
+  // The layer (the embedded database's start) is built here, not in the first test's time.
+  await runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`))
+  return {
+    runtime,
+    reports,
+    close: async () => {
+      await runtime.dispose()
+      fs.rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+describe('the embedded database’s one connection', () => {
+  let db: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    db = await open(undefined)
+  }, 60_000)
+  afterAll(() => db?.close())
+
+  it('fails a statement that waits on an idle transaction holding the connection, and the transaction ends', async () => {
+    const started = Date.now()
+    const outcome = await db.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SELECT 41 AS held_by_the_transaction`
+            // Work outside the transaction's context (as an actor's fiber is): it needs the
+            // connection the transaction holds.
+            const outside = yield* Effect.promise(() =>
+              db.runtime.runPromise(Effect.either(sql`SELECT 42 AS outside`)),
+            )
+            const inside = yield* sql<{ n: number }>`SELECT 43 AS n`
+            return { outside, inside }
+          }),
+        ),
+      ),
+    )
+    const waited = Date.now() - started
+    expect(outcome.outside._tag).toBe('Left')
+    const error = outcome.outside._tag === 'Left' ? outcome.outside.left : undefined
+    expect(String((error as { cause?: unknown })?.cause)).toContain('has run no statement')
+    expect(outcome.inside).toEqual([{ n: 43 }])
+    // Broken after about a second of idleness, long before the 5 s bound on waiting.
+    expect(waited).toBeLessThan(4_000)
+    expect(db.reports).toHaveLength(1)
+    expect(db.reports[0]!.holderStatements.join(' ')).toContain('held_by_the_transaction')
+    expect(db.reports[0]!.waiters).toBe(1)
+    // The connection is free again.
+    expect(
+      await db.runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1 AS ok`)),
+    ).toEqual([{ ok: 1 }])
+  })
+
+  it('lets statements queue behind a busy transaction without a report', async () => {
+    const before = db.reports.length
+    const rows = await db.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.all(
+          [
+            sql.withTransaction(
+              Effect.gen(function* () {
+                for (let i = 0; i < 20; i++) yield* sql`SELECT pg_sleep(0.05)`
+                return 'tx'
+              }),
+            ),
+            Effect.map(sql<{ n: number }>`SELECT 7 AS n`, (r) => r[0]!.n),
+          ],
+          { concurrency: 'unbounded' },
+        ),
+      ),
+    )
+    expect(rows).toEqual(['tx', 7])
+    expect(db.reports.length).toBe(before)
+  })
+})
+
+describe.skipIf(!adminUrl)('PostgreSQL’s pool', () => {
+  let fresh: Awaited<ReturnType<typeof freshDatabase>>
+  let db: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    fresh = await freshDatabase(adminUrl!)
+    db = await open(fresh.url, { acquireTimeoutMs: 3_000 })
+  })
+  afterAll(async () => {
+    await db?.close()
+    await fresh?.drop()
+  })
+
+  it('serves a statement outside a transaction from another connection, and bounds waiting for one', async () => {
+    const outcome = await db.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`SELECT 1`
+            return yield* Effect.promise(() => db.runtime.runPromise(sql<{ n: number }>`SELECT 2 AS n`))
+          }),
+        ),
+      ),
+    )
+    expect(outcome).toEqual([{ n: 2 }])
+    // Twenty connections held: the twenty-first caller fails after the bound, not never. (The
+    // twenty are opened first: opening one is bounded by the same setting.)
+    await db.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.all(
+          Array.from({ length: 20 }, () => sql`SELECT pg_sleep(0.3)`),
+          { concurrency: 'unbounded' },
+        ),
+      ),
+    )
+    const started = Date.now()
+    const results = await db.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.all(
+          Array.from({ length: 21 }, () => Effect.either(sql`SELECT pg_sleep(4)`)),
+          { concurrency: 'unbounded' },
+        ),
+      ),
+    )
+    const failed = results.filter((r) => r._tag === 'Left')
+    expect(failed).toHaveLength(1)
+    expect(String((failed[0] as { left: { cause?: unknown } }).left.cause)).toContain('timeout exceeded')
+    expect(Date.now() - started).toBeLessThan(15_000)
+    expect(db.reports).toHaveLength(0)
+  })
+})

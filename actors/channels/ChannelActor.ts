@@ -3,7 +3,7 @@ import * as Actor from '../../engine/actor/Actor'
 import { publishEvent } from '../../engine/events'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import * as Channels from '../../store/channels'
-import { Connector, type OutboundMessage, type Signal } from './Connector'
+import { Connector, type Delivery, type OutboundMessage, type Signal } from './Connector'
 
 /**
  * ChannelActor: owns one channel connection. Here: its status, the outbound throttle of 30
@@ -12,6 +12,9 @@ import { Connector, type OutboundMessage, type Signal } from './Connector'
  * connector issues add the sockets, sessions and queues each type needs.
  */
 export const OUTBOUND_PER_MINUTE = 30
+
+/** The reason a note handed to the ChannelActor is refused (a bug upstream if it ever shows). */
+export const NOTE_REFUSED = 'An internal note is never sent to the customer.'
 
 export class ChannelNotFound extends Data.TaggedError('ChannelNotFound')<{ readonly id: number }> {}
 export class Throttled extends Data.TaggedError('Throttled')<{ readonly retryAfterSeconds: number }> {}
@@ -42,10 +45,20 @@ export const definition = Actor.define({
         }
         return [r.remaining, state] as const
       }),
-    /** Hands one message to the channel's connector; a refusal comes back as `Rejected`, never fails. */
+    /**
+     * Hands one message to the channel's connector; a refusal comes back as `Rejected`, never fails.
+     * An internal note is refused here whatever the caller did before: no connector ever sees one.
+     */
     Deliver: (state: ChannelState, m: { readonly message: OutboundMessage }, ctx) =>
       Effect.gen(function* () {
         const row = yield* existing(state, ctx.id)
+        if (m.message.type === 'note') {
+          yield* Effect.logError('refused to hand an internal note to a connector', {
+            channel: ctx.id,
+            message: m.message.messageId,
+          })
+          return [{ _tag: 'Rejected', reason: NOTE_REFUSED } satisfies Delivery, state] as const
+        }
         const connector = yield* Connector
         return [yield* connector.send(row, m.message), state] as const
       }),

@@ -52,6 +52,10 @@ addMessages({
     en: 'text, a file or a template is required',
     id: 'teks, berkas atau templat wajib diisi',
   },
+  'field.note_quote': {
+    en: 'is an internal note: a reply cannot quote it',
+    id: 'adalah catatan internal: balasan tidak dapat mengutipnya',
+  },
   'field.one_of_cursors': {
     en: 'give either before or after, not both',
     id: 'isi before atau after saja, tidak keduanya',
@@ -238,13 +242,18 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
       if (f.field !== 'file' && f.field !== 'files') problems[f.field] = { key: 'field.unexpected' }
     if (files.filter((f) => f.field === 'file').length > 1)
       problems.file = { key: 'field.max_items', params: { n: 1 } }
-    if (!isEmail) {
+    const text = body.text?.trim() ?? ''
+    const kind = body.type ?? 'text'
+    if (kind === 'note') {
+      // A note is the team's: nothing of a mail to the customer rides on it (refused, not dropped).
+      for (const k of ['html', 'cc', 'reply_all'] as const)
+        if (body[k] !== undefined) problems[k] = { key: 'field.unexpected' }
+      if (mailFiles.length > 0) problems.files = { key: 'field.unexpected' }
+    } else if (!isEmail) {
       for (const k of ['html', 'cc', 'reply_all'] as const)
         if (body[k] !== undefined) problems[k] = { key: 'field.email_only' }
       if (mailFiles.length > 0) problems.files = { key: 'field.email_only' }
     } else Object.assign(problems, emailProblems(body, mailFiles))
-    const text = body.text?.trim() ?? ''
-    const kind = body.type ?? 'text'
     const msgappOnly = kind === 'sticker' || kind === 'location' || kind === 'contact'
     if (msgappOnly && chType !== 'msgapp') problems.type = { key: 'field.channel_type' }
     if (file && file.bytes.byteLength > MAX_ATTACHMENT_BYTES && !isEmail) {
@@ -255,8 +264,9 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
     let bodyText = text
     switch (kind) {
       case 'note':
-        if (file) problems.file = { key: 'field.unexpected' }
-        if (text === '') problems.text = { key: 'field.required' }
+        // A note may carry one file; it stays a note (type `note`, never delivered, never shown
+        // to the customer, its file not reachable through any channel's links).
+        if (text === '' && !file) problems.text = { key: 'field.text_or_file' }
         payload = { source: 'note' }
         break
       case 'sticker':
@@ -329,8 +339,7 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
         }
       }
     }
-    if ((type === 'text' || type === 'note') && bodyText === '' && !isEmail)
-      problems.text = { key: 'field.text_or_file' }
+    if (type === 'text' && bodyText === '' && !isEmail) problems.text = { key: 'field.text_or_file' }
     if (isEmail && bodyText === '' && !body.html?.trim() && !file && mailFiles.length === 0) {
       problems.text = { key: 'field.text_or_file' }
     }
@@ -338,6 +347,8 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
     if (body.reply_to_id !== undefined) {
       const quoted = yield* Messages.inConversation(t.conversation.id, body.reply_to_id)
       if (!quoted || quoted.deleted_at !== null) problems.reply_to_id = { key: 'field.unknown' }
+      // What goes to the customer never quotes the team's notes (a note may quote anything).
+      else if (quoted.type === 'note' && kind !== 'note') problems.reply_to_id = { key: 'field.note_quote' }
       else replyToId = quoted.id
     }
     if (Object.keys(problems).length > 0) return yield* Effect.fail(invalid(problems))
@@ -483,7 +494,8 @@ export const retry = (ctx: Ctx, conversationId: number, messageId: number) =>
     const msg = yield* Messages.inConversation(conversation.id, messageId)
     if (!msg) return yield* missingMessage()
     const notFailed = () => Effect.fail(new ApiError({ code: 'conflict', message: 'messages.not_failed' }))
-    if (!resendable(msg, yield* currentMillis)) return yield* notFailed()
+    // A note is never sent, so never sent again (it is `internal`, never `failed`: belt and braces).
+    if (msg.type === 'note' || !resendable(msg, yield* currentMillis)) return yield* notFailed()
     const channel = yield* Outbound.channelOf(conversation)
     yield* Outbound.takeSlot(channel)
     const pending = yield* Effect.flatMap(ConversationActor, (a) =>

@@ -118,12 +118,18 @@ export type Delivering = Pick<Target, 'workspace' | 'conversation' | 'channel'>
 export const channelOf = (c: Conversations.ConversationRow) =>
   c.channel_id === null ? Effect.succeed(null) : Channels.byId(c.channel_id)
 
+/** An internal note (the team's, never the customer's): by its type, or by its `internal` status. */
+export const isNote = (m: { readonly type: string; readonly status?: string }) =>
+  m.type === 'note' || m.status === 'internal'
+
 /**
  * Hands a stored message to its channel and records the answer: ChannelActor → connector →
  * ConversationActor (`sent`, or `failed` with the channel's reason). Returns the message as stored.
  */
 export const deliver = (t: Delivering, message: MessageLike) =>
   Effect.gen(function* () {
+    // An internal note never goes to a channel, whoever asks: it is kept as it is (`internal`).
+    if (isNote(message)) return message
     const conv = yield* ConversationActor
     let delivery: Delivery
     if (t.channel === null) {

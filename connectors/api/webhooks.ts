@@ -148,7 +148,8 @@ export const queueReply = (channelId: number, messageId: number) =>
     const sql = yield* SqlClient.SqlClient
     const api = yield* ChannelApi.byChannel(channelId)
     const [m] = yield* sql<MessageRow>`SELECT * FROM messages WHERE id = ${messageId}`
-    if (!api || !m) return
+    // Internal notes are the team's: never queued for the customer's system, whoever asks.
+    if (!api || !m || m.type === 'note' || m.direction !== 'out') return
     const subject = `message.created:${m.id}`
     const uid = ChannelApi.newDeliveryId()
     const thread = yield* ChannelApi.threadOfConversation(m.conversation_id)

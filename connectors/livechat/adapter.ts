@@ -3,7 +3,7 @@ import { Effect, Layer } from 'effect'
 import { Mailer } from '../../actors/admin/Mailer'
 import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
 import { widgetOf } from '../../actors/channels/livechatSettings'
-import { visitorMessage, visitorTopic } from '../../actors/channels/visitorPresenters'
+import { visibleToVisitor, visitorMessage, visitorTopic } from '../../actors/channels/visitorPresenters'
 import type { Bus } from '../../engine/bus/Bus'
 import { Config } from '../../engine/config'
 import { publishEvent } from '../../engine/events'
@@ -50,6 +50,12 @@ const make = Effect.gen(function* () {
       const lc = yield* Livechat.byChannel(channel.id)
       if (!visitor || !lc) return { _tag: 'Rejected', reason: 'No visitor for this chat.' } satisfies Delivery
       const view = yield* Messages.view(message.messageId)
+      // The stored message decides, not what the caller said it was: a note never reaches the widget.
+      if (view && !visibleToVisitor(view))
+        return {
+          _tag: 'Rejected',
+          reason: 'An internal note is never sent to the visitor.',
+        } satisfies Delivery
       if (view)
         yield* publishEvent(visitorTopic(visitor.session), 'message', visitorMessage(view, lc.public_key))
       const widget = widgetOf(lc.widget)

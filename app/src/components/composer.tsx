@@ -1,13 +1,20 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Message } from '../api/types'
 import { api } from '../lib/api'
+import { bytes } from '../lib/format'
 import { t } from '../lib/i18n'
 import { Paperclip } from './icons'
 
 /**
  * Writing: a reply or an internal note, one attachment, a quoted message, and templates by
  * shortcut (type `/` and part of a shortcut or name; Enter or a click puts the template in).
- * Typing is told to the others (POST /typing) at most every 3 s, and its end on send or blur.
+ * Typing is told to the others (POST /typing) at most every 3 s, and its end on send or blur;
+ * never while writing a note.
+ *
+ * The draft (text and file) belongs to the composer, not to a mode: the mode shown when the
+ * button is pressed decides what it becomes. In note mode everything, the file included, is sent
+ * as one note (`type=note`, JSON or multipart) and never reaches the customer; the attached file
+ * says which way it will go.
  */
 interface TemplateHit {
   readonly id: number
@@ -40,7 +47,8 @@ export const Composer = ({
   const box = useRef<HTMLTextAreaElement>(null)
 
   const typing = (on: boolean) => {
-    if (mode === 'note') return
+    // A note is never announced; its end only when a reply's typing was told before.
+    if (on ? mode === 'note' : typingSent.current === 0) return
     const now = Date.now()
     if (on && now - typingSent.current < 3000) return
     typingSent.current = on ? now : 0
@@ -75,22 +83,36 @@ export const Composer = ({
     box.current?.focus()
   }
 
+  const switchTo = (next: 'reply' | 'note') => {
+    if (next === 'note') typing(false)
+    setMode(next)
+  }
+
+  const clearFile = () => {
+    setFile(null)
+    if (fileInput.current) fileInput.current.value = ''
+  }
+
   const send = async () => {
     if (busy || (!text.trim() && !file)) return
+    // Read once: what the button said when it was pressed is what is sent.
+    const asNote = mode === 'note'
     setBusy(true)
     setError(null)
     try {
       let body: FormData | Record<string, unknown>
       if (file) {
         const form = new FormData()
+        if (asNote) form.set('type', 'note')
         form.set('file', file)
         if (text.trim()) form.set('text', text)
         if (quoting) form.set('reply_to_id', String(quoting.id))
+        form.set('client_id', crypto.randomUUID())
         body = form
       } else {
         body = {
           text,
-          ...(mode === 'note' ? { type: 'note' } : {}),
+          ...(asNote ? { type: 'note' } : {}),
           ...(quoting ? { reply_to_id: quoting.id } : {}),
           client_id: crypto.randomUUID(),
         }
@@ -101,8 +123,7 @@ export const Composer = ({
       })
       onSent(r.data as unknown as Message)
       setText('')
-      setFile(null)
-      if (fileInput.current) fileInput.current.value = ''
+      clearFile()
       clearQuote()
       typing(false)
     } catch (e) {
@@ -135,7 +156,7 @@ export const Composer = ({
           type="button"
           aria-pressed={mode === 'reply'}
           class={mode === 'reply' ? 'mode on' : 'mode'}
-          onClick={() => setMode('reply')}
+          onClick={() => switchTo('reply')}
         >
           {t('conv.reply')}
         </button>
@@ -143,7 +164,7 @@ export const Composer = ({
           type="button"
           aria-pressed={mode === 'note'}
           class={mode === 'note' ? 'mode on' : 'mode'}
-          onClick={() => setMode('note')}
+          onClick={() => switchTo('note')}
           data-testid="mode-note"
         >
           {t('conv.note')}
@@ -194,6 +215,19 @@ export const Composer = ({
         onKeyDown={onKey}
         data-testid="composer"
       />
+      {file && (
+        <div class={`attached ${mode}`} data-testid="attached" data-mode={mode}>
+          <Paperclip />
+          <span class="attached-name">{file.name}</span>
+          <span class="muted small">({bytes(file.size)})</span>
+          <span class="attached-where small">
+            {mode === 'note' ? t('conv.file_in_note') : t('conv.file_to_customer')}
+          </span>
+          <button type="button" class="link small" onClick={clearFile}>
+            {t('conv.remove_file')}
+          </button>
+        </div>
+      )}
       {error && (
         <div class="error small" role="alert">
           {error}
@@ -202,12 +236,11 @@ export const Composer = ({
       <div class="composer-bar">
         <label class="button ghost">
           <Paperclip />
-          <span>{file ? file.name : t('conv.attach')}</span>
+          <span>{t('conv.attach')}</span>
           <input
             ref={fileInput}
             type="file"
             class="sr-only"
-            disabled={mode === 'note'}
             onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
           />
         </label>

@@ -1,12 +1,9 @@
 import { SchemaAST as AST, Either, ParseResult, type Schema } from 'effect'
 import { type ApiError, type FieldMessage, invalid } from '../actors/errors'
+import { UNSTORABLE } from '../actors/fields'
 import { addMessages, hasMessage } from '../actors/i18n'
 
 addMessages({
-  'field.characters': {
-    en: 'contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate)',
-    id: 'berisi karakter yang tidak diizinkan (NUL atau surrogate UTF-16 tanpa pasangan)',
-  },
   'field.utf8': { en: 'is not UTF-8 text', id: 'bukan teks UTF-8' },
   'field.depth': { en: 'nests deeper than {n} levels', id: 'bersarang lebih dari {n} tingkat' },
 })
@@ -70,14 +67,6 @@ export const parseJsonBody = (bytes: Uint8Array): Either.Either<unknown, ApiErro
     return Either.left(invalid({ body: { key: 'field.json' } }))
   }
 }
-
-/**
- * Text no store can hold: NUL (PostgreSQL refuses it in `text` and `jsonb`) and a UTF-16
- * surrogate without its pair (not a character; no UTF-8 encoding exists). With the `u` flag a
- * surrogate pair is one code point, so the class matches only an unpaired half.
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this refuses.
-const UNSTORABLE = /[\u0000\uD800-\uDFFF]/u
 
 /**
  * Every string of the input (values and object keys, at any depth) that holds unstorable text, as

@@ -6,6 +6,7 @@ import * as Labels from '../../store/contactLabels'
 import type { LabelRow } from '../../store/contacts'
 import type { FieldRow } from '../../store/customFields'
 import * as CustomFields from '../../store/customFields'
+import { unstorable } from '../fields'
 import type { Ctx } from './contacts'
 import { fromText } from './customValues'
 import { CsvRejected, type FieldProblem } from './errors'
@@ -276,6 +277,13 @@ const rowOf = (
   header.columns.forEach((col, i) => {
     const cell = (p.cells[i] ?? '').trim()
     if (col === null) return
+    // The file is UTF-8 (checked on the way in), but a cell may still hold NUL, which no column
+    // can store: the row's fault, not the file's.
+    if (unstorable(cell)) {
+      const field = typeof col === 'string' ? col : col.field.key
+      errors.push({ line: p.line, field, problem: { key: 'field.characters' } })
+      return
+    }
     if (typeof col === 'string') {
       if (cell !== '') text[col] = cell
       return

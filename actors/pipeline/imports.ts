@@ -18,7 +18,7 @@ import { freeKey, fromText, keyFromLabel, MAX_PER_ENTITY } from '../contacts/cus
 import { contactsChanged } from '../contacts/events'
 import { normalizeEmail, normalizePhone, regionOf } from '../contacts/phone'
 import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
-import { Id, type UploadedFile } from '../fields'
+import { Id, type UploadedFile, unstorable } from '../fields'
 import { addMessages, type Locale, t } from '../i18n'
 import { type Ctx, leadViewerFor, pipelineViewerFor } from './access'
 import { dayStart } from './dates'
@@ -537,6 +537,15 @@ const plan = (ctx: Ctx, sheet: Sheet, cols: Columns, defaultPipeline: number | u
     const drafts: Array<{ line: number; problems: Problem[]; data: LeadData | null; key: string | null }> = []
     for (const row of sheet.rows) {
       const problems: Problem[] = []
+      // NUL or an unpaired surrogate (an `.xlsx` cell may carry either) fits no column: the row's fault.
+      for (const [f, i] of cols.field)
+        if (unstorable(row.cells[i])) problems.push({ field: f, key: 'field.characters' })
+      for (const [i, c] of cols.custom)
+        if (unstorable(row.cells[i])) problems.push({ field: `custom.${c.key}`, key: 'field.characters' })
+      if (problems.length > 0) {
+        drafts.push({ line: row.line, problems, data: null, key: null })
+        continue
+      }
       const str = (f: Field) => {
         const v = get(row.cells, f)
         return v === null ? null : cellText(v).trim() || null

@@ -1,7 +1,8 @@
 import { parse } from 'csv-parse/sync'
 import { Effect } from 'effect'
 import type ExcelJS from 'exceljs'
-import { invalid } from '../errors'
+import { type ApiError, invalid } from '../errors'
+import { unstorable } from '../fields'
 import { addMessages } from '../i18n'
 
 /**
@@ -11,7 +12,8 @@ import { addMessages } from '../i18n'
  * headings) the row below completes it (`Contact` over `Name`, `Phone` gives `Contact Name`,
  * `Contact Phone`). A file that cannot be read is 422 on `file` with a stable message key:
  * `import.encrypted` (password-protected, or the old binary `.xls`), `import.unreadable` (not a
- * workbook or CSV), `import.encoding` (CSV not UTF-8), `import.empty`, `import.too_many_rows`.
+ * workbook or CSV), `import.encoding` (CSV not UTF-8), `import.characters` (a header holding NUL
+ * or an unpaired surrogate), `import.empty`, `import.too_many_rows`.
  */
 addMessages({
   'import.encrypted': {
@@ -25,6 +27,10 @@ addMessages({
   'import.encoding': {
     en: 'is not UTF-8 text; save it as CSV UTF-8',
     id: 'bukan teks UTF-8; simpan sebagai CSV UTF-8',
+  },
+  'import.characters': {
+    en: 'has a character that is not allowed (NUL or an unpaired UTF-16 surrogate) in its header row',
+    id: 'memiliki karakter yang tidak diizinkan (NUL atau surrogate UTF-16 tanpa pasangan) di baris judulnya',
   },
   'import.empty': { en: 'has no header row and data', id: 'tidak memiliki baris judul dan data' },
   'import.too_many_rows': {
@@ -177,10 +183,15 @@ const readCsv = (bytes: Uint8Array) =>
     } satisfies Sheet
   })
 
-export const readSheet = (bytes: Uint8Array, filename: string) => {
+export const readSheet = (bytes: Uint8Array, filename: string): Effect.Effect<Sheet, ApiError> => {
   const format = formatOf(bytes, filename)
   if (format === 'encrypted') return Effect.fail(refuse('import.encrypted'))
-  return format === 'xlsx' ? readXlsx(bytes) : readCsv(bytes)
+  const read: Effect.Effect<Sheet, ApiError> = format === 'xlsx' ? readXlsx(bytes) : readCsv(bytes)
+  // Headers name columns and the custom fields made from them: one that no column can store is the
+  // file's fault (a cell is its row's: actors/pipeline/imports.ts).
+  return Effect.flatMap(read, (sheet) =>
+    sheet.headers.some(unstorable) ? Effect.fail(refuse('import.characters')) : Effect.succeed(sheet),
+  )
 }
 
 /** A cell as text (dates as `YYYY-MM-DD`). */

@@ -126,6 +126,28 @@ describe('import', () => {
     expect((await upload(keyWho, good)).status).toBe(403)
   })
 
+  it('a cell holding NUL is a row error on its column (it answered 500), the other rows import', async () => {
+    const ws = await F.workspace(s, { plan: 'pro' })
+    const o = (await F.signIn(s, ws.ownerEmail)).headers()
+    await api(s, o).post('/v1/contact-fields', { label: 'Note', type: 'text' })
+    const csv = [
+      'name,phone,labels,note',
+      'Nul X\u0000x,081300000005,,',
+      'Label nul,081300000006,VIP\u0000,',
+      'Field nul,081300000007,,a\u0000b',
+      'Fine,081300000008,,ok',
+    ].join('\n')
+    const r = await upload(o, `${csv}\n`)
+    expect(r.status, JSON.stringify(r)).toBe(200)
+    expect(r.data).toMatchObject({ created: 1, errors_total: 3 })
+    expect(r.data.errors.map((e: any) => [e.line, e.field, e.message])).toEqual([
+      [2, 'name', 'contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate)'],
+      [3, 'labels', 'contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate)'],
+      [4, 'note', 'contains a character that is not allowed (NUL or an unpaired UTF-16 surrogate)'],
+    ])
+    expect(await count(o)).toBe(1)
+  })
+
   it('writes nothing when the client goes away in the middle of the upload', async () => {
     const before = await count(owner)
     const boundary = 'kotakboundary'

@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync'
 import { Effect, Schema } from 'effect'
 import { currentMillis, currentTime } from '../../engine/clock'
 import { iso, localDate, localParts, startOfLocalDay } from '../../engine/time'
@@ -7,6 +6,7 @@ import * as Broadcasts from '../../store/broadcasts'
 import * as Channels from '../../store/channels'
 import * as Msgapp from '../../store/msgapp'
 import { reply } from '../answer'
+import { csv, inertRow } from '../cells'
 import { warmupOf } from '../channels/msgapp'
 import { invalid } from '../errors'
 import { IdFromString } from '../fields'
@@ -118,7 +118,7 @@ export const exportFile = (ctx: Ctx, params: { readonly id: number }, q: typeof 
     const rows = yield* rowsOf(b.id)
     const base = `broadcast-${b.id}`
     if (q.format === 'csv') {
-      const text = `\uFEFF${stringify([[...HEADER], ...rows])}`
+      const text = `\uFEFF${csv([HEADER, ...rows])}`
       return { name: `${base}.csv`, mime: 'text/csv; charset=utf-8', bytes: new TextEncoder().encode(text) }
     }
     // exceljs loads on the first export, not at start (docs/decisions.md, footprint).
@@ -127,7 +127,7 @@ export const exportFile = (ctx: Ctx, params: { readonly id: number }, q: typeof 
     book.created = yield* currentTime
     const sheet = book.addWorksheet('Recipients')
     sheet.columns = HEADER.map((h) => ({ header: h, key: h, width: h === 'message' ? 60 : 18 }))
-    sheet.addRows(rows)
+    sheet.addRows(rows.map(inertRow))
     sheet.getRow(1).font = { bold: true }
     const buffer = yield* Effect.promise(() => book.xlsx.writeBuffer())
     return {

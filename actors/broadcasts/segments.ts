@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync'
 import { Chunk, Effect, Option, Schema, Stream } from 'effect'
 import { currentMillis, currentTime } from '../../engine/clock'
 import { iso } from '../../engine/time'
@@ -6,6 +5,7 @@ import * as Segments from '../../store/segments'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
 import { createdReply, reply } from '../answer'
+import { csv } from '../cells'
 import { conflict, invalid, notFound } from '../errors'
 import { IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
@@ -198,7 +198,7 @@ export const exportCsv = (ctx: Ctx, params: typeof IdParam.Type) =>
     const head = Stream.make(
       BOM,
       encoder.encode(
-        stringify([['id', 'name', 'phone', 'email', 'company', 'city', 'broadcast_opt_out', 'created_at']]),
+        csv([['id', 'name', 'phone', 'email', 'company', 'city', 'broadcast_opt_out', 'created_at']]),
       ),
     )
     if (!conds) return { segment: s, stream: head }
@@ -216,7 +216,7 @@ export const exportCsv = (ctx: Ctx, params: typeof IdParam.Type) =>
         ])
         const last = rows[rows.length - 1]
         return [
-          rows.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(stringify(lines))),
+          rows.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(csv(lines))),
           rows.length === EXPORT_PAGE && last ? Option.some(last.id) : Option.none(),
         ] as const
       }),

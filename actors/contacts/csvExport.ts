@@ -2,14 +2,15 @@ import { Chunk, Effect, Option, Stream } from 'effect'
 import { iso } from '../../engine/time'
 import * as Contacts from '../../store/contacts'
 import * as CustomFields from '../../store/customFields'
+import { csv } from '../cells'
 import { labelMap } from './contacts'
 import { shownValues, toText } from './customValues'
 
 /**
  * The CSV export (spec 2 §4.4 `GET /contacts/export`): the list's filters, oldest first, read in
- * pages of `PAGE` by keyset and written page by page as CSV (csv-stringify), with a UTF-8 BOM so
- * spreadsheets open it as UTF-8, and one column per contact custom field (header = its key, as
- * the import reads it back).
+ * pages of `PAGE` by keyset and written page by page as CSV (`csv` of actors/cells.ts: formulas
+ * inert), with a UTF-8 BOM so spreadsheets open it as UTF-8, and one column per contact custom
+ * field (header = its key, as the import reads it back).
  */
 export const PAGE = 2000
 const BOM = new Uint8Array([0xef, 0xbb, 0xbf])
@@ -20,13 +21,11 @@ const encoder = new TextEncoder()
 /** The file as a stream of byte chunks: BOM and header, then one chunk per page of contacts. */
 export const exportCsv = (workspaceId: number, filter: Contacts.ListFilter) =>
   Effect.gen(function* () {
-    // csv-stringify loads with the first export, not at start.
-    const { stringify } = yield* Effect.promise(() => import('csv-stringify/sync'))
     const [defs, labels] = yield* Effect.all([
       CustomFields.list(workspaceId, ['contact']),
       labelMap(workspaceId),
     ])
-    const head = Stream.make(BOM, encoder.encode(stringify([[...BASE, ...defs.map((d) => d.key)]])))
+    const head = Stream.make(BOM, encoder.encode(csv([[...BASE, ...defs.map((d) => d.key)]])))
     const pages = Stream.paginateChunkEffect(undefined as Contacts.Cursor | undefined, (after) =>
       Effect.map(
         Contacts.list(workspaceId, filter, 'created_asc', {
@@ -55,8 +54,7 @@ export const exportCsv = (workspaceId: number, filter: Contacts.ListFilter) =>
               ...defs.map((d) => toText(custom[d.key])),
             ]
           })
-          const chunk =
-            rows.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(stringify(lines)))
+          const chunk = rows.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(csv(lines)))
           const next =
             rows.length === PAGE && last
               ? Option.some<Contacts.Cursor | undefined>({

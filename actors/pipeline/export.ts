@@ -1,9 +1,9 @@
-import { stringify } from 'csv-stringify/sync'
 import { Chunk, Effect, Option, Schema, Stream } from 'effect'
 import { iso } from '../../engine/time'
 import * as CustomFields from '../../store/customFields'
 import type { ListFilter } from '../../store/leads'
 import * as Reports from '../../store/pipelineReports'
+import { type Cell, csv } from '../cells'
 import { shownValues, toText } from '../contacts/customValues'
 import { IdFromString } from '../fields'
 import { type Ctx, leadViewerFor } from './access'
@@ -12,10 +12,11 @@ import { identifier } from './presenters'
 
 /**
  * `GET /pipeline/export` (spec 2 §4.7): `leads`, `activities` (logged ones, not the change log)
- * or `expenses` as CSV (UTF-8 with BOM, csv-stringify), over the leads the caller may see (the lead
- * rule), filtered by `pipeline_id`, `status` and the range `from`..`to` (days in the workspace's
- * zone: leads by creation, activities by when they happened, expenses by the day spent). Read in
- * pages of `PAGE` by keyset and written page by page as the client reads; never held whole.
+ * or `expenses` as CSV (UTF-8 with BOM, `csv` of actors/cells.ts: formulas inert), over the leads
+ * the caller may see (the lead rule), filtered by `pipeline_id`, `status` and the range
+ * `from`..`to` (days in the workspace's zone: leads by creation, activities by when they happened,
+ * expenses by the day spent). Read in pages of `PAGE` by keyset and written page by page as the
+ * client reads; never held whole.
  */
 export const PAGE = 2000
 const BOM = new Uint8Array([0xef, 0xbb, 0xbf])
@@ -158,15 +159,13 @@ export const exportCsv = (ctx: Ctx, q: typeof ExportQuery.Type) =>
 const csvStream = <R extends { readonly id: number }, E, Rq>(
   header: readonly string[],
   page: (after: number) => Effect.Effect<readonly R[], E, Rq>,
-  line: (r: R) => ReadonlyArray<string | number>,
+  line: (r: R) => ReadonlyArray<Cell>,
 ) => {
-  const head = Stream.make(BOM, encoder.encode(stringify([header as string[]])))
+  const head = Stream.make(BOM, encoder.encode(csv([header])))
   const pages = Stream.paginateChunkEffect(0, (after: number) =>
     Effect.map(page(after), (rows) => {
       const chunk =
-        rows.length === 0
-          ? Chunk.empty<Uint8Array>()
-          : Chunk.of(encoder.encode(stringify(rows.map((r) => [...line(r)]))))
+        rows.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(csv(rows.map(line))))
       const last = rows[rows.length - 1]
       return [chunk, rows.length === PAGE && last ? Option.some(last.id) : Option.none<number>()] as const
     }),

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto'
 import { SqlClient } from '@effect/sql'
-import { stringify } from 'csv-stringify/sync'
 import { Effect, Schema } from 'effect'
 import { currentTime } from '../../engine/clock'
 import { FileStorage } from '../../engine/storage/FileStorage'
@@ -14,6 +13,7 @@ import * as Leads from '../../store/leads'
 import * as Pipelines from '../../store/pipelines'
 import { WorkspaceActor, WorkspaceNotFound } from '../admin/WorkspaceActor'
 import { reply } from '../answer'
+import { csv, inertRow } from '../cells'
 import { freeKey, fromText, keyFromLabel, MAX_PER_ENTITY } from '../contacts/customValues'
 import { contactsChanged } from '../contacts/events'
 import { normalizeEmail, normalizePhone, regionOf } from '../contacts/phone'
@@ -256,13 +256,13 @@ export const template = (ctx: Ctx, q: typeof TemplateQuery.Type) =>
       return {
         name: 'leads-template.csv',
         mime: 'text/csv; charset=utf-8',
-        bytes: new TextEncoder().encode(`\uFEFF${stringify([header, example])}`),
+        bytes: new TextEncoder().encode(`\uFEFF${csv([header, example])}`),
       }
     const { default: ExcelJS } = yield* Effect.promise(() => import('exceljs'))
     const book = new ExcelJS.Workbook()
     const sheet = book.addWorksheet('Leads')
-    sheet.addRow(header).font = { bold: true }
-    sheet.addRow(example)
+    sheet.addRow(inertRow(header)).font = { bold: true }
+    sheet.addRow(inertRow(example))
     sheet.columns.forEach((c) => {
       c.width = 20
     })

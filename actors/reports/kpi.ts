@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync'
 import { Chunk, Effect, Option, Schema, Stream } from 'effect'
 import { currentTime } from '../../engine/clock'
 import { iso, localDate, localParts, startOfLocalDay } from '../../engine/time'
@@ -9,6 +8,7 @@ import * as Teams from '../../store/teams'
 import { audited } from '../admin/audit'
 import type { Caller } from '../admin/caller'
 import { reply } from '../answer'
+import { type Cell, csv } from '../cells'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
 import { Id, IdFromString } from '../fields'
 import { addMessages } from '../i18n'
@@ -444,7 +444,7 @@ const rawHeader = {
   ],
 } as const
 
-const rawLine = (type: 'replies' | 'conversations' | 'tickets', f: Reports.FactRow): unknown[] => {
+const rawLine = (type: 'replies' | 'conversations' | 'tickets', f: Reports.FactRow): Cell[] => {
   const met = f.met === null ? '' : f.met ? 'yes' : 'no'
   switch (type) {
     case 'replies':
@@ -552,17 +552,17 @@ export const exportCsv = (ctx: Ctx, q: typeof KpiExportQuery.Type) =>
         'avg_ticket_resolution_minutes',
         'channel_type',
       ]
-      return { filename, stream: Stream.make(BOM, encoder.encode(stringify([head, ...rows]))) }
+      return { filename, stream: Stream.make(BOM, encoder.encode(csv([head, ...rows]))) }
     }
     const type = q.type
-    const head = Stream.make(BOM, encoder.encode(stringify([[...rawHeader[type]]])))
+    const head = Stream.make(BOM, encoder.encode(csv([rawHeader[type]])))
     const pages = Stream.paginateChunkEffect(undefined as { at: Date; id: number } | undefined, (after) =>
       Effect.map(Reports.facts(scope, type, { limit: EXPORT_PAGE, ...(after ? { after } : {}) }), (rows) => {
         const last = rows[rows.length - 1]
         const chunk =
           rows.length === 0
             ? Chunk.empty<Uint8Array>()
-            : Chunk.of(encoder.encode(stringify(rows.map((f) => rawLine(type, f)))))
+            : Chunk.of(encoder.encode(csv(rows.map((f) => rawLine(type, f)))))
         const next =
           rows.length === EXPORT_PAGE && last
             ? Option.some<{ at: Date; id: number } | undefined>({ at: last.at, id: last.id })

@@ -1,4 +1,3 @@
-import { stringify } from 'csv-stringify/sync'
 import { Effect, Schema } from 'effect'
 import { currentTime } from '../../engine/clock'
 import { localDate, startOfLocalDay } from '../../engine/time'
@@ -6,6 +5,7 @@ import * as Categories from '../../store/categories'
 import * as Reports from '../../store/reports'
 import * as Teams from '../../store/teams'
 import { reply } from '../answer'
+import { type Cell, csv } from '../cells'
 import { type FieldMessage, invalid } from '../errors'
 import { IdFromString, LocalDate } from '../fields'
 import { addMessages } from '../i18n'
@@ -330,12 +330,12 @@ export const agents = (ctx: Ctx, q: Filters) => Effect.map(agentsOf(ctx, q), (r)
 // ---------------------------------------------------------------------------------------------
 
 const BOM = '\uFEFF'
-const cell = (v: unknown) => (v === null || v === undefined ? '' : v)
+const cell = (v: Cell) => (v === null || v === undefined ? '' : v)
 
 /** The CSV of a report (UTF-8 with BOM); a year of days is a few hundred rows, made at once. */
 export const exportCsv = (ctx: Ctx, q: typeof ExportQuery.Type) =>
   Effect.gen(function* () {
-    let table: unknown[][]
+    let table: Cell[][]
     switch (q.type) {
       case 'summary': {
         const s = (yield* summaryOf(ctx, q)).data
@@ -473,6 +473,6 @@ export const exportCsv = (ctx: Ctx, q: typeof ExportQuery.Type) =>
     const range = yield* rangeOf(q, zoneOf(ctx), yield* currentTime, MAX_REPORT_DAYS)
     return {
       filename: `report-${q.type}-${range.from}-${range.to}.csv`,
-      body: BOM + stringify(table),
+      body: BOM + csv(table),
     }
   })

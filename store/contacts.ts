@@ -309,6 +309,17 @@ export interface LabelRow {
   readonly position: number
 }
 
+/** How many of these ids name contacts of this workspace (another workspace's count as none). */
+export const countInWorkspace = (workspaceId: number, ids: readonly number[]) =>
+  ids.length === 0
+    ? Effect.succeed(0)
+    : Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        sql<{ n: number }>`SELECT count(*)::int AS n FROM contacts
+          WHERE workspace_id = ${workspaceId} AND id = ANY(${pgArray(ids)}::bigint[])`.pipe(
+          Effect.map((r) => r[0]?.n ?? 0),
+        ),
+      )
+
 export const labelById = (workspaceId: number, id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<LabelRow>`SELECT * FROM labels WHERE id = ${id} AND workspace_id = ${workspaceId}`.pipe(

@@ -4,6 +4,7 @@ import { iso, localParts, periodOf, startOfLocalDay } from '../../engine/time'
 import * as Recipients from '../../store/broadcastRecipients'
 import * as Broadcasts from '../../store/broadcasts'
 import * as Channels from '../../store/channels'
+import * as Contacts from '../../store/contacts'
 import * as CustomFields from '../../store/customFields'
 import * as Files from '../../store/files'
 import * as Msgapp from '../../store/msgapp'
@@ -312,6 +313,12 @@ const checkParts = (
       const ids = [...new Set(body.audience.label_ids)]
       const labels = yield* labelMap(ctx.workspace.id)
       if (ids.some((id) => !labels.has(id))) problems['audience.label_ids'] = { key: 'field.unknown' }
+    }
+    if (body.audience?.contact_ids?.length) {
+      // Another workspace's contact is unknown here, as its segments and labels are (spec 1 §7).
+      const ids = [...new Set(body.audience.contact_ids)]
+      if ((yield* Contacts.countInWorkspace(ctx.workspace.id, ids)) !== ids.length)
+        problems['audience.contact_ids'] = { key: 'field.unknown' }
     }
     if (body.messages) {
       const keys = new Set((yield* CustomFields.list(ctx.workspace.id, ['contact'])).map((d) => d.key))

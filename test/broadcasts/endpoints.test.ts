@@ -130,6 +130,41 @@ describe('broadcast drafts', () => {
     expect((await api(s, fs.headers()).get(`/v1/broadcasts/${mine.data.id}`)).status).toBe(404)
   })
 
+  it('refuses another workspace’s contacts, segments and labels in the audience: 422 on the field', async () => {
+    const b = await F.workspace(s, { plan: 'pro' })
+    const bo = api(s, (await F.signIn(s, b.ownerEmail)).headers())
+    const theirContact = (await bo.post('/v1/contacts', { name: 'Theirs', phone: '+6281277799901' })).data.id
+    const theirLabel = (await bo.post('/v1/labels', { name: 'Theirs' })).data.id
+    const theirSegment = (
+      await bo.post('/v1/segments', {
+        name: 'Theirs',
+        rules: [{ field: 'label', op: 'has', value: theirLabel }],
+      })
+    ).data.id
+    const o = api(s, owner)
+    for (const [field, audience] of [
+      ['audience.contact_ids', { contact_ids: [contacts[0]!, theirContact] }],
+      ['audience.segment_ids', { segment_ids: [theirSegment] }],
+      ['audience.label_ids', { label_ids: [label, theirLabel] }],
+    ] as const) {
+      const created = await o.post('/v1/broadcasts', { ...draft, audience })
+      expect(created.status, field).toBe(422)
+      expect(created.error.code).toBe('validation_error')
+      expect(Object.keys(created.error.fields)).toEqual([field])
+    }
+    const mine = await o.post('/v1/broadcasts', { ...draft, audience: { contact_ids: [contacts[0]!] } })
+    expect(mine.status).toBe(201)
+    const changed = await o.patch(`/v1/broadcasts/${mine.data.id}`, {
+      audience: { contact_ids: [theirContact] },
+    })
+    expect(changed.status).toBe(422)
+    expect(Object.keys(changed.error.fields)).toEqual(['audience.contact_ids'])
+    expect((await get(s, owner, `/v1/broadcasts/${mine.data.id}`)).data.audience.contact_ids).toEqual([
+      contacts[0],
+    ])
+    expect((await o.del(`/v1/broadcasts/${mine.data.id}`)).status).toBe(200)
+  })
+
   it('answers options: numbers with health, segments, defaults, limits, quota, variables', async () => {
     const r = await get(s, readKey, '/v1/broadcasts/options')
     expect(r.data.numbers.map((n: { id: number }) => n.id)).toContain(number.ch.id)

@@ -1,4 +1,4 @@
-import { Context, Effect, Layer } from 'effect'
+import { Context, Effect, Layer, Scope } from 'effect'
 import { Config } from '../../engine/config'
 import * as ClaimsPg from '../../engine/owner/ClaimsPg'
 import * as Owned from '../../engine/owner/Owned'
@@ -28,6 +28,41 @@ export class BroadcastSenders extends Context.Tag('kotak/BroadcastSenders')<
   BroadcastSendersShape
 >() {}
 
+/**
+ * A broadcast's sender, started again when its loop ended but the broadcast is listed again.
+ *
+ * A sender's loop ends by itself when the broadcast leaves `running` (completed, paused, its number
+ * gone). If it comes back (`/retry` on a completed broadcast, a resume) before the supervisor's
+ * next look saw it gone, the look finds the key still held with the same version and would leave
+ * the ended work be: the broadcast stayed `running` with queued recipients and nothing sent. So a
+ * listing of a key whose loop has ended starts the loop again, in the same ownership.
+ */
+const sender = (tickMs: number) => (row: { readonly id: number }) =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    let ended = false
+    const start = Owned.restarting(
+      'broadcast',
+      (r: { readonly id: number }) =>
+        Effect.tap(
+          run(r.id, tickMs),
+          Effect.sync(() => {
+            ended = true
+          }),
+        ),
+      { baseMs: 1000, maxMs: 60_000 },
+    )
+    yield* start(row)
+    return {
+      listed: (again: { readonly id: number }) =>
+        Effect.suspend(() => {
+          if (!ended) return Effect.void
+          ended = false
+          return Effect.asVoid(Scope.extend(start(again), scope))
+        }),
+    }
+  })
+
 const make = Effect.gen(function* () {
   const cfg = yield* Config
   const owned = yield* Owned.supervise({
@@ -38,10 +73,7 @@ const make = Effect.gen(function* () {
     key: (row) => row.id,
     // Scheduled → running is the sender's own step: it must not restart it.
     version: () => 1,
-    start: Owned.restarting('broadcast', (row: { readonly id: number }) => run(row.id, cfg.broadcastPollMs), {
-      baseMs: 1000,
-      maxMs: 60_000,
-    }),
+    start: sender(cfg.broadcastPollMs),
     wake: onNudge,
   })
   return { running: owned.running } satisfies BroadcastSendersShape

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { api, type Who } from '../contacts/support'
+import { linkedNumber } from '../msgapp/support'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { bulkContacts, ENV, get, waitFor, warmedUp } from './support'
+
+/**
+ * The sender on real time (nothing moves the clock here): a retried broadcast is picked up by the
+ * sender although nothing but the retry's own nudge looks at it (the supervisor's poll is set far
+ * beyond the test), and the pace holds between the moments messages went out (`sent_at`), also
+ * when the first one waited in the number's own pacing (`MSGAPP_PACE_MS`).
+ */
+let s: TestServer
+let w: F.Seeded
+let session: F.Session
+let owner: Who
+beforeAll(async () => {
+  s = await startTestServer({
+    ...ENV,
+    REDIS_URL: '',
+    BROADCAST_POLL_MS: '600000',
+    // The number's own pacing (1.5 to 4.5 s after its last send; 1.5 s in production): long
+    // enough that a message sent right after another always waits in it.
+    MSGAPP_PACE_MS: '3000',
+  })
+  w = await F.workspace(s, { plan: 'pro' })
+  session = await F.signIn(s, w.ownerEmail)
+  owner = session.headers()
+}, 60_000)
+afterAll(() => s?.stop())
+
+const setup = async (name: string, n: number, prefix: string, pace: number) => {
+  const o = api(s, owner)
+  const { ch, sock } = await linkedNumber(s, session, `62812${prefix}00001`)
+  await warmedUp(s, ch.id)
+  const label = (await o.post('/v1/labels', { name: `Promo ${name}` })).data.id
+  await bulkContacts(s, w.workspaceId, n, prefix, label)
+  const b = await o.post('/v1/broadcasts', {
+    name,
+    channel_id: ch.id,
+    audience: { label_ids: [label] },
+    messages: [{ text: 'Halo {{first_name}}, promo!' }],
+    settings: { pace_per_minute: pace, random_delay_seconds: 0, quiet_hours: null, skip_recent_hours: 0 },
+  })
+  expect(b.status, JSON.stringify(b.error)).toBe(201)
+  return { sock, id: b.data.id as number }
+}
+
+const detail = async (id: number) => (await get(s, owner, `/v1/broadcasts/${id}`)).data
+
+describe('the sender', () => {
+  it('sends again what /retry queued on a completed broadcast, with no poll in between', async () => {
+    const o = api(s, owner)
+    const { sock, id } = await setup('Retry', 1, '4', 30)
+    sock.failures.push(new Error('connection reset'))
+    expect((await o.post(`/v1/broadcasts/${id}/schedule`, { risk_ack: true })).status).toBe(200)
+    const done = await waitFor('completion', async () => {
+      const d = await detail(id)
+      return d.status === 'completed' ? d : null
+    })
+    expect(done.counts).toMatchObject({ sent: 0, failed: 1 })
+    expect(sock.sent).toHaveLength(0)
+    const r = await o.post(`/v1/broadcasts/${id}/retry`)
+    expect(r.status).toBe(200)
+    expect(r.data.status).toBe('running')
+    expect(r.meta.requeued).toBe(1)
+    // The pace (2 s after the failed attempt) and the number's own pacing, then the send.
+    const end = await waitFor(
+      'the retried recipient sent and the broadcast completed',
+      async () => {
+        const d = await detail(id)
+        return d.status === 'completed' ? d : null
+      },
+      15_000,
+    )
+    expect(end.counts).toMatchObject({ sent: 1, failed: 0 })
+    expect(sock.sent).toHaveLength(1)
+  }, 60_000)
+})

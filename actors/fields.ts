@@ -144,6 +144,36 @@ export const Email = Schema.String.pipe(
 
 addMessages({ 'field.email': { en: 'must be an e-mail address', id: 'harus alamat e-mail' } })
 
+addMessages({
+  'field.url': {
+    en: 'must be a web address that starts with http:// or https://',
+    id: 'harus alamat web yang diawali http:// atau https://',
+  },
+})
+
+/**
+ * A URL a screen shows as a link (a client's website, the page a live chat started on): absolute,
+ * with a host, and a scheme of `schemes` only, `http` and `https` unless the field's meaning is
+ * another (`mailto:`, `tel:`), so never `javascript:`, `data:` or `file:`. At most `max`
+ * characters; '' is no link. Kept as sent.
+ */
+export const WebUrl = (max: number, schemes: readonly string[] = ['http:', 'https:']) =>
+  Schema.String.pipe(
+    Schema.maxLength(max),
+    Schema.filter(
+      (s) => {
+        if (s.trim() === '') return true
+        try {
+          const u = new URL(s.trim())
+          return schemes.includes(u.protocol) && (u.hostname !== '' || !u.protocol.startsWith('http'))
+        } catch {
+          return false
+        }
+      },
+      { message: () => 'field.url', jsonSchema: { format: 'uri' } },
+    ),
+  )
+
 /** An IANA zone name this runtime knows, or '' (follow the workspace zone). */
 export const TimeZone = Schema.String.pipe(
   Schema.filter(

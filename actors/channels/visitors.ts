@@ -13,7 +13,7 @@ import * as Settings from '../../store/settings'
 import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
 import { ApiError, invalid, notFound, rateLimitedUntil } from '../errors'
-import { EmailAddress, humanSize, PhoneNumber, type UploadedFile } from '../fields'
+import { EmailAddress, humanSize, PhoneNumber, type UploadedFile, WebUrl } from '../fields'
 import { addMessages } from '../i18n'
 import { ConversationActor, ConversationNotFound } from '../inbox/ConversationActor'
 import { inboxCreated } from '../inbox/outbound'
@@ -65,7 +65,7 @@ export const StartBody = Schema.Struct({
   name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
   email: EmailAddress,
   phone: PhoneNumber,
-  page_url: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(2000)))),
+  page_url: Schema.optional(Schema.NullOr(WebUrl(2000))),
   locale: Schema.optional(Schema.Literal('en', 'id')),
   form_token: Schema.String.pipe(Schema.maxLength(1000)),
   consent: Schema.optional(Schema.Boolean),
@@ -204,7 +204,7 @@ export const start = (
       name: body.name.trim(),
       email: body.email.trim(),
       phone: body.phone.trim(),
-      pageUrl: body.page_url ?? null,
+      pageUrl: body.page_url?.trim() || null,
       locale: body.locale ?? 'en',
       ip: from.ip,
     })

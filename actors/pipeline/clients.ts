@@ -11,7 +11,7 @@ import { ProblemSet } from '../contacts/errors'
 import { contactsChanged } from '../contacts/events'
 import { normalizeEmail } from '../contacts/phone'
 import { type FieldMessage, invalid, notFound } from '../errors'
-import { BigId, BigIdFromString, Text } from '../fields'
+import { BigId, BigIdFromString, Text, WebUrl } from '../fields'
 import { addMessages } from '../i18n'
 import { pageFields, pageMeta, pageOf } from '../pagination'
 import { type Ctx, leadViewerFor } from './access'
@@ -40,7 +40,7 @@ const Editable = {
   industry: Optional(100),
   phone: Optional(40),
   email: Optional(320),
-  website: Optional(500),
+  website: Schema.optional(Schema.NullOr(WebUrl(500))),
   address: Optional(1000),
   city: Optional(100),
   notes: Optional(10_000),

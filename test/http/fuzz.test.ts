@@ -223,7 +223,29 @@ type Body =
   | { readonly kind: 'none' }
   | { readonly kind: 'json'; readonly value: unknown; readonly contentType: string | null }
   | { readonly kind: 'raw'; readonly text: string; readonly contentType: string }
+  | { readonly kind: 'bytes'; readonly bytes: Uint8Array; readonly contentType: string }
   | { readonly kind: 'form'; readonly fields: Record<string, string> }
+
+const utf8 = (text: string) => new TextEncoder().encode(text)
+const join = (...parts: Array<string | number[]>) =>
+  new Uint8Array(parts.flatMap((p) => (typeof p === 'string' ? [...utf8(p)] : p)))
+/**
+ * JSON bodies whose bytes are not UTF-8 (stray bytes, an overlong form, an encoded surrogate, a
+ * sequence cut short), and JSON nested deeper than the pipeline takes (http/validation.ts
+ * `MAX_JSON_DEPTH`): each is 422 on `body` on every route that reads a JSON body.
+ */
+const BAD_BYTES: ReadonlyArray<readonly [string, Uint8Array]> = [
+  ['bytes FF FE in a string', join('{"name":"a', [0xff, 0xfe], 'b","subject":"x","title":"x"}')],
+  ['an overlong "/"', join('{"name":"', [0xc0, 0xaf], '"}')],
+  ['an encoded surrogate', join('{"text":"', [0xed, 0xa0, 0x80], '"}')],
+  ['a cut-short sequence', join('{"name":"', [0xe2, 0x82])],
+  ['Latin-1 é in a key', join('{"caf', [0xe9], '":1}')],
+]
+const DEEP: ReadonlyArray<readonly [string, Uint8Array]> = [
+  ['9000 nested arrays', utf8(`${'['.repeat(9000)}${']'.repeat(9000)}`)],
+  ['200 nested objects', utf8(`${'{"a":'.repeat(200)}1${'}'.repeat(200)}`)],
+  ['65 levels inside a body', utf8(`{"name":${'['.repeat(64)}${']'.repeat(64)}}`)],
+]
 
 const bodyOf = (r: Route): fc.Arbitrary<Body> => {
   if (r.method === 'GET') return fc.constant({ kind: 'none' })
@@ -251,6 +273,12 @@ const bodyOf = (r: Route): fc.Arbitrary<Body> => {
       arbitrary: fc
         .constantFrom('{', '[]', 'null', '"x"', '1', '\u0000', '{"a":1}{', '\ufeff{}', 'x'.repeat(2 * MB))
         .map((text) => ({ kind: 'raw', text, contentType: 'application/json' })),
+    },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constantFrom(...BAD_BYTES, ...DEEP)
+        .map(([, bytes]) => ({ kind: 'bytes', bytes, contentType: 'application/json' })),
     },
     { weight: 1, arbitrary: fc.constant({ kind: 'none' }) },
   ]
@@ -304,6 +332,9 @@ const send = async (r: Route, q: Req) => {
   } else if (q.body.kind === 'raw') {
     headers['content-type'] = q.body.contentType
     body = q.body.text
+  } else if (q.body.kind === 'bytes') {
+    headers['content-type'] = q.body.contentType
+    body = q.body.bytes
   } else if (q.body.kind === 'form') {
     const fd = new FormData()
     for (const [k, v] of Object.entries(q.body.fields)) fd.append(k, v)
@@ -376,13 +407,13 @@ beforeAll(async () => {
   // Enough sessions (Admins and the Owner) and visitors that no budget is met, with room to spare.
   const appRoutes = allRoutes().filter((r) => r.access === 'A').length
   sessions.push(world.owner)
-  for (let i = 0; i < Math.ceil((appRoutes * RUNS) / 300); i++) {
+  for (let i = 0; i < Math.ceil((appRoutes * (RUNS + BAD_BODIES)) / 300); i++) {
     const admin = await F.member(s, world.w, 'Admin')
     sessions.push(await F.signIn(s, admin.email))
   }
   visitors.push(world.visitorToken)
   const visitorRoutes = allRoutes().filter((r) => r.access === 'V').length
-  for (let i = 0; i < Math.ceil((visitorRoutes * RUNS) / 60); i++) {
+  for (let i = 0; i < Math.ceil((visitorRoutes * (RUNS + BAD_BODIES)) / 60); i++) {
     const from = { 'x-forwarded-for': `10.255.0.${i + 1}` }
     visitors.push((await startVisitor(s, world.livechatKey, {}, from)).token)
   }
@@ -402,6 +433,41 @@ const mendSessions = async () => {
 }
 
 const ENVELOPE = /^\{"error":\{"code":"[a-z_]+","message":"/
+
+/** Requests per route of the sweep below, counted in the sessions' and visitors' budgets. */
+const BAD_BODIES = BAD_BYTES.length + DEEP.length
+
+describe('bodies no route may take: bytes that are not UTF-8, JSON nested too deep', () => {
+  // Every route that reads a JSON body (a streamed upload reads none), named as the world names it.
+  const routes = allRoutes().filter((r) => r.body !== undefined && !r.streamBody && r.method !== 'GET')
+  const fine = (r: Route) => ({
+    params: [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => ({
+      raw: false,
+      v: world.ids[fixtureFor(r.path, m[1]!)],
+    })),
+    query: '',
+  })
+  it('covers the JSON writes of every area', () => {
+    expect(routes.length).toBeGreaterThanOrEqual(100)
+  })
+  it.each(routes.map((r) => [`${r.method} ${r.path} (${r.access})`, r] as const))(
+    '%s',
+    async (_, r) => {
+      const before = await digest()
+      for (const [name, bytes] of [...BAD_BYTES, ...DEEP]) {
+        const got = await send(r, {
+          ...fine(r),
+          body: { kind: 'bytes', bytes, contentType: 'application/json' },
+        })
+        const where = `${name}: ${r.method} ${r.path} → ${got.status} ${got.text.slice(0, 300)}`
+        expect(got.status, where).toBe(422)
+        expect(got.text, where).toMatch(/^\{"error":\{"code":"validation_error".*"fields":\{"body":/)
+      }
+      expect(await digest(), `a refused body changed data: ${r.method} ${r.path}`).toBe(before)
+    },
+    60_000,
+  )
+})
 
 describe(`fuzz every route (${RUNS} runs each, seed ${SEED})`, () => {
   const routes = allRoutes()

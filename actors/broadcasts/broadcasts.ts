@@ -14,6 +14,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
 import { createdReply, reply } from '../answer'
 import { warmupOf } from '../channels/msgapp'
+import { sniffMsgappMedia } from '../channels/msgappMedia'
 import { labelMap } from '../contacts/contacts'
 import { ApiError, conflict, type FieldMessage, invalid, notFound } from '../errors'
 import { IdFromString, Text, tooLargeFile, type UploadedFile } from '../fields'
@@ -61,8 +62,8 @@ addMessages({
     id: 'memakai variabel yang tidak dikenal {{{name}}}',
   },
   'broadcasts.file_type': {
-    en: 'must be an image, a video or a document',
-    id: 'harus gambar, video, atau dokumen',
+    en: 'must be an image (JPEG, PNG, WebP), a video (MP4, 3GPP) or a document (PDF, Word, Excel, PowerPoint, text)',
+    id: 'harus gambar (JPEG, PNG, WebP), video (MP4, 3GPP), atau dokumen (PDF, Word, Excel, PowerPoint, teks)',
   },
   'field.unknown': { en: 'does not exist', id: 'tidak ada' },
 })
@@ -409,8 +410,6 @@ export const remove = (ctx: Ctx, params: typeof IdParam.Type) =>
     return reply({ id: params.id, deleted: true })
   })
 
-const MEDIA = /^(image\/(jpeg|png|webp|gif)|video\/(mp4|3gpp|quicktime)|application\/.+|text\/(plain|csv))$/
-
 export const attach = (ctx: Ctx, params: typeof IdParam.Type, files: readonly UploadedFile[]) =>
   Effect.gen(function* () {
     const b = yield* found(ctx.workspace.id, params.id)
@@ -419,11 +418,14 @@ export const attach = (ctx: Ctx, params: typeof IdParam.Type, files: readonly Up
     if (!file) return yield* Effect.fail(invalid({ file: { key: 'field.file_required' } }))
     if (file.bytes.byteLength > LIMITS.attachment_bytes)
       return yield* Effect.fail(tooLargeFile('file', LIMITS.attachment_bytes))
-    if (!MEDIA.test(file.mime)) return yield* Effect.fail(invalid({ file: { key: 'broadcasts.file_type' } }))
+    // Spec 2 §4.8: an image, a video or a document the messaging app takes, by its bytes.
+    const media = sniffMsgappMedia(file.bytes, file.filename)
+    if (!media || media.kind === 'audio')
+      return yield* Effect.fail(invalid({ file: { key: 'broadcasts.file_type' } }))
     const saved = yield* Effect.orDie(
       Files.save(
         ctx.workspace.id,
-        { name: file.filename, mime: file.mime, bytes: file.bytes },
+        { name: file.filename, mime: media.mime, bytes: file.bytes },
         ctx.caller.user.id,
       ),
     )

@@ -1,5 +1,6 @@
 import { Effect, Schema } from 'effect'
 import { currentMillis } from '../../engine/clock'
+import { FileStorage } from '../../engine/storage/FileStorage'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import type { ConversationRow } from '../../store/conversations'
@@ -9,6 +10,7 @@ import * as Templates from '../../store/templates'
 import type { WorkspaceRow } from '../../store/workspaces'
 import { ChannelActor } from '../channels/ChannelActor'
 import type { Signal } from '../channels/Connector'
+import { sniffMsgappMedia, stickerMime } from '../channels/msgappMedia'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
 import {
   AgentClientId,
@@ -47,6 +49,10 @@ addMessages({
   'field.sticker_type': {
     en: 'must be a WebP or PNG image',
     id: 'harus gambar WebP atau PNG',
+  },
+  'field.msgapp_file_type': {
+    en: 'must be a file the messaging app takes: an image (JPEG, PNG, WebP), a video (MP4, 3GPP), audio (AAC, MP3, M4A, AMR, Ogg) or a document (PDF, Word, Excel, PowerPoint, text)',
+    id: 'harus berkas yang diterima aplikasi pesan: gambar (JPEG, PNG, WebP), video (MP4, 3GPP), audio (AAC, MP3, M4A, AMR, Ogg), atau dokumen (PDF, Word, Excel, PowerPoint, teks)',
   },
   'field.text_or_file': {
     en: 'text, a file or a template is required',
@@ -259,6 +265,14 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
     if (file && file.bytes.byteLength > MAX_ATTACHMENT_BYTES && !isEmail) {
       problems.file = { key: 'field.file_too_large', params: { size: humanSize(MAX_ATTACHMENT_BYTES) } }
     }
+    // A file for a customer's phone is one the messaging app takes, typed by its bytes (a note's
+    // stays the team's, as uploaded); stickers are checked below.
+    let fileMime = file?.mime ?? ''
+    if (file && chType === 'msgapp' && kind !== 'note' && kind !== 'sticker') {
+      const media = sniffMsgappMedia(file.bytes, file.filename)
+      if (!media) problems.file ??= { key: 'field.msgapp_file_type' }
+      else fileMime = media.mime
+    }
     let payload: Record<string, unknown> = {}
     let type: string = kind
     let bodyText = text
@@ -271,8 +285,7 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
         break
       case 'sticker':
         if (!file) problems.file = { key: 'field.file_required' }
-        else if (!['image/webp', 'image/png'].includes(file.mime))
-          problems.file = { key: 'field.sticker_type' }
+        else if (stickerMime(file.bytes) === null) problems.file = { key: 'field.sticker_type' }
         else if (file.bytes.byteLength > MAX_STICKER_BYTES) {
           problems.file = { key: 'field.file_too_large', params: { size: humanSize(MAX_STICKER_BYTES) } }
         }
@@ -309,7 +322,7 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
         break
       }
       default:
-        if (file) type = mediaType(file.mime)
+        if (file) type = mediaType(fileMime)
     }
     if (msgappOnly || kind === 'note') {
       if (body.template_id !== undefined) problems.template_id = { key: 'field.unexpected' }
@@ -336,6 +349,15 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
         if (!file && tpl.file_id !== null) {
           fileRow = yield* Files.byId(t.workspace.id, tpl.file_id)
           if (fileRow) type = mediaType(fileRow.mime)
+          // A template's file was stored as uploaded (templates serve every channel): on a number
+          // it goes to a customer's phone only if the app takes it, by its bytes.
+          if (fileRow && chType === 'msgapp') {
+            const key = fileRow.storage_key
+            const bytes = yield* Effect.flatMap(FileStorage, (st) => st.read(key)).pipe(Effect.orDie)
+            const media = bytes && sniffMsgappMedia(bytes, fileRow.name)
+            if (!media) problems.template_id = { key: 'field.msgapp_file_type' }
+            else type = mediaType(media.mime)
+          }
         }
       }
     }
@@ -356,7 +378,11 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
     if (file) {
       fileRow = yield* Files.save(
         t.workspace.id,
-        { name: file.filename, mime: file.mime, bytes: file.bytes },
+        {
+          name: file.filename,
+          mime: kind === 'sticker' ? (stickerMime(file.bytes) ?? file.mime) : fileMime,
+          bytes: file.bytes,
+        },
         t.userId,
       ).pipe(Effect.orDie)
     }

@@ -2,6 +2,7 @@ import ExcelJS from 'exceljs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { api, type Who } from '../contacts/support'
 import * as I from '../inbox/support'
+import { png } from '../livechat/support'
 import { linkedNumber } from '../msgapp/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -187,26 +188,75 @@ describe('broadcast drafts', () => {
   it('sets, serves and removes the attachment', async () => {
     const o = api(s, owner)
     const b = await o.post('/v1/broadcasts', { name: 'With media' })
-    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 4])
+    const image = new Uint8Array(png(4, 4))
     const up = await s.fetch(`/v1/broadcasts/${b.data.id}/media`, {
       method: 'POST',
       headers: owner,
-      body: I.form({}, [{ field: 'file', name: 'promo.png', type: 'image/png', bytes: png }]),
+      body: I.form({}, [{ field: 'file', name: 'promo.png', type: 'image/png', bytes: image }]),
     })
     expect(up.status).toBe(200)
     const att = ((await up.json()) as { data: { attachment: { name: string; url: string } } }).data.attachment
     expect(att).toMatchObject({ name: 'promo.png', url: `/v1/broadcasts/${b.data.id}/media` })
     const got = await s.fetch(att.url, { headers: readKey })
     expect(got.status).toBe(200)
-    expect(new Uint8Array(await got.arrayBuffer())).toEqual(png)
-    const audio = await s.fetch(`/v1/broadcasts/${b.data.id}/media`, {
-      method: 'POST',
-      headers: owner,
-      body: I.form({}, [{ field: 'file', name: 'a.ogg', type: 'audio/ogg', bytes: png }]),
-    })
-    expect(audio.status).toBe(422)
+    expect(new Uint8Array(await got.arrayBuffer())).toEqual(image)
     expect((await o.del(`/v1/broadcasts/${b.data.id}/media`)).data.attachment).toBeNull()
     expect((await s.fetch(att.url, { headers: readKey })).status).toBe(404)
+  })
+
+  it('takes only an image, a video or a document the messaging app takes, by the file’s bytes', async () => {
+    const o = api(s, owner)
+    const id = (await o.post('/v1/broadcasts', { name: 'Typed media' })).data.id
+    const upload = (name: string, type: string, bytes: Uint8Array) =>
+      s.fetch(`/v1/broadcasts/${id}/media`, {
+        method: 'POST',
+        headers: owner,
+        body: I.form({}, [{ field: 'file', name, type, bytes }]),
+      })
+    const exe = new Uint8Array(Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), Buffer.alloc(200)]))
+    const opus = new Uint8Array(
+      Buffer.concat([
+        Buffer.from('OggS', 'latin1'),
+        Buffer.alloc(24),
+        Buffer.from('OpusHead'),
+        Buffer.alloc(40),
+      ]),
+    )
+    for (const [name, type, bytes] of [
+      ['tool.exe', 'application/x-msdownload', exe],
+      // Renamed and claimed as something allowed: the bytes still say a program.
+      ['catalog.pdf', 'application/pdf', exe],
+      ['photo.jpg', 'image/jpeg', exe],
+      ['page.html', 'text/html', new TextEncoder().encode('<script>alert(1)</script>')],
+      ['notes.txt', 'text/plain', new Uint8Array([0x68, 0x69, 0x00, 0x01])],
+      // A voice note is a file the app takes, but not a broadcast's (spec 2 §4.8).
+      ['voice.ogg', 'audio/ogg', opus],
+    ] as const) {
+      const r = await upload(name, type, bytes)
+      const answer = (await r.json()) as { error: { code: string; fields: Record<string, string> } }
+      expect(r.status, name).toBe(422)
+      expect(answer.error.code).toBe('validation_error')
+      expect(Object.keys(answer.error.fields)).toEqual(['file'])
+    }
+    expect((await get(s, owner, `/v1/broadcasts/${id}`)).data.attachment).toBeNull()
+    const pdf = new TextEncoder().encode('%PDF-1.4\n1 0 obj << >> endobj\ntrailer << >>\n%%EOF\n')
+    const mp4 = new Uint8Array(
+      Buffer.concat([Buffer.from('\x00\x00\x00\x18ftypmp42', 'latin1'), Buffer.alloc(64)]),
+    )
+    for (const [name, type, bytes, mime] of [
+      ['catalog.pdf', 'application/pdf', pdf, 'application/pdf'],
+      ['clip.mp4', 'video/mp4', mp4, 'video/mp4'],
+      // The type is what the bytes are, not what was claimed.
+      ['promo', 'application/octet-stream', new Uint8Array(png(2, 2)), 'image/png'],
+      ['prices.csv', 'text/csv', new TextEncoder().encode('item,price\nkopi,15000\n'), 'text/csv'],
+    ] as const) {
+      const r = await upload(name, type, bytes)
+      expect(r.status, name).toBe(200)
+      const att = ((await r.json()) as { data: { attachment: { mime: string; url: string } } }).data
+        .attachment
+      expect(att.mime, name).toBe(mime)
+      expect((await s.fetch(att.url, { headers: readKey })).headers.get('content-type')).toContain(mime)
+    }
   })
 })
 

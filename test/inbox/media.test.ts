@@ -18,7 +18,9 @@ beforeAll(async () => {
   s = await startTestServer({ CONNECTORS: 'local' })
   w = await F.workspace(s, { plan: 'pro' })
   owner = await F.signIn(s, w.ownerEmail)
-  const ch = await I.channel(s, w, 'msgapp')
+  // An API channel: it takes any file (a messaging-app number takes only what the app does, by
+  // the bytes: messages.test.ts), and these are about storing and serving files.
+  const ch = await I.channel(s, w, 'api')
   conv = (await I.conversation(s, w, { channelId: ch.id, contactId: (await I.contact(s, w)).id })).id
 })
 afterAll(() => s?.stop())

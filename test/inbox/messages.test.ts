@@ -3,6 +3,7 @@ import { Effect, Schema } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MessageSchema } from '../../actors/inbox/schemas'
 import { periodOf } from '../../engine/time'
+import { jpegHeader, webpHeader } from '../livechat/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import * as I from './support'
@@ -26,6 +27,12 @@ const conformingPage = async (id: number) =>
     Schema.Array(MessageSchema),
     (await I.body(await s.fetch(url(id), { headers: owner.headers() }))).data,
   ) as Array<Record<string, any>>
+
+/** A PDF of `size` bytes: the header and a comment's padding. */
+const pdfBytes = (size: number) => {
+  const head = Buffer.from('%PDF-1.4\n%', 'latin1')
+  return new Uint8Array(Buffer.concat([head, Buffer.alloc(size - head.length, 0x61)]))
+}
 
 const chat = async (
   type: 'msgapp' | 'livechat' | 'api' | 'email' = 'msgapp',
@@ -182,7 +189,7 @@ describe('sending', () => {
         shortcut: 'hi',
         body: 'Halo {{contact_name}}, saya {{ agent_name }} dari {{workspace_name}}.',
       },
-      [{ field: 'file', name: 'catalog.pdf', type: 'application/pdf', bytes: I.bytes(1000) }],
+      [{ field: 'file', name: 'catalog.pdf', type: 'application/pdf', bytes: pdfBytes(1000) }],
     )
     const tpl = await I.body(
       await s.fetch('/v1/templates', { method: 'POST', headers: owner.headers(), body: fd }),
@@ -198,6 +205,20 @@ describe('sending', () => {
     })
     const unknown = await send(c.id, { template_id: 999_999 })
     expect((await I.body(unknown)).error.fields).toHaveProperty('template_id')
+    // A template's file that the messaging app does not take stays off the number.
+    const exe = new Uint8Array(Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), Buffer.alloc(200)]))
+    const bad = await I.body(
+      await s.fetch('/v1/templates', {
+        method: 'POST',
+        headers: owner.headers(),
+        body: I.form({ name: 'Tool', shortcut: 'tool', body: 'Install this' }, [
+          { field: 'file', name: 'setup.pdf', type: 'application/pdf', bytes: exe },
+        ]),
+      }),
+    )
+    const refused = await send(c.id, { template_id: bad.data.id })
+    expect(refused.status).toBe(422)
+    expect(Object.keys((await I.body(refused)).error.fields)).toEqual(['template_id'])
   })
 
   it('sends a location, a shared contact and a sticker on a messaging-app number', async () => {
@@ -226,7 +247,12 @@ describe('sending', () => {
       method: 'POST',
       headers: owner.headers(),
       body: I.form({ type: 'sticker' }, [
-        { field: 'file', name: 's.webp', type: 'image/webp', bytes: I.bytes(2048) },
+        {
+          field: 'file',
+          name: 's.webp',
+          type: 'image/webp',
+          bytes: new Uint8Array(Buffer.concat([webpHeader(64, 64), Buffer.alloc(2048 - 30)])),
+        },
       ]),
     })
     expect(sticker.status).toBe(201)
@@ -245,6 +271,44 @@ describe('sending', () => {
     })
     expect((await I.body(badSticker)).error.fields.file).toMatch(/WebP or PNG/)
     expect((await conformingPage(c.id)).map((m) => m.type)).toEqual(['location', 'contact', 'sticker'])
+  })
+
+  it('sends on a messaging-app number only files the app takes, typed by their bytes', async () => {
+    const { c } = await chat('msgapp')
+    const upload = (name: string, type: string, bytes: Uint8Array, fields: Record<string, string> = {}) =>
+      s.fetch(url(c.id), {
+        method: 'POST',
+        headers: owner.headers(),
+        body: I.form(fields, [{ field: 'file', name, type, bytes }]),
+      })
+    const exe = new Uint8Array(Buffer.concat([Buffer.from('MZ\x90\x00', 'latin1'), Buffer.alloc(200)]))
+    for (const [name, type, fields] of [
+      ['tool.exe', 'application/x-msdownload', {}],
+      ['invoice.pdf', 'application/pdf', { text: 'the invoice' }],
+      ['s.webp', 'image/webp', { type: 'sticker' }],
+    ] as const) {
+      const r = await upload(name, type, exe, fields)
+      expect(r.status, name).toBe(422)
+      const e = (await I.body(r)).error
+      expect(e.code).toBe('validation_error')
+      expect(Object.keys(e.fields)).toEqual(['file'])
+    }
+    // A photo sent as anything is a photo; a voice note is audio.
+    const photo = await upload('IMG_0001', 'application/octet-stream', new Uint8Array(jpegHeader(8, 8)))
+    expect(photo.status).toBe(201)
+    expect((await I.body(photo)).data).toMatchObject({ type: 'image', media: { mime: 'image/jpeg' } })
+    const opus = Buffer.concat([
+      Buffer.from('OggS', 'latin1'),
+      Buffer.alloc(24),
+      Buffer.from('OpusHead'),
+      Buffer.alloc(40),
+    ])
+    const voice = await upload('voice.ogg', 'audio/ogg', new Uint8Array(opus))
+    expect((await I.body(voice)).data).toMatchObject({ type: 'audio', media: { mime: 'audio/ogg' } })
+    // A note stays the team's: any file, never sent.
+    const note = await upload('tool.exe', 'application/x-msdownload', exe, { type: 'note', text: 'got this' })
+    expect(note.status).toBe(201)
+    expect((await conformingPage(c.id)).map((m) => m.type)).toEqual(['image', 'audio', 'note'])
   })
 
   it('takes text, one attachment or a note on live chat and API channels, nothing else', async () => {

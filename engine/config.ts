@@ -19,7 +19,7 @@ export interface AppConfig {
    * Bounds on the database pool (store/pool.ts): a statement that waited `waitMs` for a connection
    * fails (503); `strict` (the test suite, `DB_STRICT=1`) records each wait the guard broke.
    */
-  readonly db: { readonly waitMs: number; readonly strict: boolean }
+  readonly db: { readonly waitMs: number; readonly queryTimeoutMs: number; readonly strict: boolean }
   /** Redis URL; absent means in-process rate limits and bus. */
   readonly redisUrl: string | undefined
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
@@ -229,7 +229,11 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
       nonEmpty(env, 'FILES_DIR') ?? path.join(nonEmpty(env, 'DATA_DIR') ?? './data', 'files'),
     ),
     databaseUrl: nonEmpty(env, 'DATABASE_URL'),
-    db: { waitMs: int(env, 'DB_WAIT_MS', 5000, 100, 600_000), strict: bool(env, 'DB_STRICT') },
+    db: {
+      waitMs: int(env, 'DB_WAIT_MS', 5000, 100, 600_000),
+      queryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      strict: bool(env, 'DB_STRICT'),
+    },
     redisUrl: nonEmpty(env, 'REDIS_URL'),
     redisPrefix: nonEmpty(env, 'REDIS_PREFIX') ?? 'kotak:',
     oidc:

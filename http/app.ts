@@ -49,7 +49,7 @@ import * as Router from './router'
 import { routes as routeTable } from './routes'
 import * as SystemRoutes from './routes/system'
 import { runFast } from './runFast'
-import { isNative, listen } from './server'
+import { isNative, listen, type Pending } from './server'
 
 /** Every route of the service, in one list: the router, the OpenAPI document and tests read it. */
 export const allRoutes = (): readonly Route[] => {
@@ -98,9 +98,11 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const migrated = layerMigrated(migrate, (applied) =>
     logger.info('migrations applied', { migrations: applied }),
   ).pipe(Layer.provideMerge(base))
-  const keyed = Layer.effect(SigningKey, ServerKeys.getOrCreate('realtime-token')).pipe(
-    Layer.provideMerge(migrated),
-  )
+  const keyed = Layer.mergeAll(
+    Layer.effect(SigningKey, ServerKeys.getOrCreate('realtime-token')),
+    // What /healthz reports of the database, probed every second (never by the request).
+    Database.healthLayer,
+  ).pipe(Layer.provideMerge(migrated))
   // The service's own ports: outgoing mail and the payment provider.
   const ports = Layer.mergeAll(
     opts.mailer ?? Mailer.layer,
@@ -148,7 +150,17 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
 export interface RunningApp {
   readonly port: number
   readonly url: string
-  readonly stop: () => Promise<void>
+  /**
+   * Stops taking requests, waits up to `drainMs` (default 5 s) for those in progress, then stops
+   * the services. Resolves to the requests that were still unanswered when it gave up waiting.
+   */
+  readonly stop: (opts?: {
+    readonly drainMs?: number
+    /** Told what was still unanswered when waiting ended, before the services stop. */
+    readonly onDrained?: (left: readonly Pending[]) => void
+  }) => Promise<readonly Pending[]>
+  /** Requests in progress on this node. */
+  readonly pending: () => readonly Pending[]
   /** Runs an effect against this node's services (operator tasks, test fixtures). */
   readonly run: <A, E>(
     effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof servicesLayer>>>,
@@ -212,15 +224,22 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       port: server.port,
       url: `http://127.0.0.1:${server.port}`,
       run: (effect) => runtime.runPromise(effect),
-      stop: async () => {
+      pending: server.pending,
+      stop: async ({ drainMs = 5_000, onDrained } = {}) => {
+        // New requests are refused (503) from here; those in progress may finish.
+        server.close()
+        gateway.close()
+        const until = Date.now() + drainMs
+        while (server.pending().length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
+        const left = server.pending()
+        onDrained?.(left)
         await runtime.runPromise(Fiber.interrupt(webhooks))
         await runtime.runPromise(Fiber.interrupt(billing))
         await runtime.runPromise(Fiber.interrupt(reminders))
         await runtime.runPromise(Fiber.interrupt(kbEmbedding))
         await runtime.runPromise(Fiber.interrupt(rollup))
-        gateway.close()
-        server.close()
         await runtime.dispose()
+        return left
       },
     }
   } catch (e) {

@@ -21,6 +21,7 @@ import type { RateLimiter } from '../engine/ratelimit/RateLimiter'
 import type { FileStorage } from '../engine/storage/FileStorage'
 import type { SigningKey } from '../engine/tokens'
 import type { ChannelRow } from '../store/channels'
+import type { DatabaseHealth } from '../store/database'
 import type { WorkspaceRow } from '../store/workspaces'
 import type { CredentialCache } from './credentials'
 import type { MultipartLimits } from './multipart'
@@ -46,6 +47,7 @@ export type Services =
   | DomainServices
   | CredentialCache
   | ClusterHealth
+  | DatabaseHealth
   | WallClock
   | FileStorage
   | Connector

@@ -11,6 +11,9 @@ export type { Incoming } from './request'
  */
 
 /** True when the native binary loaded; the package silently falls back to a slow emulation. */
+/** uSockets' LIBUS_LISTEN_EXCLUSIVE_PORT (the binding exports it; its typings do not). */
+const LISTEN_EXCLUSIVE_PORT = 1
+
 export const isNative = (): boolean => typeof (uws as { SSLApp?: unknown }).SSLApp === 'function'
 
 /**
@@ -29,6 +32,14 @@ export interface Listening {
   readonly app: uws.TemplatedApp
   readonly port: number
   readonly close: () => void
+  /** Requests whose answer the handler has not given yet (what a stopping node waits for). */
+  readonly pending: () => readonly Pending[]
+}
+
+export interface Pending {
+  readonly method: string
+  readonly path: string
+  readonly since: number
 }
 
 export interface ServerOptions {
@@ -58,6 +69,9 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
   // which is told to retry elsewhere (503) and has its connection closed, instead of reaching
   // services that are shutting down.
   let closing = false
+  // Only requests the handler did not answer at once are entered (most reads are answered
+  // before `handle` returns).
+  const pending = new Set<Pending>()
   app.any('/*', (res, req) => {
     // A body after the headers of a HEAD answer would be read as the start of the next response
     // on a kept-alive connection (RFC 9110 §9.3.2): the headers say the GET's length, nothing
@@ -159,15 +173,23 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     }
     const dispatch = (body: Uint8Array | null, bodyStream?: AsyncIterable<Uint8Array>) => {
       const request = incoming(base.method, base.path, base.query, base.headers, base.ip, body, bodyStream)
-      opts.handle(request, (out) =>
+      let settled = false
+      let entry: Pending | null = null
+      opts.handle(request, (out) => {
+        settled = true
+        if (entry) pending.delete(entry)
         respond(
           out ?? {
             status: 500,
             headers: [['Content-Type', 'application/json']],
             body: '{"error":{"code":"server_error","message":"Server fault."}}',
           },
-        ),
-      )
+        )
+      })
+      if (!settled) {
+        entry = { method: base.method, path: base.path, since: Date.now() }
+        pending.add(entry)
+      }
     }
     const declared = headers.get('content-length')
     if (BODYLESS.has(base.method) && !declared && !headers.has('transfer-encoding')) {
@@ -212,9 +234,22 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     })
   })
   return new Promise((resolve, reject) => {
-    app.listen(opts.host, opts.port, (token) => {
+    // Exclusive: uWS otherwise binds with SO_REUSEPORT, and a second server started on a port in
+    // use would silently share it, taking part of its traffic (docs/decisions.md).
+    const listenOn = app.listen as unknown as (
+      host: string,
+      port: number,
+      options: number,
+      cb: (token: uws.us_listen_socket | false) => void,
+    ) => void
+    listenOn.call(app, opts.host, opts.port, LISTEN_EXCLUSIVE_PORT, (token) => {
       if (!token) {
-        reject(new Error(`cannot listen on ${opts.host}:${opts.port}`))
+        reject(
+          new Error(
+            `cannot listen on ${opts.host}:${opts.port}: the port is in use (another Kotak node or another program) ` +
+              'or the address is not this machine’s; stop that program or choose another PORT',
+          ),
+        )
         return
       }
       resolve({
@@ -224,6 +259,7 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
           closing = true
           uws.us_listen_socket_close(token)
         },
+        pending: () => [...pending],
       })
     })
   })

@@ -25,8 +25,13 @@ export interface DatabaseOptions {
   readonly onStuck?: (r: StuckReport) => void
 }
 
-/** DB_WAIT_MS and DB_STRICT (engine/config.ts) set these for a node. */
-export const defaultGuard: PoolGuard = { acquireTimeoutMs: 5_000, idleHolderMs: 1_000, strict: false }
+/** DB_WAIT_MS, DB_QUERY_TIMEOUT_MS and DB_STRICT (engine/config.ts) set these for a node. */
+export const defaultGuard: PoolGuard = {
+  acquireTimeoutMs: 5_000,
+  queryTimeoutMs: 30_000,
+  idleHolderMs: 1_000,
+  strict: false,
+}
 
 /** What the pool's guard has found on this node (the test server fails a file that has any). */
 export class DatabaseGuard extends Context.Tag('kotak/DatabaseGuard')<
@@ -150,7 +155,10 @@ const embedded = (opts: DatabaseOptions) =>
       )
       yield* Effect.acquireRelease(
         Effect.promise(async () => {
-          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 1 })
+          // The node's pool takes one connection; the others are for an operator's tool on the
+          // same machine, and a reconnect while a closed connection is still being cleaned up.
+          // PGlite runs one session's statements at a time (a transaction's to its end).
+          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 })
           await server.start()
           return server
         }),
@@ -202,11 +210,57 @@ export const forNode = (
     ...(override ?? { url: cfg.databaseUrl, dataDir: cfg.dataDir }),
     guard: {
       acquireTimeoutMs: cfg.db.waitMs,
+      queryTimeoutMs: cfg.db.queryTimeoutMs,
       idleHolderMs: defaultGuard.idleHolderMs,
       strict: cfg.db.strict,
     },
     onStuck: (r) => log.error('database connection held while waited for', { ...r }),
   })
 
-/** One round trip to the database: what `/healthz` reports as `database`. */
+/** One round trip to the database. */
 export const ping = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`)
+
+export type DatabaseState = 'ok' | 'slow' | 'down'
+
+/**
+ * What `/healthz` reports as `database`, kept by a probe that pings every second: `slow` when a
+ * ping has not come back within `SLOW_MS` (the only connection held, a stuck server), `down` when
+ * it failed. A request reads the last state and never waits for the database itself, so health
+ * answers at once whatever the database does (and, answering without I/O, on a pipelined
+ * connection too).
+ */
+export class DatabaseHealth extends Context.Tag('kotak/DatabaseHealth')<
+  DatabaseHealth,
+  { readonly state: () => DatabaseState }
+>() {}
+
+const PROBE_EVERY_MS = 1_000
+const SLOW_MS = 1_500
+
+export const healthLayer = Layer.scoped(
+  DatabaseHealth,
+  Effect.gen(function* () {
+    let state: DatabaseState = 'ok'
+    let inFlightSince: number | null = null
+    const probe = Effect.gen(function* () {
+      inFlightSince = Date.now()
+      const outcome = yield* ping.pipe(
+        Effect.as<DatabaseState>('ok'),
+        Effect.timeoutTo({
+          duration: `${SLOW_MS} millis`,
+          onSuccess: (s) => s,
+          onTimeout: (): DatabaseState => 'slow',
+        }),
+        Effect.catchAll(() => Effect.succeed<DatabaseState>('down')),
+      )
+      state = outcome
+      inFlightSince = null
+    })
+    yield* probe
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(`${PROBE_EVERY_MS} millis`), probe)))
+    return {
+      state: () =>
+        inFlightSince !== null && Date.now() - inFlightSince > SLOW_MS && state === 'ok' ? 'slow' : state,
+    }
+  }),
+)

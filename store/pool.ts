@@ -3,8 +3,10 @@ import pg from 'pg'
 /**
  * The connection pool under the SQL client, with two bounds no caller can forget:
  *
- * - **Waiting.** A caller that has waited `acquireTimeoutMs` for a connection fails with
- *   `DatabaseBusy` (an HTTP request answers 503 with `Retry-After`) instead of waiting for ever.
+ * - **Waiting.** A caller that has waited `acquireTimeoutMs` for a connection fails (an HTTP
+ *   request answers 503 with `Retry-After`) instead of waiting for ever; so does a statement that
+ *   has had no answer for `queryTimeoutMs` (a stuck server, a lock held elsewhere), and its
+ *   connection is closed when given back, which rolls back what it held.
  * - **Holding while waited for** (one connection only: the embedded database). A transaction that
  *   holds the only connection and runs no statement while another caller waits for it is, in
  *   practice, waiting on that caller: an actor asked from inside the transaction, whose own query
@@ -16,10 +18,13 @@ import pg from 'pg'
  *   connection, no waiting on it").
  *
  * On PostgreSQL's pool of many connections only the first bound applies: there a waiter is served
- * by another connection, and a transaction waiting on it is no deadlock.
+ * by another connection, and a transaction waiting on it is no deadlock. Cursors (streamed
+ * exports) are bounded by neither: a slow reader may hold one as long as it reads.
  */
 export interface PoolGuard {
   readonly acquireTimeoutMs: number
+  /** A statement without an answer this long fails (`DatabaseBusy`) and its connection is closed. */
+  readonly queryTimeoutMs: number
   readonly idleHolderMs: number
   readonly strict: boolean
 }
@@ -93,31 +98,49 @@ export const guardedPool = (
   // An idle client's error (the server restarted) is the next caller's to see, not the process's.
   pool.on('error', () => {})
   const found: StuckReport[] = []
-  if (config.max !== 1) return { pool, reports: () => found, close: () => pool.end() }
-
+  const single = config.max === 1
   const waiters = new Set<Waiter>()
-  let holder: Holder | null = null
+  const holders = new Map<pg.PoolClient, Holder>()
+  // Clients whose statement ran out of time: closed when given back, which ends whatever they
+  // still hold (the server rolls back their transaction).
+  const poisoned = new WeakSet<pg.PoolClient>()
   const tracked = new WeakSet<pg.PoolClient>()
 
-  /** Counts a client's statements while it is held: the guard's only sign of the holder's life. */
+  /** Bounds a held client's statements in time and counts them (the guard's sign of life). */
   const track = (client: pg.PoolClient) => {
     if (tracked.has(client)) return
     tracked.add(client)
     const query = client.query.bind(client) as (...args: unknown[]) => unknown
     ;(client as { query: unknown }).query = (...args: unknown[]) => {
-      const h = holder?.client === client ? holder : null
-      if (!h) return query(...args)
-      const first = args[0] as string | { text?: string; submit?: unknown } | undefined
-      const text = typeof first === 'string' ? first : (first?.text ?? '')
-      h.statements.push(text.replace(/\s+/g, ' ').trim().slice(0, 200))
-      if (h.statements.length > KEEP_STATEMENTS) h.statements.shift()
-      h.lastActive = Date.now()
+      const h = holders.get(client)
       const last = args.length - 1
       const cb = args[last]
       // A cursor (submittable) keeps the client busy until it is closed; pg's activeQuery says so.
-      if (typeof cb !== 'function') return query(...args)
+      if (!h || typeof cb !== 'function') return query(...args)
+      const first = args[0] as string | { text?: string } | undefined
+      const text = typeof first === 'string' ? first : (first?.text ?? '')
+      if (single) {
+        h.statements.push(text.replace(/\s+/g, ' ').trim().slice(0, 200))
+        if (h.statements.length > KEEP_STATEMENTS) h.statements.shift()
+      }
+      h.lastActive = Date.now()
       h.inFlight++
+      let finished = false
+      const timer = setTimeout(() => {
+        if (finished) return
+        finished = true
+        h.inFlight--
+        poisoned.add(client)
+        ;(cb as (e: Error) => void)(
+          new DatabaseBusy(
+            `a statement had no answer within ${guard.queryTimeoutMs} ms: ${text.replace(/\s+/g, ' ').trim().slice(0, 120)}`,
+          ),
+        )
+      }, guard.queryTimeoutMs)
       args[last] = (...r: unknown[]) => {
+        if (finished) return
+        finished = true
+        clearTimeout(timer)
         h.inFlight--
         h.lastActive = Date.now()
         ;(cb as (...r: unknown[]) => void)(...r)
@@ -133,7 +156,7 @@ export const guardedPool = (
         guarded((err, client) => (err || !client ? reject(err) : resolve(client))),
       )
     const w: Waiter = { since: Date.now(), cb, done: false }
-    waiters.add(w)
+    if (single) waiters.add(w)
     connect((err, client, release) => {
       waiters.delete(w)
       if (w.done) {
@@ -145,19 +168,24 @@ export const guardedPool = (
       if (err || !client) return cb(err, client, release)
       track(client)
       const h: Holder = { client, since: Date.now(), inFlight: 0, lastActive: Date.now(), statements: [] }
-      holder = h
+      holders.set(client, h)
+      const plain = client.release.bind(client)
       const give = (e?: unknown) => {
-        if (holder === h) holder = null
+        holders.delete(client)
         client.release = plain
+        if (poisoned.has(client)) {
+          poisoned.delete(client)
+          return plain(new Error('a statement ran out of time on this connection'))
+        }
         return plain(e as Error | boolean | undefined)
       }
-      const plain = client.release.bind(client)
       client.release = give
       cb(undefined, client, give)
     })
     return undefined
   }
   ;(pool as { connect: unknown }).connect = guarded
+  if (!single) return { pool, reports: () => found, close: () => pool.end() }
 
   const busy = (h: Holder) => {
     // pg's own fields (its getters of the same names are deprecated): a cursor in progress.
@@ -169,7 +197,7 @@ export const guardedPool = (
     const now = Date.now()
     const late = now - lastTick - TICK_MS
     lastTick = now
-    const h = holder
+    const h = holders.values().next().value
     if (!h) return
     // The event loop itself stood still (a long synchronous step, a GC, a starved process): that
     // time says nothing about the holder, so it is not counted as its idleness.

@@ -83,6 +83,26 @@ describe('pipelining', () => {
     expect(r.closed).toBe(false)
   })
 
+  it('answers /healthz pipelined with another request (health answers from the last probe, without I/O)', async () => {
+    for (const first of ['GET', 'HEAD']) {
+      const r = await exchange(
+        s.port,
+        [
+          request(first, '/healthz', { 'X-Request-Id': 'h1' }) +
+            request('GET', '/healthz', { 'X-Request-Id': 'h2' }),
+        ],
+        [first, 'GET'],
+      )
+      expect(r.responses.map((x) => [x.status, x.headers.get('x-request-id')])).toEqual([
+        [200, 'h1'],
+        [200, 'h2'],
+      ])
+      expect(r.responses[1]!.json().data.status).toBe('ok')
+      expect(r.rest).toBe('')
+      expect(r.closed).toBe(false)
+    }
+  })
+
   it('never answers out of order when a request is pipelined behind one that waits for I/O', async () => {
     // uWebSockets.js v20.30 closes a connection that brings a request while an earlier answer is
     // still pending (it does not queue them); docs/decisions.md, "Hardening (HTTP)". Whatever comes

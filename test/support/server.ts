@@ -15,7 +15,8 @@ import { DatabaseGuard, type DatabaseOptions } from '../../store/database'
  * when DATABASE_URL is set (CI), else an in-memory embedded one. Redis is used when REDIS_URL is
  * set, under a key prefix of its own.
  */
-export interface TestServer extends RunningApp {
+export interface TestServer extends Omit<RunningApp, 'stop'> {
+  readonly stop: () => Promise<void>
   readonly cfg: AppConfig
   /** Environment for the CLI or a child server that must reach the same database. */
   readonly env: NodeJS.ProcessEnv
@@ -93,6 +94,7 @@ export const startTestServer = async (env: Record<string, string> = {}): Promise
       return app.url
     },
     run: (effect) => app.run(effect),
+    pending: () => app.pending(),
     cfg,
     env: childEnv,
     fetch: (p, init) => fetch(`${app.url}${p}`, init),

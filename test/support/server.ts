@@ -12,7 +12,7 @@ import { DatabaseGuard, type DatabaseOptions } from '../../store/database'
 
 /**
  * A real server on a random loopback port with a database of its own: a fresh PostgreSQL database
- * when DATABASE_URL is set (CI), else an in-memory embedded one. Redis is used when REDIS_URL is
+ * when DATABASE_URL is set (CI), else an embedded one, in memory unless `durable`. Redis is used when REDIS_URL is
  * set, under a key prefix of its own.
  */
 export interface TestServer extends Omit<RunningApp, 'stop'> {
@@ -22,10 +22,18 @@ export interface TestServer extends Omit<RunningApp, 'stop'> {
   readonly env: NodeJS.ProcessEnv
   readonly fetch: (p: string, init?: RequestInit) => Promise<Response>
   /**
-   * Stops the node and starts a new one (on a new port) on the same database (PostgreSQL only: the
-   * in-memory embedded database does not outlive its node).
+   * Stops the node and starts a new one (on a new port) on the same database: PostgreSQL's, or the
+   * embedded one of a server started with `durable` (the in-memory one does not outlive its node).
    */
   readonly restart: () => Promise<void>
+}
+
+export interface TestServerOptions {
+  /**
+   * On the embedded database, keep it on disk under DATA_DIR (where the node, the operator CLI and
+   * `restart()` find it) instead of in memory. In memory is faster; files that restart ask for this.
+   */
+  readonly durable?: boolean
 }
 
 export const freePort = (): Promise<number> =>
@@ -62,7 +70,10 @@ export const freshDatabase = async (adminUrl: string) => {
 
 export const tempDir = (prefix = 'kotak-') => fs.mkdtempSync(path.join(os.tmpdir(), prefix))
 
-export const startTestServer = async (env: Record<string, string> = {}): Promise<TestServer> => {
+export const startTestServer = async (
+  env: Record<string, string> = {},
+  opts: TestServerOptions = {},
+): Promise<TestServer> => {
   const port = await freePort()
   const adminUrl = process.env.DATABASE_URL
   const db = adminUrl ? await freshDatabase(adminUrl) : undefined
@@ -80,9 +91,11 @@ export const startTestServer = async (env: Record<string, string> = {}): Promise
   }
   if (!db) delete childEnv.DATABASE_URL
   const cfg = loadConfig(childEnv)
+  // Durable: the embedded database as production lays it out under DATA_DIR (pg/, the lock file,
+  // the socket), so a node started after this one stops, or the CLI, opens the same data.
   const database: DatabaseOptions | undefined = db
     ? undefined
-    : { url: undefined, dataDir: 'memory', socketDir: dir }
+    : { url: undefined, dataDir: opts.durable ? dir : 'memory', socketDir: dir }
   const boot = (c: AppConfig) =>
     start(c, { ...(database ? { database } : {}), logger: makeLogger(c.logLevel) })
   let app = await boot(cfg)
@@ -99,7 +112,9 @@ export const startTestServer = async (env: Record<string, string> = {}): Promise
     env: childEnv,
     fetch: (p, init) => fetch(`${app.url}${p}`, init),
     restart: async () => {
-      if (!db) throw new Error('restart needs DATABASE_URL (the embedded test database lives in memory)')
+      if (!db && !opts.durable)
+        throw new Error('restart needs startTestServer(env, { durable: true }) on the embedded database')
+      // Stopping closes the embedded database (its data flushed to disk) and removes its lock.
       await app.stop()
       // A new port: a client's kept-alive connections to the old node must not reach the new one.
       const port = await freePort()

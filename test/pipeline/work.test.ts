@@ -20,7 +20,7 @@ let writeKey: P.Who
 let flow: Awaited<ReturnType<typeof P.workflow>>
 
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({}, { durable: true })
   w = await F.workspace(s, { plan: 'pro' })
   ownerSession = await F.signIn(s, w.ownerEmail)
   owner = P.session(ownerSession)
@@ -316,7 +316,7 @@ describe('event reminders', () => {
     expect((await P.api(s, owner).del(`/v1/lead-events/${e.data.id}`)).status).toBe(200)
   })
 
-  it.skipIf(!process.env.DATABASE_URL)('fires a reminder due across a restart exactly once', async () => {
+  it('fires a reminder due across a restart exactly once', async () => {
     const ani = await P.person(s, w, MANAGE)
     const l = await P.lead(s, owner, { pipeline_id: flow.id, assignee_id: ani.id })
     // Far enough ahead that no clock of a restarted node reaches it without being moved.

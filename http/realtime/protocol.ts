@@ -15,6 +15,8 @@
  *   {op: 'error', code, message}               a frame the server could not understand
  */
 
+import { MAX_JSON_DEPTH, nestsDeeper } from '../validation'
+
 /**
  * Close codes. 4000–4499: the client may reconnect (with a fresh token). 4500–4999: it must not
  * reconnect on its own (access is gone). 1001 = server going away (reconnect).
@@ -33,6 +35,9 @@ export type ClientFrame =
   | { readonly op: 'ping'; readonly ref?: unknown }
 
 export const parseFrame = (text: string): ClientFrame | null => {
+  // A `ref` is echoed back: one nested past the request bodies' limit would overflow the stack
+  // when the answer is written.
+  if (nestsDeeper(text, MAX_JSON_DEPTH)) return null
   let v: unknown
   try {
     v = JSON.parse(text)

@@ -95,6 +95,14 @@ describe('subscriptions (deny by default)', () => {
     expect(await subscribe(c, 'nonsense')).toMatchObject({ op: 'refused', code: 'unknown_channel' })
     c.send({ op: 'fly' })
     expect(await c.next((f) => f.op === 'error')).toMatchObject({ code: 'invalid_message' })
+    // A ref nested past the request bodies' depth limit (echoed, a deep one would overflow the
+    // stack writing the answer); one at the limit is answered.
+    c.ws.send(`{"op":"ping","ref":${'['.repeat(64)}${']'.repeat(64)}}`)
+    expect(await c.next((f) => f.op === 'error')).toMatchObject({ code: 'invalid_message' })
+    c.ws.send(`{"op":"ping","ref":${'['.repeat(63)}${']'.repeat(63)}}`)
+    expect(await c.next((f) => f.op === 'pong')).toHaveProperty('ref')
+    c.send({ op: 'ping', ref: [[['ok']]] })
+    expect(await c.next((f) => f.op === 'pong')).toMatchObject({ ref: [[['ok']]] })
     c.close()
   })
 

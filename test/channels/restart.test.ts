@@ -4,12 +4,11 @@ import { startTestServer, type TestServer } from '../support/server'
 import { receiver } from './receiver'
 
 /** Webhook deliveries are stored before they are sent, so a restart between attempts loses none. */
-const pg = !!process.env.DATABASE_URL
 let s: TestServer
 let w: F.Seeded
 let owner: F.Session
 beforeAll(async () => {
-  s = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '1500' })
+  s = await startTestServer({ WEBHOOK_ALLOW_PRIVATE: '1', WEBHOOK_RETRY_BASE_MS: '1500' }, { durable: true })
   w = await F.workspace(s, { plan: 'pro' })
   owner = await F.signIn(s, w.ownerEmail)
 })
@@ -17,7 +16,7 @@ afterAll(() => s?.stop())
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>
 
-describe.skipIf(!pg)('webhook deliveries across a restart', () => {
+describe('webhook deliveries across a restart', () => {
   it('retries a failed delivery after the node restarts, with the same delivery id', async () => {
     let secret = ''
     const rx = await receiver(() => secret)

@@ -1,6 +1,6 @@
 import { expect } from 'vitest'
 import * as F from '../support/fixtures'
-import { startTestServer, type TestServer } from '../support/server'
+import { startTestServer, type TestServer, type TestServerOptions } from '../support/server'
 import { type Dovecot, type Mailbox, type Smtp, startDovecot, startSmtp } from './dovecot'
 
 /** A test server that may reach the private test mail servers, with quick polls and back-off. */
@@ -18,11 +18,14 @@ export interface MailWorld {
   readonly stop: () => Promise<void>
 }
 
-export const startMailWorld = async (env: Record<string, string> = {}): Promise<MailWorld> => {
+export const startMailWorld = async (
+  env: Record<string, string> = {},
+  opts: TestServerOptions = {},
+): Promise<MailWorld> => {
   const started = await Promise.allSettled([
     startDovecot(),
     startSmtp(),
-    startTestServer({ ...EMAIL_ENV, ...env }),
+    startTestServer({ ...EMAIL_ENV, ...env }, opts),
   ])
   // A failed start (no database, say) must not leave a Dovecot running behind the test run.
   if (started.some((r) => r.status === 'rejected')) {

@@ -17,9 +17,12 @@ export interface PageRoute {
   readonly nav?: { readonly label: Key | (string & {}); readonly icon: string; readonly permission?: string }
 }
 
+/** One loader for both inbox paths: opening a conversation keeps the list (and its focus) mounted. */
+const inbox = () => import('./pages/inbox')
+
 export const pages: readonly PageRoute[] = [
-  { path: '/inbox', load: () => import('./pages/inbox'), nav: { label: 'nav.inbox', icon: '✉' } },
-  { path: '/inbox/:id', load: () => import('./pages/inbox') },
+  { path: '/inbox', load: inbox, nav: { label: 'nav.inbox', icon: '✉' } },
+  { path: '/inbox/:id', load: inbox },
   ...channelRoutes,
 ]
 

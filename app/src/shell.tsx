@@ -8,9 +8,10 @@ import * as Session from './lib/session'
 import * as Socket from './lib/socket'
 import { use } from './lib/state'
 import { SignIn } from './pages/signin'
-import { HOME, type PageProps, pages } from './routes'
+import { HOME, type PageProps, type PageRoute, pages } from './routes'
 
-const loaded = new Map<string, ComponentType<PageProps>>()
+/** By loader: paths sharing one (the inbox with and without a conversation) share the page. */
+const loaded = new Map<PageRoute['load'], ComponentType<PageProps>>()
 
 /** The page for the current path, loaded on first use. */
 const Outlet = () => {
@@ -29,14 +30,14 @@ const Outlet = () => {
   }, [path, found])
   const route = found?.route
   useEffect(() => {
-    if (route && !loaded.has(route.path))
+    if (route && !loaded.has(route.load))
       void route.load().then((m) => {
-        loaded.set(route.path, m.default)
+        loaded.set(route.load, m.default)
         setTick((n) => n + 1)
       })
   }, [route])
   if (!found) return null
-  const Page = loaded.get(found.route.path)
+  const Page = loaded.get(found.route.load)
   return Page ? <Page params={found.params} /> : <p class="muted pad">{t('list.loading')}</p>
 }
 

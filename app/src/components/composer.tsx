@@ -1,8 +1,9 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import type { Message } from '../api/types'
+import type { Message, Named } from '../api/types'
 import { api } from '../lib/api'
 import { bytes } from '../lib/format'
 import { t } from '../lib/i18n'
+import * as Session from '../lib/session'
 import { Paperclip } from './icons'
 
 /**
@@ -15,6 +16,9 @@ import { Paperclip } from './icons'
  * button is pressed decides what it becomes. In note mode everything, the file included, is sent
  * as one note (`type=note`, JSON or multipart) and never reaches the customer; the attached file
  * says which way it will go.
+ *
+ * When someone else has the conversation (its assignee), a reply says so before it is written and
+ * asks before it is sent: send anyway, take it over and send, or cancel. Notes never ask.
  */
 interface TemplateHit {
   readonly id: number
@@ -26,11 +30,16 @@ interface TemplateHit {
 
 export const Composer = ({
   interactionId,
+  heldBy,
+  takeOver,
   quoting,
   clearQuote,
   onSent,
 }: {
   interactionId: number
+  /** The assignee when it is someone else. */
+  heldBy: Named | null
+  takeOver: () => Promise<void>
   quoting: Message | null
   clearQuote: () => void
   onSent: (m: Message) => void
@@ -39,6 +48,8 @@ export const Composer = ({
   const [text, setText] = useState('')
   const [file, setFile] = useState<File | null>(null)
   const [busy, setBusy] = useState(false)
+  /** Asking whether to reply in someone else's conversation (the name asked about). */
+  const [asking, setAsking] = useState<string | null>(null)
   const [error, setError] = useState<string | null>(null)
   const [hits, setHits] = useState<readonly TemplateHit[]>([])
   const [hit, setHit] = useState(0)
@@ -85,21 +96,31 @@ export const Composer = ({
 
   const switchTo = (next: 'reply' | 'note') => {
     if (next === 'note') typing(false)
+    setAsking(null)
     setMode(next)
   }
+  // Whoever has it now is who is asked about: a change while asking asks again (or not at all).
+  const heldName = heldBy?.name ?? null
+  useEffect(() => setAsking((a) => (a === null ? null : heldName)), [heldName])
 
   const clearFile = () => {
     setFile(null)
     if (fileInput.current) fileInput.current.value = ''
   }
 
-  const send = async () => {
+  const send = async (confirmed: 'no' | 'anyway' | 'take' = 'no') => {
     if (busy || (!text.trim() && !file)) return
     // Read once: what the button said when it was pressed is what is sent.
     const asNote = mode === 'note'
+    if (!asNote && heldBy && confirmed === 'no') {
+      setAsking(heldBy.name)
+      return
+    }
+    setAsking(null)
     setBusy(true)
     setError(null)
     try {
+      if (!asNote && confirmed === 'take') await takeOver()
       let body: FormData | Record<string, unknown>
       if (file) {
         const form = new FormData()
@@ -170,6 +191,39 @@ export const Composer = ({
           {t('conv.note')}
         </button>
       </div>
+      {heldBy && mode === 'reply' && !asking && (
+        <div class="held small" data-testid="held-by">
+          {t('conv.assigned_other', { name: heldBy.name })}
+        </div>
+      )}
+      {asking && mode === 'reply' && (
+        <div
+          class="held asking"
+          role="alertdialog"
+          aria-label={t('conv.confirm_other', { name: asking })}
+          data-testid="confirm-other"
+        >
+          <span>{t('conv.confirm_other', { name: asking })}</span>
+          <span class="held-actions">
+            <button
+              type="button"
+              class="primary"
+              onClick={() => void send('anyway')}
+              data-testid="send-anyway"
+            >
+              {t('conv.send_anyway')}
+            </button>
+            {Session.can('interactions.assign') && (
+              <button type="button" onClick={() => void send('take')} data-testid="take-over">
+                {t('conv.take_over')}
+              </button>
+            )}
+            <button type="button" class="link" onClick={() => setAsking(null)}>
+              {t('conv.cancel')}
+            </button>
+          </span>
+        </div>
+      )}
       {quoting && (
         <div class="quoting">
           <span class="muted small">{t('conv.replying_to')}:</span> {quoting.body.slice(0, 120)}

@@ -97,7 +97,18 @@ export const Conversation = ({ id }: { id: number }) => {
       if (e.event === 'message.created' || e.event === 'message.updated') {
         if (data.interaction_id !== id) return
         setMessages((old) => byId(old, [data as unknown as Message]))
-        if (e.event === 'message.created' && data.direction === 'in') markRead()
+        if (e.event === 'message.created') {
+          // Whoever sent it has stopped typing: their indicator goes now, not when it expires.
+          const sender = data.sender as { user_id?: number | null } | undefined
+          const who = data.direction === 'in' ? 'customer' : String(sender?.user_id ?? '')
+          setTyping((old) => {
+            if (!(who in old)) return old
+            const next = { ...old }
+            delete next[who]
+            return next
+          })
+          if (data.direction === 'in') markRead()
+        }
       } else if (e.event === 'interaction.updated') {
         if (data.id === id) void loadDetail()
       } else if (e.event === 'typing') {
@@ -360,6 +371,15 @@ export const Conversation = ({ id }: { id: number }) => {
         </div>
         <Composer
           interactionId={id}
+          heldBy={detail.assignee && detail.assignee.id !== userId ? detail.assignee : null}
+          takeOver={async () => {
+            const r = await api.patch('/v1/interactions/{id}', {
+              path: { id },
+              body: { assignee_id: userId } as never,
+            })
+            const d = r.data as InteractionDetail | { visible: false }
+            if (!('visible' in d)) setDetail(d as InteractionDetail)
+          }}
           quoting={quoting}
           clearQuote={() => setQuoting(null)}
           onSent={(m) => {

@@ -8,32 +8,38 @@ import * as Session from '../lib/session'
 import * as Socket from '../lib/socket'
 
 /**
- * The conversation list: tabs with live counts, the filters of GET /interactions, and a
- * virtualised list (only the rows in view are in the DOM) that loads pages of 100 as the reader
- * scrolls, so 10,000 conversations cost what 30 do. `inbox.changed` (no content) refreshes the
- * first page and the counts, a quarter of a second after a burst.
+ * The conversation list: views by assignee (All, Mine, Unassigned), status tabs with live counts
+ * under the view, the filters of GET /interactions, and a virtualised list (only the rows in view
+ * are in the DOM) that loads pages of 100 as the reader scrolls, so 10,000 conversations cost what
+ * 30 do. `inbox.changed` (no content) re-reads the first page and the counts a quarter of a second
+ * after a burst, and merges it into what is loaded (`mergeHead`): new rows on top, loaded rows
+ * kept, none twice. The open conversation stays in the list until the agent moves on, even when
+ * it no longer matches the tab (replying to it in Unreplied, say).
  */
-const TABS: readonly Tab[] = ['unreplied', 'new', 'waiting', 'replied', 'solved', 'closed']
+export type View = 'all' | 'mine' | 'unassigned'
+const VIEWS: readonly View[] = ['all', 'mine', 'unassigned']
+/** '' is every status (the default: replying never takes a conversation out of it). */
+const TABS: readonly (Tab | '')[] = ['', 'unreplied', 'new', 'waiting', 'replied', 'solved', 'closed']
 const ROW = 68
 const PER_PAGE = 100
 const OVERSCAN = 6
 
 export interface Filters {
-  readonly tab: Tab
+  readonly view: View
+  readonly tab: Tab | ''
   readonly q: string
   readonly channel: string
   readonly team: string
-  readonly assignee: string
   readonly label: string
   readonly category: string
 }
 
 const initial: Filters = {
-  tab: 'unreplied',
+  view: 'all',
+  tab: '',
   q: '',
   channel: '',
   team: '',
-  assignee: '',
   label: '',
   category: '',
 }
@@ -44,7 +50,7 @@ interface Option {
 }
 
 const queryOf = (f: Filters, page: number) => ({
-  tab: f.tab,
+  ...(f.tab ? { tab: f.tab } : {}),
   page,
   per_page: PER_PAGE,
   ...(f.q ? { q: f.q } : {}),
@@ -52,12 +58,11 @@ const queryOf = (f: Filters, page: number) => ({
   ...(f.team
     ? { team: f.team === 'mine' || f.team === 'none' ? (f.team as 'mine' | 'none') : Number(f.team) }
     : {}),
-  ...(f.assignee
-    ? {
-        assignee:
-          f.assignee === 'me' || f.assignee === 'none' ? (f.assignee as 'me' | 'none') : Number(f.assignee),
-      }
-    : {}),
+  ...(f.view === 'mine'
+    ? { assignee: 'me' as const }
+    : f.view === 'unassigned'
+      ? { assignee: 'none' as const }
+      : {}),
   ...(f.label ? { label_id: Number(f.label) } : {}),
   ...(f.category ? { category: f.category === 'none' ? ('none' as const) : Number(f.category) } : {}),
 })
@@ -103,16 +108,56 @@ const Select = (p: {
   </label>
 )
 
+/** The list's order (the API's): latest activity first, then the higher id. */
+const order = (a: InteractionItem, b: InteractionItem) => {
+  const x = a.last_message_at ? Date.parse(a.last_message_at) : null
+  const y = b.last_message_at ? Date.parse(b.last_message_at) : null
+  if (x !== y) return x === null ? 1 : y === null ? -1 : y - x
+  return b.id - a.id
+}
+
+/**
+ * A fresh first page merged into the loaded rows (the API pages by offset and has no list cursor).
+ * Rows of the fresh page win and come first; a loaded row missing from it stays when it sorts
+ * after the page's last row (pushed down by newer ones, still reachable), and goes when it sorts
+ * before it (it left the tab or the filters), except `keep`, the open conversation. `complete`:
+ * the fresh page is the whole list (shorter than a page), so nothing else remains.
+ */
+export const mergeHead = (
+  old: readonly InteractionItem[],
+  fresh: readonly InteractionItem[],
+  complete: boolean,
+  keep: number | null,
+): { readonly items: readonly InteractionItem[]; readonly kept: boolean } => {
+  const ids = new Set(fresh.map((i) => i.id))
+  const edge = fresh[fresh.length - 1]
+  let kept = false
+  const rest = old.filter((i) => {
+    if (ids.has(i.id)) return false
+    if (!complete && edge !== undefined && order(edge, i) < 0) return true
+    if (i.id === keep) kept = true
+    return i.id === keep
+  })
+  return { items: rest.length === 0 ? fresh : [...fresh, ...rest].sort(order), kept }
+}
+
+/** Where to go on when a text field has the focus: keys there are typing. */
+const typingIn = (el: EventTarget | null) =>
+  el instanceof HTMLElement &&
+  (el.isContentEditable || el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT')
+
 const Row = ({
   item,
   active,
   selected,
   top,
+  open,
 }: {
   item: InteractionItem
   active: boolean
   selected: boolean
   top: number
+  open: (item: InteractionItem) => void
 }) => {
   const name = item.contact?.name || item.group?.name || `#${item.id}`
   return (
@@ -125,7 +170,7 @@ const Row = ({
       class={`row${active ? ' active' : ''}${selected ? ' selected' : ''}`}
       style={{ top: `${top}px`, height: `${ROW}px` }}
       data-id={item.id}
-      onClick={() => navigate(`/inbox/${item.id}`)}
+      onClick={() => open(item)}
     >
       <div class="row-top">
         <span class="row-name">{name}</span>
@@ -139,6 +184,7 @@ const Row = ({
         {item.channel?.type === 'livechat' && !item.picked_up && item.status === 'open' && (
           <span class="chip queue">{t('conv.in_queue')}</span>
         )}
+        {item.status !== 'open' && <span class="chip">{t(`status.${item.status}`)}</span>}
         {item.sla && <span class={`chip sla-${item.sla.level}`}>SLA</span>}
         {item.unread_count > 0 && (
           <span class="count" title={`${item.unread_count} unread`}>
@@ -164,13 +210,33 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
   const [loading, setLoading] = useState(true)
   const [scrollTop, setScrollTop] = useState(0)
   const [height, setHeight] = useState(600)
-  const [active, setActive] = useState(0)
+  const [activeId, setActiveId] = useState<number | null>(selected)
+  const [loads, setLoads] = useState(0)
   const [q, setQ] = useState('')
-  const pages = useRef(0)
+  const list = useRef<readonly InteractionItem[]>([])
+  /** The next page to ask for, or 0 before the first page (and after the last). */
+  const nextPage = useRef(0)
   const fetching = useRef(false)
   const generation = useRef(0)
+  /** The open conversation kept in the list although it left the tab, until the agent moves on. */
+  const pinned = useRef<number | null>(null)
+  const selectedRef = useRef(selected)
+  selectedRef.current = selected
+  /** The first row in view and how far it was scrolled, to keep it in place when rows go above. */
+  const anchor = useRef<{ readonly id: number; readonly offset: number } | null>(null)
   const box = useRef<HTMLDivElement>(null)
   const options = useOptions()
+
+  const commit = (next: readonly InteractionItem[]) => {
+    const el = box.current
+    const old = list.current
+    if (el && el.scrollTop > 0 && old.length > 0) {
+      const at = Math.min(old.length - 1, Math.floor(el.scrollTop / ROW))
+      anchor.current = { id: old[at]!.id, offset: el.scrollTop - at * ROW }
+    }
+    list.current = next
+    setItems(next)
+  }
 
   const load = useCallback(async (page: number, f: Filters) => {
     const gen = generation.current
@@ -182,24 +248,28 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
       setTotal(Number(r.meta.total ?? got.length))
       setCounts((r.meta.counts ?? {}) as Record<string, number>)
       setTeams((r.meta.teams ?? []) as readonly Option[])
+      const old = list.current
+      let added = got.length
       if (page === 1) {
-        // A refresh of the head: the first page replaces the old one, later pages stay.
-        setItems((old) => {
-          const fresh = new Set(got.map((i) => i.id))
-          return pages.current <= 1 ? got : [...got, ...old.slice(PER_PAGE).filter((i) => !fresh.has(i.id))]
-        })
-        pages.current = Math.max(pages.current, 1)
+        const merged = mergeHead(old, got, got.length < PER_PAGE, selectedRef.current)
+        pinned.current = merged.kept ? selectedRef.current : null
+        commit(merged.items)
       } else {
-        setItems((old) => {
-          const have = new Set(old.map((i) => i.id))
-          return [...old, ...got.filter((i) => !have.has(i.id))]
-        })
-        pages.current = page
+        const have = new Set(old.map((i) => i.id))
+        const more = got.filter((i) => !have.has(i.id))
+        added = more.length
+        if (more.length > 0) commit([...old, ...more])
       }
+      // Offsets move when rows arrive or leave: go on from what is held (rows seen twice are
+      // dropped above); a page that brought nothing new is passed over.
+      const held = list.current.length
+      nextPage.current =
+        got.length < PER_PAGE ? 0 : added > 0 || page === 1 ? Math.floor(held / PER_PAGE) + 1 : page + 1
     } finally {
       if (gen === generation.current) {
         fetching.current = false
         setLoading(false)
+        setLoads((n) => n + 1)
         meaningful()
       }
     }
@@ -208,13 +278,40 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
   // New filters: start over.
   useEffect(() => {
     generation.current += 1
-    pages.current = 0
+    nextPage.current = 0
+    pinned.current = null
+    anchor.current = null
+    list.current = []
     setItems([])
     setLoading(true)
-    setActive(0)
     box.current?.scrollTo({ top: 0 })
     void load(1, filters)
   }, [filters, load])
+
+  // The agent moved on: the conversation kept although it had left the tab goes.
+  useEffect(() => {
+    if (selected !== null) setActiveId(selected)
+    const gone = pinned.current
+    if (gone !== null && gone !== selected) {
+      pinned.current = null
+      commit(list.current.filter((i) => i.id !== gone))
+    }
+  }, [selected])
+
+  // Rows added above the first in view: it stays where the reader had it.
+  useLayoutEffect(() => {
+    const a = anchor.current
+    const el = box.current
+    anchor.current = null
+    if (!a || !el) return
+    const at = items.findIndex((i) => i.id === a.id)
+    if (at < 0) return
+    const top = at * ROW + a.offset
+    if (Math.abs(el.scrollTop - top) >= 1) {
+      el.scrollTop = top
+      setScrollTop(el.scrollTop)
+    }
+  }, [items])
 
   // Live: refresh the head after changes (and whatever the socket could not replay).
   useEffect(() => {
@@ -254,22 +351,33 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
   // More rows when the reader nears the end of what is loaded.
   useEffect(() => {
     const end = Math.ceil((scrollTop + height) / ROW)
-    if (!fetching.current && items.length < total && end > items.length - 20 && pages.current > 0)
-      void load(pages.current + 1, filters)
-  }, [scrollTop, height, items.length, total, filters, load])
+    if (!fetching.current && nextPage.current > 0 && items.length < total && end > items.length - 20)
+      void load(nextPage.current, filters)
+  }, [scrollTop, height, items.length, total, filters, load, loads])
 
   const first = Math.max(0, Math.floor(scrollTop / ROW) - OVERSCAN)
   const last = Math.min(items.length, Math.ceil((scrollTop + height) / ROW) + OVERSCAN)
+  const found = activeId === null ? -1 : items.findIndex((i) => i.id === activeId)
+  const active = Math.max(found, 0)
 
   const moveTo = (i: number) => {
     const n = Math.max(0, Math.min(items.length - 1, i))
-    setActive(n)
+    const item = items[n]
+    if (!item) return
+    setActiveId(item.id)
     const el = box.current
     if (!el) return
     if (n * ROW < el.scrollTop) el.scrollTop = n * ROW
     else if ((n + 1) * ROW > el.scrollTop + el.clientHeight) el.scrollTop = (n + 1) * ROW - el.clientHeight
   }
+  const open = (item: InteractionItem) => {
+    setActiveId(item.id)
+    // The list keeps the keyboard: j/k go on from here after the conversation opens.
+    box.current?.focus({ preventScroll: true })
+    navigate(`/inbox/${item.id}`)
+  }
   const onKey = (e: KeyboardEvent) => {
+    if (e.altKey || e.ctrlKey || e.metaKey) return
     const page = Math.max(1, Math.floor(height / ROW) - 1)
     if (e.key === 'ArrowDown' || e.key === 'j') moveTo(active + 1)
     else if (e.key === 'ArrowUp' || e.key === 'k') moveTo(active - 1)
@@ -279,15 +387,49 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
     else if (e.key === 'End') moveTo(items.length - 1)
     else if (e.key === 'Enter' || e.key === ' ') {
       const item = items[active]
-      if (item) navigate(`/inbox/${item.id}`)
+      if (item) open(item)
     } else return
     e.preventDefault()
   }
+  const onKeyRef = useRef(onKey)
+  onKeyRef.current = onKey
+  // j/k anywhere on the page but a text field (or the list itself) move through the list and
+  // give it the focus back, wherever a click or the conversation left it.
+  useEffect(() => {
+    const onDoc = (e: KeyboardEvent) => {
+      if (e.defaultPrevented || (e.key !== 'j' && e.key !== 'k') || typingIn(e.target)) return
+      const el = box.current
+      if (!el || (e.target instanceof Node && el.contains(e.target))) return
+      el.focus({ preventScroll: true })
+      onKeyRef.current(e)
+    }
+    document.addEventListener('keydown', onDoc)
+    return () => document.removeEventListener('keydown', onDoc)
+  }, [])
   const set = (k: keyof Filters) => (v: string) => setFilters((f) => ({ ...f, [k]: v }))
   const activeItem = items[active]
+  const allCount = (['new', 'waiting', 'replied', 'solved', 'closed'] as const).reduce(
+    (n, k) => n + (counts[k] ?? 0),
+    0,
+  )
 
   return (
     <section class="list-pane" aria-label={t('list.label')}>
+      <div class="views" role="tablist" aria-label={t('views.label')}>
+        {VIEWS.map((view) => (
+          <button
+            key={view}
+            type="button"
+            role="tab"
+            aria-selected={filters.view === view}
+            class={filters.view === view ? 'view on' : 'view'}
+            onClick={() => setFilters((f) => ({ ...f, view }))}
+            data-testid={`view-${view}`}
+          >
+            {t(`view.${view}`)}
+          </button>
+        ))}
+      </div>
       <div class="tabs" role="tablist" aria-label={t('tabs.label')}>
         {TABS.map((tab) => (
           <button
@@ -297,9 +439,10 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
             aria-selected={filters.tab === tab}
             class={filters.tab === tab ? 'tab on' : 'tab'}
             onClick={() => setFilters((f) => ({ ...f, tab }))}
-            data-testid={`tab-${tab}`}
+            data-testid={`tab-${tab || 'all'}`}
           >
-            {t(`tab.${tab}`)} <span class="tab-count">{compact(counts[tab] ?? 0)}</span>
+            {t(`tab.${tab || 'all'}`)}{' '}
+            <span class="tab-count">{compact(tab ? (counts[tab] ?? 0) : allCount)}</span>
           </button>
         ))}
       </div>
@@ -313,7 +456,7 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
         />
         <details class="more-filters">
           <summary>
-            {t('filter.channel')}, {t('filter.team').toLowerCase()}, {t('filter.assignee').toLowerCase()}…
+            {t('filter.channel')}, {t('filter.team').toLowerCase()}, {t('filter.label').toLowerCase()}…
           </summary>
           <Select
             label={t('filter.channel')}
@@ -329,15 +472,6 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
               { value: 'mine', label: t('filter.mine') },
               { value: 'none', label: t('filter.none') },
               ...teams.map((x) => ({ value: String(x.id), label: x.name })),
-            ]}
-          />
-          <Select
-            label={t('filter.assignee')}
-            value={filters.assignee}
-            onChange={set('assignee')}
-            options={[
-              { value: 'me', label: t('filter.me') },
-              { value: 'none', label: t('filter.none') },
             ]}
           />
           {options.labels.length > 0 && (
@@ -384,6 +518,7 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
               top={(first + i) * ROW}
               active={first + i === active}
               selected={item.id === selected}
+              open={open}
             />
           ))}
         </div>

@@ -3,19 +3,30 @@ import * as F from '../support/fixtures'
 import { runCli, startTestServer, type TestServer } from '../support/server'
 
 /**
- * The operator's administration commands, as an operator runs them (a child process on the same
- * PostgreSQL database as the server; the embedded test database lives in the server's memory).
+ * The operator's administration commands, as an operator runs them: a child process on the same
+ * database as the server. On PostgreSQL the server keeps running, and sees what the CLI changed;
+ * the embedded database is opened by one process at a time (the CLI refuses while a server holds
+ * it), so there the server stops around each command, as an operator must stop it.
  */
 const pg = Boolean(process.env.DATABASE_URL)
 let s: TestServer
 beforeAll(async () => {
-  if (pg) s = await startTestServer()
+  s = await startTestServer({}, { durable: true })
 })
 afterAll(() => s?.stop())
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>
 
-describe.skipIf(!pg)('operator CLI: billing and plan requests', () => {
+const cli = async (args: readonly string[]) => {
+  if (pg) return runCli(args, s.env)
+  let out: Awaited<ReturnType<typeof runCli>> | undefined
+  await s.restart(async () => {
+    out = await runCli(args, s.env)
+  })
+  return out!
+}
+
+describe('operator CLI: billing and plan requests', () => {
   it('confirms a local payment, lists plan requests, sets a Custom workspace allowance', async () => {
     const w = await F.workspace(s, { plan: 'free' })
     const owner = await F.signIn(s, w.ownerEmail)
@@ -26,27 +37,33 @@ describe.skipIf(!pg)('operator CLI: billing and plan requests', () => {
     )
     expect(sent.status).toBe(201)
 
-    const confirm = await runCli(['billing', 'confirm', '--invoice', up.invoice.number], s.env)
+    const confirm = await cli(['billing', 'confirm', '--invoice', up.invoice.number])
     expect(confirm.stderr).toBe('')
     expect(JSON.parse(confirm.stdout)).toEqual({ invoice: up.invoice.number, result: 'paid' })
     const ws = (await body(await s.fetch('/v1/workspace', { headers: owner.headers() }))).data
     expect(ws.plan).toBe('pro')
 
-    const list = await runCli(['plan-requests', '--limit', '5'], s.env)
+    const list = await cli(['plan-requests', '--limit', '5'])
     expect(list.code).toBe(0)
     expect(JSON.parse(list.stdout).plan_requests[0]).toMatchObject({
       email: 'rina@corp.example',
       name: 'Rina',
     })
 
-    const custom = await runCli(
-      ['workspace', 'plan', '--workspace', String(w.workspaceId), '--plan', 'custom', '--workspaces', '3'],
-      s.env,
-    )
+    const custom = await cli([
+      'workspace',
+      'plan',
+      '--workspace',
+      String(w.workspaceId),
+      '--plan',
+      'custom',
+      '--workspaces',
+      '3',
+    ])
     expect(custom.code).toBe(0)
     expect(JSON.parse(custom.stdout).workspace).toMatchObject({ plan: 'custom', contract_workspaces: 3 })
     const meta = (await body(await s.fetch('/v1/workspaces', { headers: owner.headers() }))).meta
     expect(meta.create).toBe(true)
     expect(meta.create_limit).toMatchObject({ limit: 3 })
-  }, 120_000)
+  }, 300_000) // on the embedded database each command also stops and starts the server
 })

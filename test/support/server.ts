@@ -24,8 +24,10 @@ export interface TestServer extends Omit<RunningApp, 'stop'> {
   /**
    * Stops the node and starts a new one (on a new port) on the same database: PostgreSQL's, or the
    * embedded one of a server started with `durable` (the in-memory one does not outlive its node).
+   * `meanwhile` runs while no node is up: what an operator runs with the server stopped (the CLI
+   * on the embedded database, which one process opens at a time).
    */
-  readonly restart: () => Promise<void>
+  readonly restart: (meanwhile?: () => Promise<unknown>) => Promise<void>
 }
 
 export interface TestServerOptions {
@@ -111,14 +113,18 @@ export const startTestServer = async (
     cfg,
     env: childEnv,
     fetch: (p, init) => fetch(`${app.url}${p}`, init),
-    restart: async () => {
+    restart: async (meanwhile) => {
       if (!db && !opts.durable)
         throw new Error('restart needs startTestServer(env, { durable: true }) on the embedded database')
       // Stopping closes the embedded database (its data flushed to disk) and removes its lock.
       await app.stop()
-      // A new port: a client's kept-alive connections to the old node must not reach the new one.
-      const port = await freePort()
-      app = await boot({ ...cfg, port, publicUrl: `http://127.0.0.1:${port}` })
+      try {
+        await meanwhile?.()
+      } finally {
+        // A new port: a client's kept-alive connections to the old node must not reach the new one.
+        const port = await freePort()
+        app = await boot({ ...cfg, port, publicUrl: `http://127.0.0.1:${port}` })
+      }
     },
     stop: async () => {
       // A wait the pool's guard had to break (store/pool.ts) fails the file that caused it, even

@@ -17,7 +17,8 @@ let s: TestServer
 let w: F.Seeded
 let owner: F.Session
 beforeAll(async () => {
-  s = await startTestServer(ENV)
+  // On disk when embedded: the sealed auth state must outlive a restart.
+  s = await startTestServer(ENV, { durable: true })
   w = await F.workspace(s, { plan: 'pro' })
   owner = await F.signIn(s, w.ownerEmail)
 })
@@ -166,43 +167,40 @@ describe('messaging-app number health', () => {
     ws.close()
   })
 
-  it.skipIf(!process.env.DATABASE_URL)(
-    'the sealed auth state is reused after a restart: the number comes back without a new QR',
-    async () => {
-      const { ch, sock } = await linkedNumber(s, owner, '6281200000604')
-      const before = await status(s, owner, ch.id)
-      // What Baileys' socket stores once linked: the account in the creds, signal keys in the key store.
-      sock.emit('creds.update', {
-        me: { id: '6281200000604:7@s.whatsapp.net', name: 'Shop' },
-        registrationId: 4711,
-      })
-      await waitFor(async () => {
-        const [row] = await s.run(Msgapp.readAuth(ch.id, 'creds', ['creds']))
-        return row && !row.sealed.includes('4711')
-      })
-      const preKey = { public: Buffer.alloc(32, 3), private: Buffer.alloc(32, 4) }
-      await sock.auth!.keys.set({ 'pre-key': { '42': preKey } })
-      const noise = Buffer.from(sock.auth!.creds.noiseKey.private)
+  it('the sealed auth state is reused after a restart: the number comes back without a new QR', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000604')
+    const before = await status(s, owner, ch.id)
+    // What Baileys' socket stores once linked: the account in the creds, signal keys in the key store.
+    sock.emit('creds.update', {
+      me: { id: '6281200000604:7@s.whatsapp.net', name: 'Shop' },
+      registrationId: 4711,
+    })
+    await waitFor(async () => {
+      const [row] = await s.run(Msgapp.readAuth(ch.id, 'creds', ['creds']))
+      return row && !row.sealed.includes('4711')
+    })
+    const preKey = { public: Buffer.alloc(32, 3), private: Buffer.alloc(32, 4) }
+    await sock.auth!.keys.set({ 'pre-key': { '42': preKey } })
+    const noise = Buffer.from(sock.auth!.creds.noiseKey.private)
 
-      await s.restart()
-      const next = await nthSocket(ch.id, 2, 10_000)
-      expect(next.auth!.creds.me).toEqual({ id: '6281200000604:7@s.whatsapp.net', name: 'Shop' })
-      expect(next.auth!.creds.registrationId).toBe(4711)
-      expect(Buffer.from(next.auth!.creds.noiseKey.private).equals(noise)).toBe(true)
-      const keys = await next.auth!.keys.get('pre-key', ['42'])
-      expect(Buffer.from(keys['42']!.private).equals(preKey.private)).toBe(true)
-      expect(next.user?.id).toBe('6281200000604:7@s.whatsapp.net')
+    await s.restart()
+    const next = await nthSocket(ch.id, 2, 10_000)
+    expect(next.auth!.creds.me).toEqual({ id: '6281200000604:7@s.whatsapp.net', name: 'Shop' })
+    expect(next.auth!.creds.registrationId).toBe(4711)
+    expect(Buffer.from(next.auth!.creds.noiseKey.private).equals(noise)).toBe(true)
+    const keys = await next.auth!.keys.get('pre-key', ['42'])
+    expect(Buffer.from(keys['42']!.private).equals(preKey.private)).toBe(true)
+    expect(next.user?.id).toBe('6281200000604:7@s.whatsapp.net')
 
-      next.open('6281200000604')
-      await waitStatus(s, owner, ch.id, 'active')
-      const after = await status(s, owner, ch.id)
-      expect(after).toMatchObject({
-        phone: '+6281200000604',
-        linked_at: before.linked_at,
-        qr_available: false,
-      })
-      expect((await s.fetch(`/v1/channels/${ch.id}/qr`, { headers: owner.headers() })).status).toBe(409)
-      expect(next.calls.filter((c) => c.op === 'requestPairingCode')).toEqual([])
-    },
-  )
+    next.open('6281200000604')
+    await waitStatus(s, owner, ch.id, 'active')
+    const after = await status(s, owner, ch.id)
+    expect(after).toMatchObject({
+      phone: '+6281200000604',
+      linked_at: before.linked_at,
+      qr_available: false,
+    })
+    expect((await s.fetch(`/v1/channels/${ch.id}/qr`, { headers: owner.headers() })).status).toBe(409)
+    expect(next.calls.filter((c) => c.op === 'requestPairingCode')).toEqual([])
+  })
 })

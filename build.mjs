@@ -13,7 +13,8 @@ import { buildApp } from './app/build.mjs'
 
 const root = path.dirname(fileURLToPath(import.meta.url))
 const outdir = path.join(root, 'dist')
-const entryPoints = ['main.ts', 'cli.ts', 'social/main.ts', 'social/cli.ts']
+// The embedded database's thread (store/embeddedWorker.ts) is a worker's entry of its own.
+const entryPoints = ['main.ts', 'cli.ts', 'social/main.ts', 'social/cli.ts', 'store/embeddedWorker.ts']
 
 /**
  * Packages stay in node_modules, except Effect's (`effect`, `@effect/*`, and fast-check with its

@@ -1,11 +1,15 @@
 import * as fs from 'node:fs'
+import { createRequire } from 'node:module'
 import * as path from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { Worker } from 'node:worker_threads'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
 import { Context, Effect, Layer } from 'effect'
 import pg from 'pg'
 import type { AppConfig } from '../engine/config'
 import type { Logger } from '../engine/log'
+import { sourcePath } from '../engine/sourceTree'
 import { type GuardedPool, guardedPool, type PoolGuard, type StuckReport } from './pool'
 
 /**
@@ -97,6 +101,28 @@ const lockDataDir = (dir: string) =>
   )
 
 /**
+ * The embedded database's thread: the compiled worker next to the compiled server, or, running
+ * from source (tsx, tests), the TypeScript one through tsx's loader.
+ */
+const spawnEmbedded = (data: {
+  readonly dataDir: string
+  readonly socketPath: string
+  readonly settings: Readonly<Record<string, string>>
+}): Worker => {
+  const here = fileURLToPath(import.meta.url)
+  const compiled = sourcePath('dist', 'store', 'embeddedWorker.js')
+  if (here.includes(`${path.sep}dist${path.sep}`)) return new Worker(compiled, { workerData: data })
+  // tsx's ESM API (its package exports name this file for `import`).
+  const tsxRoot = path.dirname(createRequire(import.meta.url).resolve('tsx/package.json'))
+  const tsx = pathToFileURL(path.join(tsxRoot, 'dist', 'esm', 'api', 'index.mjs')).href
+  const source = pathToFileURL(sourcePath('store', 'embeddedWorker.ts')).href
+  return new Worker(
+    `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(source)}) })`,
+    { eval: true, workerData: data },
+  )
+}
+
+/**
  * PostgreSQL settings of the embedded database, for a small server (docs/decisions.md, "Production
  * start and footprint"). PGlite otherwise runs with PostgreSQL's defaults: 128 MB of shared
  * buffers, touched at start, and connection slots for 100 sessions where it has one.
@@ -122,48 +148,35 @@ const embedded = (opts: DatabaseOptions) =>
       if (opts.dataDir !== 'memory') yield* lockDataDir(opts.dataDir)
       const socketPath = path.join(socketDir, '.s.PGSQL.5432')
       fs.rmSync(socketPath, { force: true })
-      // PGlite loads only in embedded mode: a node on PostgreSQL never loads it.
-      const [{ PGlite }, { pg_trgm }, { unaccent }, { vector }, { PGLiteSocketServer }] =
-        yield* Effect.promise(() =>
-          Promise.all([
-            import('@electric-sql/pglite'),
-            import('@electric-sql/pglite/contrib/pg_trgm'),
-            import('@electric-sql/pglite/contrib/unaccent'),
-            import('@electric-sql/pglite-pgvector'),
-            import('@electric-sql/pglite-socket'),
-          ]),
-        )
-      const db = yield* Effect.acquireRelease(
-        Effect.promise(async () => {
-          // pg_trgm serves the inbox search's indexes (migration 0012), as on PostgreSQL; unaccent
-          // and pgvector the knowledge base's keyword and semantic search (migration 0075).
-          const options = {
-            extensions: { pg_trgm, unaccent, vector },
-            startParams: [
-              ...PGlite.defaultStartParams,
-              ...Object.entries(EMBEDDED_SETTINGS).flatMap(([k, v]) => ['-c', `${k}=${v}`]),
-            ],
-          }
-          const instance =
-            opts.dataDir === 'memory'
-              ? new PGlite(options)
-              : new PGlite(path.join(opts.dataDir, 'pg'), options)
-          await instance.waitReady
-          return instance
-        }),
-        (instance) => Effect.promise(() => instance.close()).pipe(Effect.ignore),
-      )
+      // PGlite runs in a thread of its own (store/embeddedWorker.ts): a long statement holds that
+      // thread, not the node's event loop. It loads only in embedded mode.
       yield* Effect.acquireRelease(
-        Effect.promise(async () => {
-          // The node's pool takes one connection; the others are for an operator's tool on the
-          // same machine, and a reconnect while a closed connection is still being cleaned up.
-          // PGlite runs one session's statements at a time (a transaction's to its end).
-          const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 })
-          await server.start()
-          return server
+        Effect.async<Worker, Error>((resume) => {
+          const worker = spawnEmbedded({ dataDir: opts.dataDir, socketPath, settings: EMBEDDED_SETTINGS })
+          const failed = (e: Error) => {
+            void worker.terminate()
+            resume(Effect.fail(new Error(`the embedded database did not start: ${e.message}`)))
+          }
+          worker.once('error', failed)
+          worker.once('message', (m: unknown) => {
+            worker.off('error', failed)
+            if (m === 'ready') resume(Effect.succeed(worker))
+            else failed(new Error(String((m as { failed?: string }).failed ?? m)))
+          })
         }),
-        (server) => Effect.promise(() => server.stop()).pipe(Effect.ignore),
-      )
+        (worker) =>
+          Effect.async<void>((resume) => {
+            // A checkpoint on close; a worker that does not answer is ended after a while.
+            const done = () => {
+              clearTimeout(timer)
+              void worker.terminate().then(() => resume(Effect.void))
+            }
+            const timer = setTimeout(done, 10_000)
+            worker.once('message', done)
+            worker.once('exit', done)
+            worker.postMessage('close')
+          }),
+      ).pipe(Effect.orDie)
       return clientLayer(
         { host: socketDir, port: 5432, database: 'postgres', user: 'postgres', max: 1, types },
         opts,

@@ -19,8 +19,8 @@ import {
  * saying so, a request waiting on the database answers 503 with `Retry-After` after the bound,
  * and SIGTERM ends the process within 10 s, naming the request still running. Both databases:
  * the embedded one is stuck by an operator's session holding a transaction open on its socket
- * (PGlite runs one session's statements at a time), PostgreSQL by a proxy that stops passing
- * bytes.
+ * (PGlite runs one session's statements at a time) or running a minute-long statement (PGlite
+ * runs in a thread of its own), PostgreSQL by a proxy that stops passing bytes.
  */
 const root = path.resolve(__dirname, '../..')
 
@@ -148,6 +148,27 @@ const stuckCases: Array<{
           await operator.connect()
           await operator.query('BEGIN')
           await operator.query('SELECT 1')
+        },
+        done: async () => {
+          await operator?.end().catch(() => {})
+        },
+      }
+    },
+  },
+  {
+    name: 'the embedded database running a long statement',
+    enabled: true,
+    setup: async (dir) => {
+      let operator: pg.Client | undefined
+      return {
+        env: {},
+        // PGlite runs statements synchronously: in the node's own thread this one would hold the
+        // event loop (no health answer, no signal handled) for its whole minute.
+        stick: async () => {
+          operator = new pg.Client({ host: dir, port: 5432, user: 'postgres', database: 'postgres' })
+          operator.on('error', () => {})
+          await operator.connect()
+          void operator.query('SELECT pg_sleep(60)').catch(() => {})
         },
         done: async () => {
           await operator?.end().catch(() => {})

@@ -1,8 +1,9 @@
+import { inflateRawSync } from 'node:zlib'
 import { parse } from 'csv-parse/sync'
 import { Effect } from 'effect'
 import type ExcelJS from 'exceljs'
 import { type ApiError, invalid } from '../errors'
-import { unstorable } from '../fields'
+import { humanSize, unstorable } from '../fields'
 import { addMessages } from '../i18n'
 
 /**
@@ -13,7 +14,8 @@ import { addMessages } from '../i18n'
  * `Contact Phone`). A file that cannot be read is 422 on `file` with a stable message key:
  * `import.encrypted` (password-protected, or the old binary `.xls`), `import.unreadable` (not a
  * workbook or CSV), `import.encoding` (CSV not UTF-8), `import.characters` (a header holding NUL
- * or an unpaired surrogate), `import.empty`, `import.too_many_rows`.
+ * or an unpaired surrogate), `import.empty`, `import.too_many_rows`, `import.unpacked_too_large`
+ * (an `.xlsx` whose parts inflate past `MAX_UNPACKED_BYTES`: a zip bomb).
  */
 addMessages({
   'import.encrypted': {
@@ -33,6 +35,10 @@ addMessages({
     id: 'memiliki karakter yang tidak diizinkan (NUL atau surrogate UTF-16 tanpa pasangan) di baris judulnya',
   },
   'import.empty': { en: 'has no header row and data', id: 'tidak memiliki baris judul dan data' },
+  'import.unpacked_too_large': {
+    en: 'unpacks to more than {size}; split it into several files',
+    id: 'berukuran lebih dari {size} setelah diekstrak; bagi menjadi beberapa file',
+  },
   'import.too_many_rows': {
     en: 'has more than {max} rows; split it into several files',
     id: 'memiliki lebih dari {max} baris; bagi menjadi beberapa file',
@@ -87,8 +93,98 @@ const uniqueHeaders = (raw: readonly string[]) => {
   })
 }
 
+/**
+ * What the parts of an `.xlsx` may inflate to, together: as much as a CSV upload may be (50 MB).
+ * exceljs inflates each part whole into memory and builds every row before `MAX_ROWS` is checked,
+ * so a few hundred KB of deflated XML (a zip bomb) held the node for minutes and gigabytes. A
+ * workbook of `MAX_ROWS` rows of 60 columns unpacks to about 36 MB.
+ */
+export const MAX_UNPACKED_BYTES = 50 * 1024 * 1024
+
+/**
+ * Whether the archive's entries inflate to at most `limit` bytes together: each entry located as
+ * JSZip (under exceljs) locates it, from the central directory (ZIP64 fields included), and
+ * inflated with a cap, so declared sizes that lie change nothing. `unreadable` when the archive
+ * cannot be followed; entries of another compression method are left to exceljs, which refuses
+ * them.
+ */
+export const unpackedSize = (bytes: Uint8Array, limit: number): 'within' | 'too_large' | 'unreadable' => {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+  const u64 = (at: number) => (at + 8 <= b.length ? Number(b.readBigUInt64LE(at)) : -1)
+  // The end of the central directory: 22 bytes and a comment of up to 64 KB, at the end.
+  let end = -1
+  for (let i = b.length - 22; i >= 0 && i >= b.length - 22 - 0xffff; i--) {
+    if (b.readUInt32LE(i) === 0x06054b50) {
+      end = i
+      break
+    }
+  }
+  if (end < 0) return 'unreadable'
+  let count = b.readUInt16LE(end + 10)
+  let at = b.readUInt32LE(end + 16)
+  if ((count === 0xffff || at === 0xffffffff) && end >= 20 && b.readUInt32LE(end - 20) === 0x07064b50) {
+    const z = u64(end - 12)
+    if (z < 0 || z + 56 > b.length || b.readUInt32LE(z) !== 0x06064b50) return 'unreadable'
+    count = u64(z + 32)
+    at = u64(z + 48)
+  }
+  let left = limit
+  for (let n = 0; n < count; n++) {
+    if (at < 0 || at + 46 > b.length || b.readUInt32LE(at) !== 0x02014b50) return 'unreadable'
+    const method = b.readUInt16LE(at + 10)
+    let compressed = b.readUInt32LE(at + 20)
+    let size = b.readUInt32LE(at + 24)
+    let local = b.readUInt32LE(at + 42)
+    const nameLength = b.readUInt16LE(at + 28)
+    const extraLength = b.readUInt16LE(at + 30)
+    // ZIP64: the sizes and offset that do not fit in 32 bits, in this order, in extra field 1.
+    for (let x = at + 46 + nameLength; x + 4 <= at + 46 + nameLength + extraLength; ) {
+      const id = b.readUInt16LE(x)
+      const length = b.readUInt16LE(x + 2)
+      if (id === 0x0001) {
+        let f = x + 4
+        if (size === 0xffffffff) {
+          size = u64(f)
+          f += 8
+        }
+        if (compressed === 0xffffffff) {
+          compressed = u64(f)
+          f += 8
+        }
+        if (local === 0xffffffff) local = u64(f)
+      }
+      x += 4 + length
+    }
+    at += 46 + nameLength + extraLength + b.readUInt16LE(at + 32)
+    if (local < 0 || local + 30 > b.length || b.readUInt32LE(local) !== 0x04034b50) return 'unreadable'
+    const start = local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28)
+    if (compressed < 0 || start + compressed > b.length) return 'unreadable'
+    if (method === 0) left -= compressed
+    else if (method === 8) {
+      if (size > left) return 'too_large'
+      try {
+        left -= inflateRawSync(b.subarray(start, start + compressed), {
+          maxOutputLength: Math.max(left, 1),
+        }).length
+      } catch (e) {
+        return (e as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE' ? 'too_large' : 'unreadable'
+      }
+    }
+    if (left < 0) return 'too_large'
+  }
+  return 'within'
+}
+
 const readXlsx = (bytes: Uint8Array) =>
   Effect.gen(function* () {
+    const unpacked = unpackedSize(bytes, MAX_UNPACKED_BYTES)
+    if (unpacked === 'unreadable') return yield* Effect.fail(refuse('import.unreadable'))
+    if (unpacked === 'too_large')
+      return yield* Effect.fail(
+        invalid({
+          file: { key: 'import.unpacked_too_large', params: { size: humanSize(MAX_UNPACKED_BYTES) } },
+        }),
+      )
     // exceljs loads on the first spreadsheet, not at start (docs/decisions.md, footprint).
     const { default: Excel } = yield* Effect.promise(() => import('exceljs'))
     const book = new Excel.Workbook()

@@ -49,7 +49,7 @@ import * as Router from './router'
 import { routes as routeTable } from './routes'
 import * as SystemRoutes from './routes/system'
 import { runFast } from './runFast'
-import { isNative, listen, type Pending } from './server'
+import { ensurePortFree, isNative, listen, type Pending } from './server'
 
 /** Every route of the service, in one list: the router, the OpenAPI document and tests read it. */
 export const allRoutes = (): readonly Route[] => {
@@ -174,6 +174,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
         'Set UWS_ALLOW_FALLBACK=1 to run anyway.',
     )
   }
+  await ensurePortFree(cfg.host, cfg.port)
   const runtime = ManagedRuntime.make(servicesLayer(cfg, { clusterRole: 'runner', ...opts }))
   try {
     const log = await runtime.runPromise(Log)

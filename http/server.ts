@@ -1,5 +1,6 @@
 import uws from 'uWebSockets.js'
 import { STATUS_CODES } from 'node:http'
+import * as net from 'node:net'
 import { type Incoming, incoming } from './request'
 
 export type { Incoming } from './request'
@@ -61,6 +62,27 @@ export interface ServerOptions {
 const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`
 
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
+
+/**
+ * Fails at once, with the reason `listen` would give, when the port is taken: a node checks
+ * before it opens its database (the embedded one takes seconds to start) rather than after.
+ */
+export const ensurePortFree = (host: string, port: number): Promise<void> =>
+  port === 0
+    ? Promise.resolve()
+    : new Promise((resolve, reject) => {
+        const probe = net.createServer()
+        probe.once('error', (e: NodeJS.ErrnoException) =>
+          reject(e.code === 'EADDRINUSE' ? portInUse(host, port) : e),
+        )
+        probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()))
+      })
+
+const portInUse = (host: string, port: number) =>
+  new Error(
+    `cannot listen on ${host}:${port}: the port is in use (another Kotak node or another program) ` +
+      'or the address is not this machine’s; stop that program or choose another PORT',
+  )
 
 export const listen = (opts: ServerOptions): Promise<Listening> => {
   const app = uws.App()
@@ -244,12 +266,7 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     ) => void
     listenOn.call(app, opts.host, opts.port, LISTEN_EXCLUSIVE_PORT, (token) => {
       if (!token) {
-        reject(
-          new Error(
-            `cannot listen on ${opts.host}:${opts.port}: the port is in use (another Kotak node or another program) ` +
-              'or the address is not this machine’s; stop that program or choose another PORT',
-          ),
-        )
+        reject(portInUse(opts.host, opts.port))
         return
       }
       resolve({

@@ -76,6 +76,17 @@ interface Waiter {
   done: boolean
 }
 
+interface Running {
+  readonly client: pg.PoolClient
+  readonly holder: Holder
+  readonly since: number
+  readonly text: string
+  readonly cb: (...r: unknown[]) => void
+  done: boolean
+}
+
+const brief = (sql: string, n: number) => sql.replace(/\s+/g, ' ').trim().slice(0, n)
+
 interface Holder {
   readonly client: pg.PoolClient
   readonly since: number
@@ -104,6 +115,9 @@ export const guardedPool = (
   // Clients whose statement ran out of time: closed when given back, which ends whatever they
   // still hold (the server rolls back their transaction).
   const poisoned = new WeakSet<pg.PoolClient>()
+  // Statements sent and not answered yet: the tick fails those past `queryTimeoutMs` (one timer
+  // for all, not one per statement).
+  const running = new Set<Running>()
   const tracked = new WeakSet<pg.PoolClient>()
 
   /** Bounds a held client's statements in time and counts them (the guard's sign of life). */
@@ -119,31 +133,23 @@ export const guardedPool = (
       if (!h || typeof cb !== 'function') return query(...args)
       const first = args[0] as string | { text?: string } | undefined
       const text = typeof first === 'string' ? first : (first?.text ?? '')
+      // The text is kept as given (no copy); it is shortened only if a report needs it.
       if (single) {
-        h.statements.push(text.replace(/\s+/g, ' ').trim().slice(0, 200))
+        h.statements.push(text)
         if (h.statements.length > KEEP_STATEMENTS) h.statements.shift()
       }
-      h.lastActive = Date.now()
+      const now = Date.now()
+      h.lastActive = now
       h.inFlight++
-      let finished = false
-      const timer = setTimeout(() => {
-        if (finished) return
-        finished = true
-        h.inFlight--
-        poisoned.add(client)
-        ;(cb as (e: Error) => void)(
-          new DatabaseBusy(
-            `a statement had no answer within ${guard.queryTimeoutMs} ms: ${text.replace(/\s+/g, ' ').trim().slice(0, 120)}`,
-          ),
-        )
-      }, guard.queryTimeoutMs)
-      args[last] = (...r: unknown[]) => {
-        if (finished) return
-        finished = true
-        clearTimeout(timer)
+      const r: Running = { client, holder: h, since: now, text, cb: cb as Running['cb'], done: false }
+      running.add(r)
+      args[last] = (...res: unknown[]) => {
+        if (r.done) return
+        r.done = true
+        running.delete(r)
         h.inFlight--
         h.lastActive = Date.now()
-        ;(cb as (...r: unknown[]) => void)(...r)
+        r.cb(...res)
       }
       return query(...args)
     }
@@ -185,8 +191,21 @@ export const guardedPool = (
     return undefined
   }
   ;(pool as { connect: unknown }).connect = guarded
-  if (!single) return { pool, reports: () => found, close: () => pool.end() }
 
+  const expire = (now: number) => {
+    for (const r of running) {
+      if (now - r.since < guard.queryTimeoutMs) continue
+      r.done = true
+      running.delete(r)
+      r.holder.inFlight--
+      poisoned.add(r.client)
+      r.cb(
+        new DatabaseBusy(
+          `a statement had no answer within ${guard.queryTimeoutMs} ms: ${brief(r.text, 120)}`,
+        ),
+      )
+    }
+  }
   const busy = (h: Holder) => {
     // pg's own fields (its getters of the same names are deprecated): a cursor in progress.
     const c = h.client as unknown as { _activeQuery?: unknown; _queryQueue?: unknown[] }
@@ -197,6 +216,8 @@ export const guardedPool = (
     const now = Date.now()
     const late = now - lastTick - TICK_MS
     lastTick = now
+    expire(now)
+    if (!single) return
     const h = holders.values().next().value
     if (!h) return
     // The event loop itself stood still (a long synchronous step, a GC, a starved process): that
@@ -214,7 +235,7 @@ export const guardedPool = (
       at: new Date(now).toISOString(),
       holderIdleMs: idle,
       heldMs: now - h.since,
-      holderStatements: [...h.statements],
+      holderStatements: h.statements.map((t) => brief(t, 200)),
       waiters: stuck.length,
       longestWaitMs: Math.max(...stuck.map((w) => now - w.since)),
     }
@@ -224,7 +245,7 @@ export const guardedPool = (
     const error = new DatabaseBusy(
       `the database's only connection is held by a transaction that has run no statement for ${idle} ms ` +
         `while this statement waited for it (a transaction waiting on work that needs its connection?); ` +
-        `its last statements: ${h.statements.join(' | ')}`,
+        `its last statements: ${h.statements.map((t) => brief(t, 200)).join(' | ')}`,
     )
     for (const w of stuck) {
       w.done = true

@@ -123,7 +123,7 @@ describe('a second server on a port in use', () => {
     expect(await second.exited()).toBe(1)
     expect(second.output()).toContain(`cannot listen on 127.0.0.1:${s.port}: the port is in use`)
     for (let i = 0; i < 20; i++) expect((await s.fetch('/healthz')).status).toBe(200)
-  })
+  }, 60_000)
 })
 
 const stuckCases: Array<{

@@ -1,3 +1,4 @@
+import * as fs from 'node:fs'
 import { SqlClient } from '@effect/sql'
 import { Effect, Exit, Layer, ManagedRuntime } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -6,23 +7,27 @@ import * as Conversations from '../../store/conversations'
 import * as Database from '../../store/database'
 import { migrate } from '../../store/migrate'
 import * as Workspaces from '../../store/workspaces'
-import { freshDatabase } from '../support/server'
+import { freshDatabase, tempDir } from '../support/server'
 
 /**
- * The node's group commit of appends (store/appendWriter) on a real PostgreSQL: parts submitted at
- * once share a write; a part that cannot be written (a client id already stored) fails alone and
- * the others of its write still commit; a part whose conversation moved on is refused as stale and
- * writes nothing.
+ * The node's group commit of appends (store/appendWriter), on a fresh PostgreSQL database when
+ * DATABASE_URL is set, else on the embedded one (in memory): parts submitted at once share a
+ * write; a part that cannot be written (a client id already stored) fails alone and the others of
+ * its write still commit; a part whose conversation moved on is refused as stale and writes
+ * nothing.
  */
 const adminUrl = process.env.DATABASE_URL
 
-describe.skipIf(!adminUrl)('the append writer', () => {
-  let db: Awaited<ReturnType<typeof freshDatabase>>
+describe('the append writer', () => {
+  let db: Awaited<ReturnType<typeof freshDatabase>> | undefined
+  const dir = tempDir()
   let rt: ManagedRuntime.ManagedRuntime<SqlClient.SqlClient | AppendWriter.AppendWriter, unknown>
   let workspaceId = 0
   beforeAll(async () => {
-    db = await freshDatabase(adminUrl!)
-    const database = Database.layer({ url: db.url, dataDir: 'memory' })
+    db = adminUrl ? await freshDatabase(adminUrl) : undefined
+    const database = Database.layer(
+      db ? { url: db.url, dataDir: 'memory' } : { url: undefined, dataDir: 'memory', socketDir: dir },
+    )
     rt = ManagedRuntime.make(Layer.provideMerge(AppendWriter.layer, database))
     await rt.runPromise(migrate)
     workspaceId = await rt.runPromise(
@@ -41,6 +46,7 @@ describe.skipIf(!adminUrl)('the append writer', () => {
   afterAll(async () => {
     await rt?.dispose()
     await db?.drop()
+    fs.rmSync(dir, { recursive: true, force: true })
   })
 
   const conversation = () => rt.runPromise(Conversations.create(workspaceId, null))

@@ -287,6 +287,25 @@ describe('lead imports', () => {
     ])
     expect(r.data.rows[2].problems[0]).toMatchObject({ code: 'import.quota' })
     expect(r.data.rows[2].problems[0].message).toContain('100')
+    // The quota counts what was created, no more (the run reserves before its transaction and
+    // gives back what it did not use).
+    const billing = await P.api(s, boss).get('/v1/billing')
+    expect(billing.data.usage.leads_per_month).toMatchObject({ used: 100, limit: 100 })
+    // A re-run of a file whose rows all exist uses nothing.
+    const again = await upload(boss, 'first.csv', first, 'text/csv')
+    const rerun = await P.api(s, boss).post('/v1/leads/import', {
+      token: again.data.token,
+      pipeline_id: p.id,
+    })
+    expect(rerun.status, JSON.stringify(rerun.error)).toBe(200)
+    expect(rerun.data).toMatchObject({ created: 0 })
+    expect((await P.api(s, boss).get('/v1/billing')).data.usage.leads_per_month).toMatchObject({ used: 100 })
+  })
+
+  it('leaves the server healthy after the imports (the embedded database once hung on a run)', async () => {
+    const res = await s.fetch('/healthz')
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { data: { database: string } }).data.database).toBe('ok')
   })
 
   it('answers clear 422s for malformed, protected and oversized files and bad tokens', async () => {

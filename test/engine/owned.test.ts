@@ -87,6 +87,8 @@ describe('Owned with local claims (one node)', () => {
   })
 })
 
+// PostgreSQL only: advisory-lock claims share keys among several nodes on one PostgreSQL; the
+// embedded database has one node, which uses the local claims tested above (ClaimsPg.makeConfig).
 describe.skipIf(!DATABASE_URL)('Owned with advisory-lock claims (PostgreSQL)', () => {
   const url = DATABASE_URL ?? ''
   // A lock space per test, so runs in parallel (or left-over sessions) never share a key.

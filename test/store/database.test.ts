@@ -42,6 +42,8 @@ describe('withoutJit', () => {
   })
 })
 
+// PostgreSQL only: these are DATABASE_URL's connection options, and JIT needs LLVM; the embedded
+// database has no URL, and PGlite is built without LLVM (pg_jit_available() is false there).
 describe.skipIf(!adminUrl)('database connections', () => {
   let db: Awaited<ReturnType<typeof freshDatabase>>
   beforeAll(async () => {

@@ -11,6 +11,8 @@ import { freshDatabase } from '../support/server'
  */
 const adminUrl = process.env.DATABASE_URL
 
+// PostgreSQL only: the race needs several nodes on one database; the embedded database is opened
+// by one node at a time (its data directory is locked), so there is nothing to race.
 describe.skipIf(!adminUrl)('migrations under the advisory lock', () => {
   let db: Awaited<ReturnType<typeof freshDatabase>>
   beforeAll(async () => {

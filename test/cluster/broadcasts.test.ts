@@ -26,6 +26,7 @@ import { type MsgappService, startMsgappService } from '../support/msgappService
  */
 const N = 12
 const HOLD_AT = 4
+// Cluster mode needs PostgreSQL and Redis by design: the embedded database is a single node's.
 const enabled = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL)
 
 describe.skipIf(!enabled)('a broadcast when its sending node is killed', () => {

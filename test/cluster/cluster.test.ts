@@ -22,6 +22,7 @@ import { connect } from '../support/ws'
 const LEASE_MS = 3_000
 const ASK_TIMEOUT_MS = 2_000
 
+// Cluster mode needs PostgreSQL and Redis by design: the embedded database is a single node's.
 const enabled = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL)
 
 describe.skipIf(!enabled)('cluster of three nodes', () => {

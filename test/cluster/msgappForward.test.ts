@@ -13,6 +13,7 @@ import { type MsgappService, startMsgappService } from '../support/msgappService
  * Two node processes, one PostgreSQL, one Redis, the loopback stand-in service that records every
  * send as it arrives.
  */
+// Cluster mode needs PostgreSQL and Redis by design: the embedded database is a single node's.
 const enabled = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL)
 
 describe.skipIf(!enabled)('a number whose socket and actor are on different nodes', () => {

@@ -18,6 +18,7 @@ import * as F from '../support/fixtures'
  */
 const LEASE_MS = 2_000
 const ASK_TIMEOUT_MS = 1_500
+// Cluster mode needs PostgreSQL and Redis by design: the embedded database is a single node's.
 const enabled = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL)
 
 describe.skipIf(!enabled)('cluster without Redis for a while', () => {

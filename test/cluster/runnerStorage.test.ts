@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as RunnerStorageRedis from '../../engine/cluster/RunnerStorageRedis'
 import { waitFor } from '../support/cluster'
 
+// Cluster mode's runner storage lives in Redis by design: no Redis, nothing to test here.
 const enabled = Boolean(process.env.REDIS_URL)
 const LEASE_MS = 1_000
 

@@ -13,6 +13,7 @@ import * as F from '../support/fixtures'
  * Then: every message is stored exactly once, each conversation's sequence runs 1…n without a gap,
  * and a resend of an acknowledged message answers `duplicate` with the stored one.
  */
+// Cluster mode needs PostgreSQL and Redis by design: the embedded database is a single node's.
 const enabled = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL)
 const CONVERSATIONS = 12
 const PER_CONVERSATION = 25

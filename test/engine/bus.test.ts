@@ -200,6 +200,7 @@ const probeConnection = Effect.acquireRelease(
   (r) => Effect.sync(() => r.disconnect()),
 )
 
+// Cluster mode needs Redis by design; the in-memory bus (a single node, either database) is above.
 describe.skipIf(!REDIS_URL)('Redis', () => {
   // Two layers are two nodes: separate connections and node ids, one key prefix per test.
   busSuite('Bus (redis)', () =>

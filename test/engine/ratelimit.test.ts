@@ -135,6 +135,7 @@ const rateLimiterSuite = (name: string, makeLayer: () => Layer.Layer<RateLimiter
 
 rateLimiterSuite('RateLimiter (memory)', () => RateLimiterMemory.layerMemory)
 
+// Cluster mode needs Redis by design; the in-memory limiter (a single node, either database) is above.
 describe.skipIf(!REDIS_URL)('Redis', () => {
   rateLimiterSuite('RateLimiter (redis)', () =>
     RateLimiterRedis.layerRedis(REDIS_URL!, { prefix: `test:${randomUUID()}:` }),

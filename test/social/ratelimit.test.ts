@@ -93,6 +93,7 @@ describe('rate limit', () => {
     expect((await get(s, k, '/api/v1/tickets')).headers.get('x-ratelimit-remaining')).toBe('59')
   })
 
+  // Cluster mode needs Redis by design; without it the counts are in memory (the tests above).
   it.runIf(process.env.REDIS_URL)('counts in Redis under the service’s own prefix', async () => {
     const k = await key(s, ws)
     await get(s, k, '/api/v1/tickets')

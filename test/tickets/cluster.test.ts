@@ -10,6 +10,7 @@ import * as F from '../support/fixtures'
  * discussion keeps a gap-free order, concurrent changes of different fields are all kept, and a
  * socket on one node hears what was written through the other.
  */
+// Cluster mode needs PostgreSQL and Redis by design: the embedded database is a single node's.
 const enabled = Boolean(process.env.DATABASE_URL && process.env.REDIS_URL)
 
 describe.skipIf(!enabled)('tickets on two nodes', () => {

@@ -228,7 +228,16 @@ const main = async (argv: readonly string[]) => {
   }
   const program = command(words, values)
   const cfg = { ...loadConfig(), logLevel: 'none' as const }
-  const runtime = ManagedRuntime.make(servicesLayer(cfg, { logger: makeLogger('none') }))
+  // On the embedded database beside a running node, through the node's socket (no stop needed).
+  const runtime = ManagedRuntime.make(
+    servicesLayer(cfg, {
+      logger: makeLogger('none'),
+      supervise: false,
+      ...(cfg.databaseUrl
+        ? {}
+        : { database: { url: undefined, dataDir: cfg.dataDir, besideRunningNode: true } }),
+    }),
+  )
   try {
     const result = await runtime.runPromise(program)
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`)

@@ -73,6 +73,12 @@ export interface AppOptions {
   readonly paymentProvider?: Layer.Layer<PaymentProvider, never, SqlClient.SqlClient | Config>
   /** The AI provider; default the OpenAI-compatible API when `AI_BASE_URL` is set, else off. */
   readonly aiProvider?: Layer.Layer<AiProviderPort, never, Config | Log>
+  /**
+   * Whether this process runs the long-lived work (mailbox and number sessions, broadcast
+   * senders). Default yes; the CLI says no: beside a running node on the embedded database its
+   * claims would not exclude the node's, and an operator's command needs none of it.
+   */
+  readonly supervise?: boolean
 }
 
 /** The services a running node is made of; the CLI uses the same layer without the HTTP server. */
@@ -144,7 +150,10 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     MsgappSessions.layer,
     BroadcastSenders.layer,
   )
-  return supervisors.pipe(Layer.provideMerge(core))
+  const supervised = supervisors.pipe(Layer.provideMerge(core))
+  // Without supervisors (the CLI) the sessions' and senders' tags are absent: nothing the CLI runs
+  // asks for them, and a command that did would fail at once naming the missing service.
+  return opts.supervise === false ? (core as unknown as typeof supervised) : supervised
 }
 
 export interface RunningApp {

@@ -23,6 +23,12 @@ export interface DatabaseOptions {
   readonly dataDir: string | 'memory'
   /** Directory for the embedded server's unix socket (defaults to dataDir). */
   readonly socketDir?: string
+  /**
+   * The operator's CLI: when a running node holds the embedded database, use it through that
+   * node's socket instead of refusing (a second server still refuses: it would lose its database
+   * with the first).
+   */
+  readonly besideRunningNode?: boolean
   /** Bounds on waiting for a connection (store/pool.ts); defaults: `defaultGuard`. */
   readonly guard?: PoolGuard
   /** Told when the pool's guard breaks a wait (the node logs it). */
@@ -74,6 +80,15 @@ const alive = (pid: number) => {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === 'EPERM'
   }
+}
+
+/** The live process (not this one) that holds the embedded database in `dir`, if any. */
+const runningHolder = (dir: string): number | null => {
+  const file = path.join(dir, 'kotak.lock')
+  const holder = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) : 0
+  return holder && holder !== process.pid && alive(holder) && fs.existsSync(path.join(dir, '.s.PGSQL.5432'))
+    ? holder
+    : null
 }
 
 /**
@@ -145,8 +160,14 @@ const embedded = (opts: DatabaseOptions) =>
       const socketDir = opts.socketDir ?? (opts.dataDir === 'memory' ? undefined : opts.dataDir)
       if (!socketDir) return yield* Effect.dieMessage('embedded database needs a socket directory')
       fs.mkdirSync(socketDir, { recursive: true })
-      if (opts.dataDir !== 'memory') yield* lockDataDir(opts.dataDir)
       const socketPath = path.join(socketDir, '.s.PGSQL.5432')
+      // The operator's CLI beside a running node: through that node's socket, as `psql` would.
+      if (opts.dataDir !== 'memory' && opts.besideRunningNode && runningHolder(opts.dataDir) !== null)
+        return clientLayer(
+          { host: socketDir, port: 5432, database: 'postgres', user: 'postgres', max: 1, types },
+          opts,
+        )
+      if (opts.dataDir !== 'memory') yield* lockDataDir(opts.dataDir)
       fs.rmSync(socketPath, { force: true })
       // PGlite runs in a thread of its own (store/embeddedWorker.ts): a long statement holds that
       // thread, not the node's event loop. It loads only in embedded mode.

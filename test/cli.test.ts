@@ -97,7 +97,9 @@ describe('operator CLI and restart', () => {
     const unknown = await runCli(['key', 'create', '--workspace', '999', '--name', 'x'], env)
     expect(unknown.code).toBe(1)
     expect(unknown.stderr).toMatch(/no workspace 999/)
-  })
+    // The last call opened a fresh embedded database (its first start creates it): under a loaded
+    // machine that alone can take half a minute.
+  }, 120_000)
 
   it('bootstraps a workspace, a key and a sign-in link, and keeps them across a restart', async () => {
     const created = await runCli(
@@ -163,6 +165,18 @@ describe('operator CLI and restart', () => {
     try {
       const me = await fetch(`${env.PUBLIC_URL}/v1/me`, { headers: { authorization: `Bearer ${secret}` } })
       expect(me.status).toBe(200)
+      // The CLI beside the running node (on the embedded database, through the node's socket):
+      // no stop needed for a new key or sign-in link.
+      const beside = await runCli(
+        ['key', 'create', '--workspace', id, '--name', 'beside', '--scope', 'read'],
+        env,
+      )
+      expect(beside.code, beside.stderr).toBe(0)
+      const besideKey = (JSON.parse(beside.stdout) as { key: string }).key
+      const seen = await fetch(`${env.PUBLIC_URL}/v1/me`, {
+        headers: { authorization: `Bearer ${besideKey}` },
+      })
+      expect(seen.status).toBe(200)
       const signIn = await fetch(url, { redirect: 'manual' })
       expect(signIn.status).toBe(302)
       const cookies = signIn.headers.getSetCookie()

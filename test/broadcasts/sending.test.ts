@@ -23,7 +23,9 @@ let owner: Who
 let advanced = 0
 beforeAll(async () => {
   // One node (no Redis): the cluster's own suites cover sharded actors; this one is about pacing.
-  s = await startTestServer({ ...ENV, REDIS_URL: '' })
+  // On disk when embedded, so the restart below resumes on the same database. (Not a server of
+  // its own: the test transport knows sockets by channel id, which a second database repeats.)
+  s = await startTestServer({ ...ENV, REDIS_URL: '' }, { durable: true })
   w = await F.workspace(s, { plan: 'pro' })
   session = await F.signIn(s, w.ownerEmail)
   owner = session.headers()
@@ -324,57 +326,52 @@ describe('a broadcast through the number', () => {
 })
 
 describe('exactly once', () => {
-  it.skipIf(!process.env.DATABASE_URL)(
-    'resumes after a restart without sending anyone twice; an ambiguous hand-over is failed, not resent',
-    async () => {
-      const o = api(s, owner)
-      const { ch, b } = await setup('Restart', 30, '3')
-      const first = socketsOf(ch.id).at(-1)!
-      expect((await o.post(`/v1/broadcasts/${b.id}/schedule`, { risk_ack: true })).status).toBe(200)
-      await drive(async () => first.sent.length, 10)
-      await s.restart()
-      // The new node starts with its own clock: bring it to where the test had moved it.
-      const total = advanced
-      advanced = 0
-      await move(total)
-      const rows = await recipients(s, b.id)
-      // A crash in the middle: one recipient claimed and handed over with no outcome recorded (the
-      // node died while the number sent), one claimed but never handed over.
-      const queued = rows.filter((r) => r.state === 'queued')
-      await sql(s, (db) => db`UPDATE broadcasts SET status = 'paused' WHERE id = ${b.id} RETURNING id`)
-      await sql(
-        s,
-        (db) =>
-          db`UPDATE broadcast_recipients SET state = 'sending', handed_at = now() WHERE id = ${queued[0]!.id} RETURNING id`,
-      )
-      await sql(
-        s,
-        (db) =>
-          db`UPDATE broadcast_recipients SET state = 'sending' WHERE id = ${queued[1]!.id} RETURNING id`,
-      )
-      const sock = await waitFor('the number to reconnect', async () => {
-        const list = socketsOf(ch.id)
-        return list.length >= 2 ? list.at(-1)! : null
-      })
-      sock.open(`6281230000001`)
-      await waitFor(
-        'active',
-        async () => (await get(s, owner, `/v1/channels/${ch.id}/status`)).data.status === 'active',
-      )
-      expect((await o.post(`/v1/broadcasts/${b.id}/resume`)).status).toBe(200)
-      await drive(async () => first.sent.length + sock.sent.length, 29)
-      const end = await waitFor('completion', async () => {
-        const d = (await get(s, owner, `/v1/broadcasts/${b.id}`)).data
-        return d.status === 'completed' ? d : null
-      })
-      const all = jids([first, sock])
-      expect(new Set(all).size).toBe(all.length)
-      expect(all.length).toBe(29)
-      expect(end.counts).toMatchObject({ sent: 29, failed: 1 })
-      const failed = await get(s, owner, `/v1/broadcasts/${b.id}/recipients?status=failed`)
-      expect(failed.data[0].error).toMatch(/not sent again/)
-      expect(failed.data[0].position).toBe(queued[0]!.position)
-    },
-    180_000,
-  )
+  it('resumes after a restart without sending anyone twice; an ambiguous hand-over is failed, not resent', async () => {
+    const o = api(s, owner)
+    const { ch, b } = await setup('Restart', 30, '3')
+    const first = socketsOf(ch.id).at(-1)!
+    expect((await o.post(`/v1/broadcasts/${b.id}/schedule`, { risk_ack: true })).status).toBe(200)
+    await drive(async () => first.sent.length, 10)
+    await s.restart()
+    // The new node starts with its own clock: bring it to where the test had moved it.
+    const total = advanced
+    advanced = 0
+    await move(total)
+    const rows = await recipients(s, b.id)
+    // A crash in the middle: one recipient claimed and handed over with no outcome recorded (the
+    // node died while the number sent), one claimed but never handed over.
+    const queued = rows.filter((r) => r.state === 'queued')
+    await sql(s, (db) => db`UPDATE broadcasts SET status = 'paused' WHERE id = ${b.id} RETURNING id`)
+    await sql(
+      s,
+      (db) =>
+        db`UPDATE broadcast_recipients SET state = 'sending', handed_at = now() WHERE id = ${queued[0]!.id} RETURNING id`,
+    )
+    await sql(
+      s,
+      (db) => db`UPDATE broadcast_recipients SET state = 'sending' WHERE id = ${queued[1]!.id} RETURNING id`,
+    )
+    const sock = await waitFor('the number to reconnect', async () => {
+      const list = socketsOf(ch.id)
+      return list.length >= 2 ? list.at(-1)! : null
+    })
+    sock.open(`6281230000001`)
+    await waitFor(
+      'active',
+      async () => (await get(s, owner, `/v1/channels/${ch.id}/status`)).data.status === 'active',
+    )
+    expect((await o.post(`/v1/broadcasts/${b.id}/resume`)).status).toBe(200)
+    await drive(async () => first.sent.length + sock.sent.length, 29)
+    const end = await waitFor('completion', async () => {
+      const d = (await get(s, owner, `/v1/broadcasts/${b.id}`)).data
+      return d.status === 'completed' ? d : null
+    })
+    const all = jids([first, sock])
+    expect(new Set(all).size).toBe(all.length)
+    expect(all.length).toBe(29)
+    expect(end.counts).toMatchObject({ sent: 29, failed: 1 })
+    const failed = await get(s, owner, `/v1/broadcasts/${b.id}/recipients?status=failed`)
+    expect(failed.data[0].error).toMatch(/not sent again/)
+    expect(failed.data[0].position).toBe(queued[0]!.position)
+  }, 180_000)
 })

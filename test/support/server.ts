@@ -24,8 +24,7 @@ export interface TestServer extends Omit<RunningApp, 'stop'> {
   /**
    * Stops the node and starts a new one (on a new port) on the same database: PostgreSQL's, or the
    * embedded one of a server started with `durable` (the in-memory one does not outlive its node).
-   * `meanwhile` runs while no node is up: what an operator runs with the server stopped (the CLI
-   * on the embedded database, which one process opens at a time).
+   * `meanwhile` runs while no node is up (an operator's command run with the server stopped).
    */
   readonly restart: (meanwhile?: () => Promise<unknown>) => Promise<void>
 }
@@ -33,7 +32,8 @@ export interface TestServer extends Omit<RunningApp, 'stop'> {
 export interface TestServerOptions {
   /**
    * On the embedded database, keep it on disk under DATA_DIR (where the node, the operator CLI and
-   * `restart()` find it) instead of in memory. In memory is faster; files that restart ask for this.
+   * `restart()` find it) instead of in memory. In memory is faster; files that restart or run the
+   * CLI ask for this.
    */
   readonly durable?: boolean
 }

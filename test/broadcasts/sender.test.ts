@@ -23,6 +23,8 @@ beforeAll(async () => {
     // The number's own pacing (1.5 to 4.5 s after its last send; 1.5 s in production): long
     // enough that a message sent right after another always waits in it.
     MSGAPP_PACE_MS: '3000',
+    // The waits below poll the broadcast every few milliseconds: past the app's 600 a minute.
+    RATE_LIMIT_PER_SESSION: '100000000',
   })
   w = await F.workspace(s, { plan: 'pro' })
   session = await F.signIn(s, w.ownerEmail)

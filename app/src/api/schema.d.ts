@@ -143,7 +143,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness, database reachability and (in cluster mode) Redis coordination */
+        /** Liveness, database reachability (ok, slow or down, as last probed) and (in cluster mode) Redis coordination */
         get: operations["getHealthz"];
         put?: never;
         post?: never;

@@ -7,6 +7,7 @@ import { loadConfig } from './engine/config'
 import { makeLogger } from './engine/log'
 import { servicesLayer } from './http/app'
 import * as ApiKeys from './store/apiKeys'
+import * as Database from './store/database'
 import * as PlanRequests from './store/planRequests'
 import { isPaidActive, type Plan, plans } from './store/plans'
 import * as Sessions from './store/sessions'
@@ -220,6 +221,14 @@ const command = (
   }
 }
 
+/**
+ * Commands that only add rows a running node reads afresh (no cache of the node holds them), so
+ * they run beside a node on the embedded database. The others (plans, freezing, payments,
+ * settling, the roll-up rebuild) wait for it to stop: the node would keep its cached plan, and
+ * the rebuild would race its roll-up loop.
+ */
+const BESIDE_A_NODE = new Set(['workspace create', 'key create', 'login-link', 'plan-requests'])
+
 const main = async (argv: readonly string[]) => {
   const { words, values } = parse(argv, options)
   if (values.help) {
@@ -228,7 +237,19 @@ const main = async (argv: readonly string[]) => {
   }
   const program = command(words, values)
   const cfg = { ...loadConfig(), logLevel: 'none' as const }
-  // On the embedded database beside a running node, through the node's socket (no stop needed).
+  // On the embedded database beside a running node, through the node's socket (no stop needed),
+  // except for changes the node holds in memory: without Redis it cannot hear of them.
+  const cmd = words.join(' ')
+  if (
+    !cfg.databaseUrl &&
+    !cfg.redisUrl &&
+    !BESIDE_A_NODE.has(cmd) &&
+    Database.runningHolder(cfg.dataDir) !== null
+  )
+    throw new Error(
+      `\`${cmd}\` changes what the running server holds in memory, and without REDIS_URL it would not ` +
+        `hear of it: stop the server first (the CLI opens the embedded database itself then)`,
+    )
   const runtime = ManagedRuntime.make(
     servicesLayer(cfg, {
       logger: makeLogger('none'),

@@ -83,7 +83,7 @@ const alive = (pid: number) => {
 }
 
 /** The live process (not this one) that holds the embedded database in `dir`, if any. */
-const runningHolder = (dir: string): number | null => {
+export const runningHolder = (dir: string): number | null => {
   const file = path.join(dir, 'kotak.lock')
   const holder = fs.existsSync(file) ? Number(fs.readFileSync(file, 'utf8')) : 0
   return holder && holder !== process.pid && alive(holder) && fs.existsSync(path.join(dir, '.s.PGSQL.5432'))

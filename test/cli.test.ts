@@ -177,6 +177,12 @@ describe('operator CLI and restart', () => {
         headers: { authorization: `Bearer ${besideKey}` },
       })
       expect(seen.status).toBe(200)
+      // A change the node holds in memory waits for it to stop when no Redis would tell it.
+      if (!env.DATABASE_URL && !env.REDIS_URL) {
+        const plan = await runCli(['workspace', 'plan', '--workspace', id, '--plan', 'free'], env)
+        expect(plan.code).toBe(1)
+        expect(plan.stderr).toMatch(/stop the server first/)
+      }
       const signIn = await fetch(url, { redirect: 'manual' })
       expect(signIn.status).toBe(302)
       const cookies = signIn.headers.getSetCookie()

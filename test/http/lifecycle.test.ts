@@ -126,6 +126,24 @@ describe('a second server on a port in use', () => {
   }, 60_000)
 })
 
+/** A fault planted by an operator's session on the embedded database's socket. */
+const operatorSession = (plant: (operator: pg.Client) => Promise<void>) => async (dir: string) => {
+  let operator: pg.Client | undefined
+  return {
+    env: {},
+    stick: async () => {
+      operator = new pg.Client({ host: dir, port: 5432, user: 'postgres', database: 'postgres' })
+      // Its connection ends with the server's process.
+      operator.on('error', () => {})
+      await operator.connect()
+      await plant(operator)
+    },
+    done: async () => {
+      await operator?.end().catch(() => {})
+    },
+  }
+}
+
 const stuckCases: Array<{
   name: string
   enabled: boolean
@@ -136,45 +154,20 @@ const stuckCases: Array<{
   {
     name: 'the embedded database',
     enabled: true,
-    setup: async (dir) => {
-      let operator: pg.Client | undefined
-      return {
-        env: {},
-        // An operator's session on the embedded database's socket opens a transaction and leaves it.
-        stick: async () => {
-          operator = new pg.Client({ host: dir, port: 5432, user: 'postgres', database: 'postgres' })
-          // Its connection ends with the server's process.
-          operator.on('error', () => {})
-          await operator.connect()
-          await operator.query('BEGIN')
-          await operator.query('SELECT 1')
-        },
-        done: async () => {
-          await operator?.end().catch(() => {})
-        },
-      }
-    },
+    // An operator's session on the embedded database's socket opens a transaction and leaves it.
+    setup: operatorSession(async (operator) => {
+      await operator.query('BEGIN')
+      await operator.query('SELECT 1')
+    }),
   },
   {
     name: 'the embedded database running a long statement',
     enabled: true,
-    setup: async (dir) => {
-      let operator: pg.Client | undefined
-      return {
-        env: {},
-        // PGlite runs statements synchronously: in the node's own thread this one would hold the
-        // event loop (no health answer, no signal handled) for its whole minute.
-        stick: async () => {
-          operator = new pg.Client({ host: dir, port: 5432, user: 'postgres', database: 'postgres' })
-          operator.on('error', () => {})
-          await operator.connect()
-          void operator.query('SELECT pg_sleep(60)').catch(() => {})
-        },
-        done: async () => {
-          await operator?.end().catch(() => {})
-        },
-      }
-    },
+    // PGlite runs statements synchronously: in the node's own thread this one would hold the
+    // event loop (no health answer, no signal handled) for its whole minute.
+    setup: operatorSession(async (operator) => {
+      void operator.query('SELECT pg_sleep(60)').catch(() => {})
+    }),
   },
   {
     name: 'PostgreSQL',

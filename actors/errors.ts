@@ -40,6 +40,26 @@ export class ApiError extends Data.TaggedError('ApiError')<{
   }
 }
 
+/**
+ * The answer a domain error carries (issue 42): its class declares `[apiAnswer]()` once, and the
+ * request pipeline (http/pipeline.ts `failureResponse`) answers any failure that has one with it,
+ * so operations let such errors through instead of converting them at each call site. A call
+ * site still catches one when it decides something else (an absent channel is nothing to relay,
+ * a gone conversation a null). An error whose answer needs more than its own fields (the
+ * winner's name of a lost pickup, the field a refusal names, the clock of a retry time) has no
+ * `[apiAnswer]` and stays mapped where that is known. The method lives on the class, so an error
+ * re-created across nodes (engine/cluster/codec.ts, classes of the modules each actor registers)
+ * keeps it.
+ */
+export const apiAnswer: unique symbol = Symbol.for('kotak/apiAnswer')
+
+export interface Answerable {
+  readonly [apiAnswer]: () => ApiError
+}
+
+export const isAnswerable = (u: unknown): u is Answerable =>
+  typeof u === 'object' && u !== null && typeof (u as Partial<Answerable>)[apiAnswer] === 'function'
+
 export interface FieldMessage {
   readonly key: string
   readonly params?: Readonly<Record<string, string | number>>

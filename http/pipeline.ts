@@ -1,5 +1,5 @@
 import { Cause, Context, Effect, Exit } from 'effect'
-import { ApiError, rateLimitedUntil } from '../actors/errors'
+import { ApiError, apiAnswer, isAnswerable, rateLimitedUntil } from '../actors/errors'
 import { pickLocale } from '../actors/i18n'
 import { ActorDefect, ActorLoadFailed, ActorStopped } from '../engine/actor/Actor'
 import { Log, type Logger } from '../engine/log'
@@ -144,7 +144,7 @@ const notFound = new ApiError({ code: 'not_found' })
  * the request id. Called as `handle(router, req)` it is an effect like any other (tests run it);
  * `handle.withServices(services)` is the same handler with the node's services looked up once,
  * which the transport runs through `runFast`: its steps are plain functions that go on at once
- * when nothing waits (http/runFast.ts), so a request answered from memory starts no fiber.
+ * when nothing waits (engine/step.ts), so a request answered from memory starts no fiber.
  */
 export interface Handle<Rt, R> {
   (router: Router<Rt>, req: Incoming): Effect.Effect<Outgoing, never, R | Log | MetricsTag>
@@ -221,7 +221,8 @@ export const makeHandle = <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>):
 }
 
 /**
- * The answer to a failed request: its ApiError as such; an actor that is stopping or cannot load
+ * The answer to a failed request: its ApiError as such, a domain error with the answer it carries
+ * (actors/errors.ts `Answerable`); an actor that is stopping or cannot load
  * its state as 503 (safe to retry); anything else as 500 `server_error`, logged with the cause.
  */
 export const failureResponse = (
@@ -233,6 +234,7 @@ export const failureResponse = (
   const failure = Cause.failureOption(cause)
   const error = failure._tag === 'Some' ? failure.value : undefined
   if (error instanceof ApiError) return errorResponse(error, meta)
+  if (isAnswerable(error)) return errorResponse(error[apiAnswer](), meta)
   if (error instanceof ActorStopped || error instanceof ActorLoadFailed) {
     log.warn('actor unavailable', { request_id: meta.requestId, ...context, error: error.message })
     return errorResponse(new ApiError({ code: 'unavailable', headers: { 'Retry-After': '1' } }), meta)

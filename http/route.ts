@@ -7,7 +7,7 @@ import type { Mailer } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
 import type { Answer } from '../actors/answer'
 import type { Connector } from '../actors/channels/Connector'
-import type { ApiError } from '../actors/errors'
+import type { Answerable, ApiError } from '../actors/errors'
 import type { UploadedFile } from '../actors/fields'
 import type { Locale } from '../actors/i18n'
 import type { ActorError } from '../engine/actor/Actor'
@@ -89,6 +89,12 @@ export interface AuthedRequest<P, Q, B> extends Request<P, Q, B> {
   readonly caller: Caller
   readonly workspace: WorkspaceRow
 }
+
+/**
+ * What a handler may fail with: an ApiError, a domain error that carries its answer
+ * (actors/errors.ts `Answerable`, answered by the pipeline), or a fault (500, 503 for actors).
+ */
+export type HandlerError = ApiError | Answerable | SqlError | ActorError
 
 export type Reply =
   | {
@@ -175,21 +181,15 @@ export type Route<P = unknown, Q = unknown, B = unknown> =
        * from one address far more often than the public budget allows.
        */
       readonly unlimited?: true
-      readonly handler: (
-        req: Request<P, Q, B>,
-      ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
+      readonly handler: (req: Request<P, Q, B>) => Effect.Effect<Reply, HandlerError, Services>
     })
   | (RouteBase<P, Q, B> & {
       readonly access: 'C'
-      readonly handler: (
-        req: ChannelRequest<P, Q, B>,
-      ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
+      readonly handler: (req: ChannelRequest<P, Q, B>) => Effect.Effect<Reply, HandlerError, Services>
     })
   | (RouteBase<P, Q, B> & {
       readonly access: 'V'
-      readonly handler: (
-        req: VisitorRequest<P, Q, B>,
-      ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
+      readonly handler: (req: VisitorRequest<P, Q, B>) => Effect.Effect<Reply, HandlerError, Services>
     })
   | (RouteBase<P, Q, B> & {
       readonly access: 'K' | 'A'
@@ -198,9 +198,7 @@ export type Route<P = unknown, Q = unknown, B = unknown> =
       readonly workspace?: 'optional'
       /** A mutation that keeps working in a frozen workspace (billing, transfer, notifications). */
       readonly whileFrozen?: true
-      readonly handler: (
-        req: AuthedRequest<P, Q, B>,
-      ) => Effect.Effect<Reply, ApiError | SqlError | ActorError, Services>
+      readonly handler: (req: AuthedRequest<P, Q, B>) => Effect.Effect<Reply, HandlerError, Services>
     })
 
 /**

@@ -1,9 +1,10 @@
 import { Data, Effect } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
-import { type PeriodKind, periodOf } from '../../engine/time'
+import { iso, type PeriodKind, periodOf } from '../../engine/time'
 import { limitsOf } from '../../store/plans'
 import * as Usage from '../../store/usage'
 import * as Workspaces from '../../store/workspaces'
+import { ApiError, apiAnswer, notFound } from '../errors'
 
 /**
  * WorkspaceActor: workspace-wide counters and invariants. Holds the quota counters with their
@@ -19,14 +20,34 @@ export const counters = {
 
 export type Counter = keyof typeof counters
 
+/** The message of each counter's 402 (registered by the area that uses the counter). */
+const quotaMessages = {
+  replies_per_day: 'messages.replies_quota',
+  tickets_per_month: 'tickets.quota',
+  ai_per_month: 'ai.quota',
+  leads_per_month: 'leads.quota',
+} as const satisfies Record<Counter, string>
+
 export class QuotaExceeded extends Data.TaggedError('QuotaExceeded')<{
   readonly counter: Counter
   readonly used: number
   readonly limit: number
   readonly resetAt: Date
-}> {}
+}> {
+  [apiAnswer]() {
+    return new ApiError({
+      code: 'plan_required',
+      message: quotaMessages[this.counter],
+      params: { limit: this.limit, reset: iso(this.resetAt)! },
+    })
+  }
+}
 
-export class WorkspaceNotFound extends Data.TaggedError('WorkspaceNotFound')<{ readonly id: number }> {}
+export class WorkspaceNotFound extends Data.TaggedError('WorkspaceNotFound')<{ readonly id: number }> {
+  [apiAnswer]() {
+    return notFound()
+  }
+}
 
 export interface CounterState {
   readonly period: string

@@ -1,9 +1,10 @@
 import { Data, Effect } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
-import { publishEvent } from '../../engine/events'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import * as Channels from '../../store/channels'
+import { apiAnswer, notFound, rateLimited } from '../errors'
 import { Connector, type Delivery, type OutboundMessage, type Signal } from './Connector'
+import { publish, topics } from '../events'
 
 /**
  * ChannelActor: owns one channel connection. Here: its status, the outbound throttle of 30
@@ -16,8 +17,16 @@ export const OUTBOUND_PER_MINUTE = 30
 /** The reason a note handed to the ChannelActor is refused (a bug upstream if it ever shows). */
 export const NOTE_REFUSED = 'An internal note is never sent to the customer.'
 
-export class ChannelNotFound extends Data.TaggedError('ChannelNotFound')<{ readonly id: number }> {}
-export class Throttled extends Data.TaggedError('Throttled')<{ readonly retryAfterSeconds: number }> {}
+export class ChannelNotFound extends Data.TaggedError('ChannelNotFound')<{ readonly id: number }> {
+  [apiAnswer]() {
+    return notFound()
+  }
+}
+export class Throttled extends Data.TaggedError('Throttled')<{ readonly retryAfterSeconds: number }> {
+  [apiAnswer]() {
+    return rateLimited(this.retryAfterSeconds, 'messages.throttled')
+  }
+}
 
 export interface ChannelState {
   readonly row: Channels.ChannelRow | null
@@ -79,7 +88,7 @@ export const definition = Actor.define({
         if (before.status === m.status) return [before, state] as const
         const row = yield* Channels.setStatus(ctx.id, m.status)
         if (!row) return yield* Effect.fail(new ChannelNotFound({ id: ctx.id }))
-        yield* publishEvent(`ws:${row.workspace_id}`, 'channel.updated', {
+        yield* publish(topics.workspace(row.workspace_id), 'channel.updated', {
           channel_id: row.id,
           status: row.status,
         })

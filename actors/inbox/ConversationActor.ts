@@ -2,7 +2,7 @@ import type { SqlError } from '@effect/sql'
 import { Data, Duration, Effect, Exit } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
 import { currentMillis, currentTime, WallClock } from '../../engine/clock'
-import { publishEvent, recheckTopic } from '../../engine/events'
+import { recheckTopic } from '../../engine/events'
 import { iso } from '../../engine/time'
 import { AppendWriter } from '../../store/appendWriter'
 import * as Assignees from '../../store/assignees'
@@ -12,6 +12,8 @@ import * as LabelRules from '../../store/labelRules'
 import * as Messages from '../../store/messages'
 import * as ReportFacts from '../../store/reportFacts'
 import type { Delivery } from '../channels/Connector'
+import { apiAnswer, conflict, forbidden, notFound } from '../errors'
+import { publish, topics } from '../events'
 
 /**
  * ConversationActor: the single writer of a conversation. Orders its messages (gap-free
@@ -21,17 +23,50 @@ import type { Delivery } from '../channels/Connector'
  * `message.created` / `message.updated` / `interaction.updated` / `typing` on `conv:{id}`,
  * `inbox.changed` (no content) on `ws:{workspace}`. Time comes from the WallClock port.
  */
-export class ConversationNotFound extends Data.TaggedError('ConversationNotFound')<{ readonly id: number }> {}
-export class MessageNotFound extends Data.TaggedError('MessageNotFound')<{ readonly id: number }> {}
+export class ConversationNotFound extends Data.TaggedError('ConversationNotFound')<{ readonly id: number }> {
+  [apiAnswer]() {
+    return notFound()
+  }
+}
+export class MessageNotFound extends Data.TaggedError('MessageNotFound')<{ readonly id: number }> {
+  [apiAnswer]() {
+    return notFound()
+  }
+}
 /** An edit the rules refuse: not the sender's own, not text, unsent already, or past 15 minutes. */
 export class EditRefused extends Data.TaggedError('EditRefused')<{
   readonly reason: 'not_own' | 'not_text' | 'deleted' | 'window'
-}> {}
+}> {
+  [apiAnswer]() {
+    return this.reason === 'not_own'
+      ? forbidden('messages.not_own')
+      : conflict(
+          this.reason === 'window'
+            ? 'messages.edit_window'
+            : this.reason === 'deleted'
+              ? 'messages.deleted'
+              : 'messages.not_text',
+        )
+  }
+}
 /** An unsend the rules refuse: a customer's message, unsent already, or past 2 days. */
 export class UnsendRefused extends Data.TaggedError('UnsendRefused')<{
   readonly reason: 'incoming' | 'deleted' | 'window'
-}> {}
-/** Losing the live-chat pickup race: someone has the conversation already. */
+}> {
+  [apiAnswer]() {
+    return conflict(
+      this.reason === 'window'
+        ? 'messages.unsend_window'
+        : this.reason === 'deleted'
+          ? 'messages.deleted'
+          : 'messages.unsend_incoming',
+    )
+  }
+}
+/**
+ * Losing the live-chat pickup race: someone has the conversation already. No `[apiAnswer]`: the
+ * answer names the winner, read from the store (inbox/conversations.ts `pickupLost`).
+ */
 export class AlreadyPickedUp extends Data.TaggedError('AlreadyPickedUp')<{
   readonly assigneeId: number
 }> {}
@@ -70,8 +105,6 @@ interface InboxHold {
  * second) would otherwise have every app reload it as often (docs/decisions.md, "The write path").
  */
 const INBOX_MESSAGES_EVERY_MS = 100
-
-export const topicOf = (id: number) => `conv:${id}`
 
 const record = (v: unknown): Readonly<Record<string, unknown>> | null =>
   v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : null
@@ -165,7 +198,7 @@ const presentChange = (c: Conversations.ConversationRow) => ({
 })
 
 const inboxChanged = (c: Conversations.ConversationRow, reason: string) =>
-  publishEvent(`ws:${c.workspace_id}`, 'inbox.changed', {
+  publish(topics.workspace(c.workspace_id), 'inbox.changed', {
     interaction_id: c.id,
     channel_id: c.channel_id,
     reason,
@@ -187,7 +220,7 @@ const publishMessage = (
 ) =>
   Effect.flatMap(typeof id === 'number' ? Messages.view(id) : Messages.asView(id), (view) =>
     view
-      ? Effect.as(publishEvent(topicOf(conversationId), event, presentMessage(view)), view)
+      ? Effect.as(publish(topics.conversation(conversationId), event, presentMessage(view)), view)
       : // Only called right after a change to this very row, in this actor: it exists.
         Effect.dieMessage(`message ${typeof id === 'number' ? id : id.id} vanished`),
   )
@@ -346,7 +379,7 @@ const announce = (
   const rest = Effect.zipRight(
     stored.some((m) => m.type !== 'note') ? messagesChanged(after, state.inbox) : Effect.void,
     before && after.status !== before.status
-      ? publishEvent(topicOf(after.id), 'interaction.updated', presentChange(after))
+      ? publish(topics.conversation(after.id), 'interaction.updated', presentChange(after))
       : Effect.void,
   )
   return Effect.zipLeft(
@@ -519,11 +552,11 @@ export const definition = Actor.define({
         const before = yield* existing(state, ctx.id)
         const now = yield* currentTime
         const row = yield* changed(yield* Conversations.update(ctx.id, m.patch, now), ctx.id)
-        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
+        yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
         // Whoever may no longer see it is unsubscribed on every node.
         if (row.team_id !== before.team_id || row.assignee_id !== before.assignee_id) {
-          yield* recheckTopic(topicOf(row.id))
+          yield* recheckTopic(topics.conversation(row.id))
         }
         return [row, { ...state, row }] as const
       }),
@@ -538,9 +571,9 @@ export const definition = Actor.define({
           if (current.assignee_id === m.userId) return [current, { ...state, row: current }] as const
           return yield* Effect.fail(new AlreadyPickedUp({ assigneeId: current.assignee_id ?? 0 }))
         }
-        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
+        yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'picked_up')
-        yield* recheckTopic(topicOf(row.id))
+        yield* recheckTopic(topics.conversation(row.id))
         return [row, { ...state, row }] as const
       }),
     /** Saves the AI summary (spec 2 §4.1 `/summary`); `interaction.updated` says the summary changed. */
@@ -548,7 +581,7 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
         const row = yield* changed(yield* Conversations.setSummary(ctx.id, m.summary), ctx.id)
-        yield* publishEvent(topicOf(row.id), 'interaction.updated', {
+        yield* publish(topics.conversation(row.id), 'interaction.updated', {
           ...presentChange(row),
           summary_changed: true,
         })
@@ -568,7 +601,7 @@ export const definition = Actor.define({
           yield* Conversations.setStatus(ctx.id, m.status, yield* currentTime),
           ctx.id,
         )
-        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
+        yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
         return [row, { ...state, row }] as const
       }),
@@ -583,10 +616,10 @@ export const definition = Actor.define({
           yield* Conversations.assign(ctx.id, m.teamId, m.assigneeId, yield* currentTime),
           ctx.id,
         )
-        yield* publishEvent(topicOf(row.id), 'interaction.updated', presentChange(row))
+        yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
         // Whoever may no longer see it is unsubscribed on every node.
-        yield* recheckTopic(topicOf(row.id))
+        yield* recheckTopic(topics.conversation(row.id))
         return [row, { ...state, row }] as const
       }),
     Typing: (
@@ -608,7 +641,7 @@ export const definition = Actor.define({
         else typing.delete(m.userId)
         // Repeated "still typing" calls only extend the expiry; the event goes out on changes.
         if (was !== m.typing) {
-          yield* publishEvent(topicOf(ctx.id), 'typing', {
+          yield* publish(topics.conversation(ctx.id), 'typing', {
             user_id: m.userId,
             name: m.name,
             typing: m.typing,
@@ -656,7 +689,7 @@ export const definition = Actor.define({
     ) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        yield* publishEvent(topicOf(ctx.id), 'typing', {
+        yield* publish(topics.conversation(ctx.id), 'typing', {
           user_id: null,
           name: m.name,
           typing: m.typing,
@@ -686,7 +719,7 @@ export const definition = Actor.define({
         const keys = yield* Conversations.remove(ctx.id)
         if (keys === null) return yield* Effect.fail(new ConversationNotFound({ id: ctx.id }))
         yield* inboxChanged(row, 'deleted')
-        yield* recheckTopic(topicOf(row.id))
+        yield* recheckTopic(topics.conversation(row.id))
         return [keys, { ...state, row: null }] as const
       }),
     /** Who is typing now (read from memory). */
@@ -724,7 +757,7 @@ export const applyLabelRules = (conversationId: number, labelName: string) =>
       if (r.action === 'contact_label') {
         if (c.contact_id === null || r.value === null) continue
         yield* Contacts.addLabel(c.contact_id, r.value)
-        yield* publishEvent(`ws:${c.workspace_id}`, 'contacts.changed', {
+        yield* publish(topics.workspace(c.workspace_id), 'contacts.changed', {
           contact_id: c.contact_id,
           reason: 'labels',
         })

@@ -2,11 +2,13 @@ import { SqlClient } from '@effect/sql'
 import { Data, Effect } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
 import { currentTime } from '../../engine/clock'
-import { publishEvent, recheckTopic } from '../../engine/events'
+import { recheckTopic } from '../../engine/events'
 import { recordTicketFirstResponse, recordTicketResolution } from '../../store/reportFacts'
 import * as Tickets from '../../store/tickets'
+import { apiAnswer, conflict, invalid, notFound } from '../errors'
 import { presentChange, presentEvent, presentMessage } from './presenters'
 import { decidePatch, isActive, nextUpdateRequestAt, type Patch, type Status } from './rules'
+import { publish, topics } from '../events'
 
 /**
  * TicketActor: the single writer of one ticket (spec 2 §4.3). Its discussion and change log get
@@ -18,25 +20,49 @@ import { decidePatch, isActive, nextUpdateRequestAt, type Patch, type Status } f
  * `ticket:{id}` and `tickets.changed {ticket_id, reason}` on `ws:{workspace}`. Whoever may no
  * longer see the ticket after an assignment or team change is unsubscribed on every node.
  */
-export class TicketNotFound extends Data.TaggedError('TicketNotFound')<{ readonly id: number }> {}
+export class TicketNotFound extends Data.TaggedError('TicketNotFound')<{ readonly id: number }> {
+  [apiAnswer]() {
+    return notFound()
+  }
+}
 export class TicketMessageNotFound extends Data.TaggedError('TicketMessageNotFound')<{
   readonly id: number
-}> {}
+}> {
+  [apiAnswer]() {
+    return notFound()
+  }
+}
 /** A status move the state table (rules.ts `TRANSITIONS`) does not allow. */
 export class BadTransition extends Data.TaggedError('BadTransition')<{
   readonly from: Status
   readonly to: Status
-}> {}
-/** Update requests, conversation posts and resolving need an active ticket. */
+}> {
+  [apiAnswer]() {
+    return invalid({ status: { key: 'tickets.transition', params: { from: this.from, to: this.to } } })
+  }
+}
+/**
+ * Update requests, conversation posts and resolving need an active ticket. No `[apiAnswer]`: the
+ * 422 names the request's field, which only the call site knows (common.ts `notActive`).
+ */
 export class TicketNotActive extends Data.TaggedError('TicketNotActive')<{ readonly status: Status }> {}
-/** An update request within 15 minutes of the last one. */
+/**
+ * An update request within 15 minutes of the last one. No `[apiAnswer]`: its `Retry-After` is
+ * counted on the caller's clock (common.ts `tooSoon`).
+ */
 export class UpdateTooSoon extends Data.TaggedError('UpdateTooSoon')<{ readonly retryAtMs: number }> {}
 export class ParticipantNotFound extends Data.TaggedError('ParticipantNotFound')<{
   readonly userId: number
-}> {}
-export class FeedbackAlreadySent extends Data.TaggedError('FeedbackAlreadySent')<{ readonly id: number }> {}
-
-export const topicOf = (id: number) => `ticket:${id}`
+}> {
+  [apiAnswer]() {
+    return notFound()
+  }
+}
+export class FeedbackAlreadySent extends Data.TaggedError('FeedbackAlreadySent')<{ readonly id: number }> {
+  [apiAnswer]() {
+    return conflict('tickets.feedback_sent')
+  }
+}
 
 /** A move out of the active statuses into `resolved` or `closed`: a resolution in the reports. */
 const finishes = (from: Status, to: Status) => isActive(from) && !isActive(to)
@@ -52,7 +78,7 @@ export type ChangeReason =
   | 'update_request'
 
 export const ticketsChanged = (workspaceId: number, ticketId: number, reason: ChangeReason) =>
-  publishEvent(`ws:${workspaceId}`, 'tickets.changed', { ticket_id: ticketId, reason })
+  publish(topics.workspace(workspaceId), 'tickets.changed', { ticket_id: ticketId, reason })
 
 export interface TicketState {
   readonly workspaceId: number | null
@@ -83,17 +109,17 @@ interface Outcome {
   readonly recheck?: boolean
 }
 
-const publish = (o: Outcome) =>
+const publishOutcome = (o: Outcome) =>
   Effect.gen(function* () {
-    const topic = topicOf(o.row.id)
+    const topic = topics.ticket(o.row.id)
     let message: Tickets.MessageView | null = null
     if (o.message) {
       message = yield* Tickets.messageView(o.message.id)
-      if (message) yield* publishEvent(topic, o.message.event, presentMessage(message))
+      if (message) yield* publish(topic, o.message.event, presentMessage(message))
     }
-    for (const e of o.events) yield* publishEvent(topic, 'ticket.event', presentEvent(e))
+    for (const e of o.events) yield* publish(topic, 'ticket.event', presentEvent(e))
     const ps = yield* Tickets.participants([o.row.id])
-    yield* publishEvent(
+    yield* publish(
       topic,
       'ticket.updated',
       presentChange(
@@ -121,7 +147,7 @@ const run = <E, R>(
         return { ...o, row: after } satisfies Outcome
       }),
     )
-    const message = yield* publish(outcome)
+    const message = yield* publishOutcome(outcome)
     return { row: outcome.row, events: outcome.events, message }
   })
 

@@ -67,3 +67,10 @@ const processClock = Clock.make()
  * decisions read `currentMillis`/`currentTime` (or the instance's `unsafeMillis`) instead.
  */
 export const systemMillis = (): number => processClock.unsafeCurrentTimeMillis()
+
+/**
+ * The same process time as an Effect, for the store's fallbacks (a row written with no time given)
+ * that must not require WallClock of their callers (the CLI, tests' database-only runtimes): Effect's
+ * `Clock`, so a `TestClock` moves it.
+ */
+export const systemTime: Effect.Effect<Date> = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms))

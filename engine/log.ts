@@ -1,4 +1,5 @@
 import { Context } from 'effect'
+import { systemMillis } from './clock'
 import type { AppConfig } from './config'
 
 type Level = 'debug' | 'info' | 'warn' | 'error'
@@ -24,7 +25,7 @@ export const makeLogger = (
   const min = rank[level]
   const emit = (lvl: Level) => (msg: string, fields?: LogFields) => {
     if (rank[lvl] < min) return
-    write(`${JSON.stringify({ t: new Date().toISOString(), level: lvl, msg, ...fields })}\n`)
+    write(`${JSON.stringify({ t: new Date(systemMillis()).toISOString(), level: lvl, msg, ...fields })}\n`)
   }
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
 }

@@ -21,7 +21,8 @@ export const make = <A, E>(ttlMs: number, maxEntries = 10_000): Memo<A, E> => {
   return {
     get: (key, stamp, compute) =>
       Effect.suspend(() => {
-        const now = Date.now()
+        // An age, not a time of day: the monotonic clock.
+        const now = performance.now()
         const hit = entries.get(key)
         if (hit && hit.stamp === stamp && hit.until > now) return Deferred.await(hit.value)
         return Effect.flatMap(Deferred.make<A, E>(), (value) => {

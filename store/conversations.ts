@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from '@effect/sql'
 import type { Fragment } from '@effect/sql/Statement'
 import { Effect, type Types } from 'effect'
+import { systemTime } from '../engine/clock'
 import * as Memo from '../engine/memo'
 import { pgArray } from './arrays'
 import * as ReportFacts from './reportFacts'
@@ -134,13 +135,15 @@ export interface NewConversation {
 }
 
 export const create = (workspaceId: number, channelId: number | null, extra: NewConversation = {}) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<ConversationRow>`
+  Effect.flatMap(
+    Effect.zip(SqlClient.SqlClient, extra.at ? Effect.succeed(extra.at) : systemTime),
+    ([sql, at]) =>
+      sql<ConversationRow>`
       INSERT INTO conversations (workspace_id, channel_id, contact_id, group_id, kind, subject, team_id, assignee_id,
                                  created_at, updated_at)
       VALUES (${workspaceId}, ${channelId}, ${extra.contactId ?? null}, ${extra.groupId ?? null}, ${extra.kind ?? 'chat'},
               ${extra.subject ?? null}, ${extra.teamId ?? null}, ${extra.assigneeId ?? null},
-              ${extra.at ?? new Date()}, ${extra.at ?? new Date()})
+              ${at}, ${at})
       RETURNING *`.pipe(Effect.map((r) => r[0]!)),
   )
 
@@ -415,7 +418,7 @@ export const append = (conversationId: number, m: NewMessage) =>
             SELECT * FROM messages WHERE conversation_id = ${conversationId} AND client_id = ${m.clientId}`
           if (again) return { message: again, created: false as const, conversation: null }
         }
-        const at = m.at ?? new Date()
+        const at = m.at ?? (yield* systemTime)
         const next = applyMessage(row, m, at)
         const written = yield* writeAppends([
           {
@@ -442,7 +445,7 @@ const changeRow = (sql: SqlClient.SqlClient, update: Fragment, at: Date) =>
   sql<ConversationRow>`WITH conv AS (${update} RETURNING *)${ReportFacts.ofChange(sql, at)}
     SELECT * FROM conv`.pipe(Effect.map((r) => r[0] ?? null))
 
-export const setStatus = (id: number, status: ConversationStatus, at: Date = new Date()) =>
+export const setStatus = (id: number, status: ConversationStatus, at: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     changeRow(
       sql,
@@ -452,7 +455,7 @@ export const setStatus = (id: number, status: ConversationStatus, at: Date = new
     ),
   )
 
-export const assign = (id: number, teamId: number | null, assigneeId: number | null, at: Date = new Date()) =>
+export const assign = (id: number, teamId: number | null, assigneeId: number | null, at: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     changeRow(
       sql,

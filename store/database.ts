@@ -277,7 +277,7 @@ export const healthLayer = Layer.scoped(
     let state: DatabaseState = 'ok'
     let inFlightSince: number | null = null
     const probe = Effect.gen(function* () {
-      inFlightSince = Date.now()
+      inFlightSince = performance.now()
       const outcome = yield* ping.pipe(
         Effect.as<DatabaseState>('ok'),
         Effect.timeoutTo({
@@ -294,7 +294,9 @@ export const healthLayer = Layer.scoped(
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(`${PROBE_EVERY_MS} millis`), probe)))
     return {
       state: () =>
-        inFlightSince !== null && Date.now() - inFlightSince > SLOW_MS && state === 'ok' ? 'slow' : state,
+        inFlightSince !== null && performance.now() - inFlightSince > SLOW_MS && state === 'ok'
+          ? 'slow'
+          : state,
     }
   }),
 )

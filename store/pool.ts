@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { systemMillis } from '../engine/clock'
 
 /**
  * The connection pool under the SQL client, with two bounds no caller can forget:
@@ -138,7 +139,7 @@ export const guardedPool = (
         h.statements.push(text)
         if (h.statements.length > KEEP_STATEMENTS) h.statements.shift()
       }
-      const now = Date.now()
+      const now = performance.now()
       h.lastActive = now
       h.inFlight++
       const r: Running = { client, holder: h, since: now, text, cb: cb as Running['cb'], done: false }
@@ -148,7 +149,7 @@ export const guardedPool = (
         r.done = true
         running.delete(r)
         h.inFlight--
-        h.lastActive = Date.now()
+        h.lastActive = performance.now()
         r.cb(...res)
       }
       return query(...args)
@@ -161,7 +162,7 @@ export const guardedPool = (
       return new Promise((resolve, reject) =>
         guarded((err, client) => (err || !client ? reject(err) : resolve(client))),
       )
-    const w: Waiter = { since: Date.now(), cb, done: false }
+    const w: Waiter = { since: performance.now(), cb, done: false }
     if (single) waiters.add(w)
     connect((err, client, release) => {
       waiters.delete(w)
@@ -173,7 +174,13 @@ export const guardedPool = (
       w.done = true
       if (err || !client) return cb(err, client, release)
       track(client)
-      const h: Holder = { client, since: Date.now(), inFlight: 0, lastActive: Date.now(), statements: [] }
+      const h: Holder = {
+        client,
+        since: performance.now(),
+        inFlight: 0,
+        lastActive: performance.now(),
+        statements: [],
+      }
       holders.set(client, h)
       const plain = client.release.bind(client)
       const give = (e?: unknown) => {
@@ -211,9 +218,11 @@ export const guardedPool = (
     const c = h.client as unknown as { _activeQuery?: unknown; _queryQueue?: unknown[] }
     return h.inFlight > 0 || c._activeQuery != null || (c._queryQueue?.length ?? 0) > 0
   }
-  let lastTick = Date.now()
+  // Ages, waits and the tick's lateness are durations: the monotonic clock, which a change of the
+  // system time does not move.
+  let lastTick = performance.now()
   const timer = setInterval(() => {
-    const now = Date.now()
+    const now = performance.now()
     const late = now - lastTick - TICK_MS
     lastTick = now
     expire(now)
@@ -232,7 +241,7 @@ export const guardedPool = (
     const stuck = [...waiters].filter((w) => now - w.since >= guard.idleHolderMs)
     if (stuck.length === 0) return
     const report: StuckReport = {
-      at: new Date(now).toISOString(),
+      at: new Date(systemMillis()).toISOString(),
       holderIdleMs: idle,
       heldMs: now - h.since,
       holderStatements: h.statements.map((t) => brief(t, 200)),

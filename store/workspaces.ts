@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { systemTime } from '../engine/clock'
 import { invalidateCredentials } from '../engine/events'
 import { pgArray } from './arrays'
 import { defaultRoles } from './permissions'
@@ -82,8 +83,8 @@ export const setPlan = (id: number, plan: Plan, proUntil: Date | null) =>
   )
 
 export const setFrozen = (id: number, frozen: boolean) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE workspaces SET frozen_at = ${frozen ? new Date() : null} WHERE id = ${id}`.pipe(
+  Effect.flatMap(Effect.zip(SqlClient.SqlClient, systemTime), ([sql, now]) =>
+    sql`UPDATE workspaces SET frozen_at = ${frozen ? now : null} WHERE id = ${id}`.pipe(
       Effect.tap(() => invalidateCredentials({ workspaceId: id })),
     ),
   )

@@ -49,13 +49,14 @@ const watched = (
   leaseMs: number,
   runFork: (e: Effect.Effect<void>) => unknown,
 ) => {
-  let lastOk = Date.now()
+  // How long since Redis last answered: a duration, on the monotonic clock.
+  let lastOk = performance.now()
   let down = false
   const observe = <A, E>(effect: Effect.Effect<A, E>): Effect.Effect<A, E> =>
     Effect.onExit(effect, (exit) =>
       Effect.sync(() => {
         if (exit._tag === 'Success') {
-          lastOk = Date.now()
+          lastOk = performance.now()
           if (down) {
             down = false
             runFork(Effect.logInfo('cluster: Redis answers again; this node takes its shards back'))
@@ -80,7 +81,7 @@ const watched = (
     release: (address, shardId) => storage.release(address, shardId),
     releaseAll: (address) => storage.releaseAll(address),
   })
-  return { storage: wrapped, healthy: () => !down && Date.now() - lastOk < leaseMs }
+  return { storage: wrapped, healthy: () => !down && performance.now() - lastOk < leaseMs }
 }
 
 /** `Cluster.layer`: Sharding for this process plus its `ClusterNode` (see Cluster.ts). */

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto'
+import { systemMillis } from '../clock'
 import { safeEqual } from '../tokens'
 
 /**
@@ -15,7 +16,7 @@ export const verify = (
   timestamp: number,
   body: string,
   signature: string,
-  nowSeconds = Math.floor(Date.now() / 1000),
+  nowSeconds = Math.floor(systemMillis() / 1000),
   toleranceSeconds = 300,
 ): boolean =>
   Math.abs(nowSeconds - timestamp) <= toleranceSeconds && safeEqual(sign(secret, timestamp, body), signature)

@@ -10,8 +10,9 @@ export interface MemoryRateLimiter extends RateLimiterShape {
  * One node's counters: a Map per window. When the clock enters a new window, every older window
  * is dropped, so memory holds the current minute's keys only. A hit pinned to an older window
  * (`nowMs` in the past) is still counted, and that window lingers until the next one starts.
+ * `clock` is what `hitNow` reads: the Effect clock `hit` reads (WallClock is built on it).
  */
-export const make = (): MemoryRateLimiter => {
+export const make = (clock: Clock.Clock = Clock.make()): MemoryRateLimiter => {
   const windows = new Map<number, Map<string, number>>()
   let newest = Number.NEGATIVE_INFINITY
 
@@ -40,7 +41,7 @@ export const make = (): MemoryRateLimiter => {
       Effect.map(nowMs === undefined ? Clock.currentTimeMillis : Effect.succeed(nowMs), (now) =>
         at(key, limit, now),
       ),
-    hitNow: (key, limit) => at(key, limit, Date.now()),
+    hitNow: (key, limit) => at(key, limit, clock.unsafeCurrentTimeMillis()),
     size: () => {
       let n = 0
       for (const counts of windows.values()) n += counts.size
@@ -49,4 +50,4 @@ export const make = (): MemoryRateLimiter => {
   }
 }
 
-export const layerMemory: Layer.Layer<RateLimiter> = Layer.sync(RateLimiter, make)
+export const layerMemory: Layer.Layer<RateLimiter> = Layer.effect(RateLimiter, Effect.map(Effect.clock, make))

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs/promises'
 import * as path from 'node:path'
 import { Effect, Layer } from 'effect'
+import { systemMillis } from '../clock'
 import { randomToken } from '../tokens'
 import { type ByteRange, FileStorage, type FileStorageShape, KEY_PATTERN, StorageError } from './FileStorage'
 
@@ -21,7 +22,7 @@ export const make = (dir: string): FileStorageShape => {
 
   return {
     put: (prefix, bytes) => {
-      const month = new Date().toISOString().slice(0, 7)
+      const month = new Date(systemMillis()).toISOString().slice(0, 7)
       const key = `${prefix.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'x'}/${month}/${randomToken(18)}`
       return Effect.flatMap(fileOf('put', key), (file) =>
         attempt('put', key, async () => {

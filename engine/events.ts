@@ -1,5 +1,6 @@
 import { Effect } from 'effect'
 import { Bus } from './bus/Bus'
+import { systemMillis } from './clock'
 import { isoMillis } from './time'
 
 /**
@@ -11,7 +12,7 @@ const encoder = new TextEncoder()
 
 export const publishEvent = (topic: string, event: string, data: unknown) =>
   Effect.flatMap(Bus, (bus) =>
-    bus.publish(topic, encoder.encode(JSON.stringify({ event, data, at: isoMillis(Date.now()) }))),
+    bus.publish(topic, encoder.encode(JSON.stringify({ event, data, at: isoMillis(systemMillis()) }))),
   )
 
 /** Control topic of one user's sockets on every node. */

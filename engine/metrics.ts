@@ -9,6 +9,11 @@ export interface Metrics {
   readonly registry: client.Registry
   readonly httpRequests: client.Counter<'method' | 'route' | 'status'>
   readonly httpDuration: client.Histogram<'method' | 'route'>
+  /**
+   * Requests the fast runner (engine/step.ts `runFast`) had to continue on a fiber: a route that
+   * should answer without one and stops doing so shows here (test/http/fastPath.test.ts).
+   */
+  readonly requestsOnFiber: client.Counter
   /** Counts one answered request and its duration (both metrics above). */
   readonly recordHttp: (method: string, route: string, status: number, seconds: number) => void
 }
@@ -31,6 +36,11 @@ export const makeMetrics = (): Metrics => {
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   })
+  const requestsOnFiber = new client.Counter({
+    name: 'kotak_http_requests_on_fiber_total',
+    help: 'HTTP requests that could not be answered without a fiber (engine/step.ts runFast)',
+    registers: [registry],
+  })
   // The label children of each (method, route, status), found once: prom-client otherwise sorts
   // and joins the label object on every request. Routes are templates, so the set stays small.
   const counters = new Map<string, client.Counter.Internal>()
@@ -39,6 +49,7 @@ export const makeMetrics = (): Metrics => {
     registry,
     httpRequests,
     httpDuration,
+    requestsOnFiber,
     recordHttp: (method, route, status, seconds) => {
       const timed = `${method} ${route}`
       const counted = `${timed} ${status}`

@@ -1,19 +1,28 @@
-import { Cause, Context, Effect, Effectable, Exit, Option } from 'effect'
+import { Cause, Context, Effect, Effectable, Exit, type ManagedRuntime, Option } from 'effect'
 
 /*
- * Steps that go on at once when nothing waits: the request path (http/runFast.ts) and what it
- * calls on the way to an actor. Each takes and returns an ordinary Effect, so callers compose them
- * as they would `Effect.flatMap`, and:
- * - an effect that is already done (an `Exit`: what `Effect.succeed` and `Exit.fail` return;
- *   not `Effect.fail`, which reads the fiber's span) is continued in plain JavaScript, at once;
+ * The fast path: a second way of running effects, kept here and nowhere else. `runFast` is its
+ * one entry (the transport runs every request through it); the steps below (`andThen`, `onExit`,
+ * `recover`, `Later`) are what hot functions compose instead of `Effect.flatMap`, `Effect.exit`
+ * and `Effect.catchTag`. Each takes and returns an ordinary Effect, so outside `runFast` they are
+ * plain Effect composition, and:
+ * - an effect that is already done (an `Exit`) is continued in plain JavaScript, at once;
  * - an effect whose outcome a callback brings (`Later`: an actor's reply) is continued by that
  *   callback, also without a fiber;
  * - a service tag is looked up in the services of the request being stepped (`withServices`);
  * - anything else is composed the usual way, and from there on runs on a fiber, as before.
  * A request of the API channel thereby reaches its conversation's actor and answers without ever
  * starting a fiber of its own (docs/decisions.md, "The inbound message without a fiber").
+ *
+ * What a hot function may return and stay fiberless (Effect 3: these constructors are `Exit`s):
+ * `Effect.succeed`, `Effect.void`, `Effect.succeedNone`, `Effect.failCause`, `Exit.succeed`,
+ * `Exit.fail`, `Exit.die`, a `Later`, a service tag given to `andThen`, and what the steps here
+ * return from those. Not `Effect.fail` or `Effect.die` with an object (they read the fiber's
+ * span), nor `Effect.map`, `Effect.flatMap`, `Effect.sync`, `Effect.suspend`, `Effect.gen`: each
+ * is correct, but sends the request onto a fiber. Nothing fails to compile when that happens, so
+ * the runner counts it (`onFiber`; `kotak_http_requests_on_fiber_total` in `/metrics`) and
+ * test/http/fastPath.test.ts fails when the API channel's inbound message or `GET /v1/me` does.
  */
-
 /**
  * An effect whose outcome a callback will bring, with two ways to run it: `listen`, for the steps
  * here (its callback receives the effect to go on with, usually an `Exit`), and the effect itself,
@@ -145,3 +154,39 @@ export const recover = <A, E extends { readonly _tag: string }, R, K extends E['
   if (self instanceof Later) return after(self as Later<A, E, R>, (next) => recover(next, tag, f), onFiber)
   return onFiber()
 }
+
+/**
+ * Runs a request's effect synchronously as far as it goes: a request that needs no I/O (a cached
+ * credential, an in-process rate limit, a cached answer) completes in the same tick, with no
+ * Promise and no microtask hop; one that waits for an actor's reply (`Later`) is answered from
+ * that reply's callback; one that waits on anything else continues on a fiber (`onFiber` is told)
+ * and answers when it ends. `done(null)` means the effect did not succeed (the pipeline never
+ * fails, so only a fault of the runtime itself, such as a node shutting down).
+ */
+export const runFast =
+  <R>(runtime: ManagedRuntime.ManagedRuntime<R, unknown>, onFiber?: () => void) =>
+  <A>(effect: Effect.Effect<A, never, R>, done: (value: A | null) => void): void => {
+    const go = (next: Effect.Effect<A, never, R>): void => {
+      const now = doneAlready(next)
+      if (now) {
+        done(Exit.isSuccess(now) ? now.value : null)
+        return
+      }
+      if (next instanceof Later) {
+        ;(next as Later<A, never, R>).listen(go)
+        return
+      }
+      onFiber?.()
+      // Started at once on this stack, so work that never waits is done when runFork returns. Not
+      // `runSyncExit`: for a request that waits, that builds an AsyncFiberException (an Error, with
+      // its stack captured) only to say so, on every such request.
+      const fiber = runtime.runFork(next)
+      const exit = fiber.unsafePoll()
+      if (exit) {
+        done(Exit.isSuccess(exit) ? exit.value : null)
+        return
+      }
+      fiber.addObserver((e) => done(Exit.isSuccess(e) ? e.value : null))
+    }
+    go(effect)
+  }

@@ -116,7 +116,7 @@ const authorize = (
 const notFound = () => new ApiError({ code: 'not_found' })
 
 /**
- * The steps of one request, each done at once when nothing waits (http/runFast.ts): a cached
+ * The steps of one request, each done at once when nothing waits (engine/step.ts): a cached
  * key, the in-memory rate limit and a handler answering from memory make no fiber.
  */
 const run = (

@@ -35,6 +35,7 @@ import { Log, type Logger, makeLogger } from '../engine/log'
 import { MetricsTag, makeMetrics } from '../engine/metrics'
 import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
 import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
+import { runFast } from '../engine/step'
 import * as FileStorageLocal from '../engine/storage/FileStorageLocal'
 import { SigningKey } from '../engine/tokens'
 import * as Database from '../store/database'
@@ -48,7 +49,6 @@ import type { Route, Services } from './route'
 import * as Router from './router'
 import { routes as routeTable } from './routes'
 import * as SystemRoutes from './routes/system'
-import { runFast } from './runFast'
 import { ensurePortFree, isNative, listen, type Pending } from './server'
 
 /** Every route of the service, in one list: the router, the OpenAPI document and tests read it. */
@@ -206,7 +206,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     const router = Router.make<Route>()
     for (const r of allRoutes()) router.add(r.method, r.path, r)
     const bodyLimit = bodyLimitFor(router, cfg.maxBodyBytes)
-    const run = runFast(runtime)
+    const run = runFast(runtime, () => metrics.requestsOnFiber.inc())
     // The node's services, looked up once: the request path reads them without a fiber.
     const serve = handle.withServices(await runtime.runPromise(Effect.context<Services>()))
     const server = await listen({

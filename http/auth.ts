@@ -26,7 +26,7 @@ export const authenticate = (authorization: string | undefined, sessionToken: st
 
 /**
  * `authenticate` with the node's credential cache at hand: a cached credential is answered at
- * once (an `Exit`, no fiber; http/runFast.ts).
+ * once (an `Exit`, no fiber; engine/step.ts).
  */
 export const authenticateIn = (
   cache: CredentialCacheShape,

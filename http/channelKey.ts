@@ -22,7 +22,7 @@ export const authenticateChannel = (cache: CredentialCacheShape, authorization: 
   const key = m?.[1]
   if (!key || !ChannelApi.CHANNEL_KEY_PATTERN.test(key)) return Effect.fail(unauthorized())
   const cacheKey = digestText(key)
-  // A key this node resolved before: answered at once (http/runFast.ts), no fiber; in its entry's
+  // A key this node resolved before: answered at once (engine/step.ts), no fiber; in its entry's
   // last second it is also looked up again in the background.
   const hit = cache.getChannel(cacheKey)
   if (hit) {

@@ -49,7 +49,7 @@ export interface CredentialCacheShape {
   /**
    * For a credential just answered from the cache: when its entry is in its last second and no
    * lookup of it runs, an effect that starts `load` in the background and returns at once;
-   * otherwise undefined, so the usual hit stays without a fiber (http/runFast.ts).
+   * otherwise undefined, so the usual hit stays without a fiber (engine/step.ts).
    */
   readonly refresh: <E, R>(
     digest: string,

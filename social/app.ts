@@ -4,8 +4,8 @@ import { MetricsTag, makeMetrics } from '../engine/metrics'
 import * as RateLimiterMemory from '../engine/ratelimit/RateLimiterMemory'
 import * as RateLimiterRedis from '../engine/ratelimit/RateLimiterRedis'
 import { sourcePath } from '../engine/sourceTree'
+import { runFast } from '../engine/step'
 import * as Router from '../http/router'
-import { runFast } from '../http/runFast'
 import { isNative, listen } from '../http/server'
 import * as Database from '../store/database'
 import { layerMigrated, migrateSet } from '../store/migrate'
@@ -85,7 +85,8 @@ export const start = async (
     const log = await runtime.runPromise(Log)
     const router = Router.make<SocialRoute>()
     for (const r of allRoutes()) router.add(r.method, r.path, r)
-    const run = runFast(runtime)
+    const metrics = await runtime.runPromise(MetricsTag)
+    const run = runFast(runtime, () => metrics.requestsOnFiber.inc())
     const server = await listen({
       host: cfg.host,
       port: cfg.port,

@@ -37,7 +37,7 @@ export type MessagePayload = Resource<{
   direction: 'in' | 'out'
   type: string
   status: string
-  created_at: Iso
+  created_at: Iso | null
 }>
 
 export type ConversationChangePayload = Resource<{
@@ -91,7 +91,11 @@ export const catalogue = {
     'channel.updated': event<{
       readonly channel_id: number
       readonly status: string
-      readonly history?: { readonly days: number; readonly progress: number; readonly imported: number }
+      readonly history?: {
+        readonly days: number | null
+        readonly progress: number
+        readonly imported: number
+      }
     }>()(
       'Channel status or settings changed, including history import progress',
       '`{channel_id, status}`, with `history {days, progress, imported}` while a number imports its history',
@@ -197,7 +201,7 @@ export const catalogue = {
   },
   /** `visitor:{session}`: the live chat widget's own (spec 1 §6 rule 4). */
   visitor: {
-    message: event<Resource<{ id: number; from: 'visitor' | 'agent'; body: string }>>()(
+    message: event<Resource<{ id: number; from: string; body: string }>>()(
       'A message of the chat the visitor sees (never an internal note)',
       '`{id, direction, from, type, body, deleted, media, sender {name}, status, client_id, created_at}`',
     ),

@@ -1,7 +1,7 @@
 import { publishEvent } from '../engine/events'
 import type { ChannelKind, EventName, Payload, Topic } from './eventCatalogue'
 
-export { type ChannelKind, catalogue, type Topic, topics } from './eventCatalogue'
+export { type ChannelKind, catalogue, type Payload, type Topic, topics } from './eventCatalogue'
 
 /**
  * Publishes one event of the catalogue (actors/eventCatalogue.ts) after the commit it reports:

@@ -1,6 +1,5 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
-import { publishEvent } from '../engine/events'
 import { iso } from '../engine/time'
 
 export interface NotificationRow {
@@ -40,7 +39,7 @@ export interface NewNotification {
   readonly data?: Readonly<Record<string, unknown>>
 }
 
-/** Stores a notification in the caller's transaction; `announce` it after that commits. */
+/** Stores a notification in the caller's transaction; `announce` it (actors/notifications) after that commits. */
 export const insert = (n: NewNotification) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<NotificationRow>`
@@ -49,18 +48,6 @@ export const insert = (n: NewNotification) =>
               ${JSON.stringify(n.data ?? {})}::jsonb)
       RETURNING *`.pipe(Effect.map((r) => r[0]!)),
   )
-
-/** Tells the user's sockets of a stored notification. */
-export const announce = (row: NotificationRow) =>
-  publishEvent(`user:${row.user_id}`, 'notification.created', present(row))
-
-/** Stores a notification, then (after the insert committed) tells the user's sockets. */
-export const notify = (n: NewNotification) =>
-  Effect.gen(function* () {
-    const row = yield* insert(n)
-    yield* announce(row)
-    return row
-  })
 
 export const latest = (workspaceId: number, userId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -1,16 +1,18 @@
 import { type Duration, Effect, Schedule, Schema } from 'effect'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { currentTime } from '../../engine/clock'
+import { invalidateCredentials } from '../../engine/events'
 import { Log } from '../../engine/log'
 import { iso } from '../../engine/time'
 import * as Billing from '../../store/billing'
 import * as Channels from '../../store/channels'
 import * as Members from '../../store/members'
-import * as Notifications from '../../store/notifications'
 import { inGrace, limitsOf, planLimits, planPrices } from '../../store/plans'
 import * as Users from '../../store/users'
 import type { WorkspaceRow } from '../../store/workspaces'
 import { type FieldMessage, invalid, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { addMessages, t } from '../i18n'
+import * as Notifications from '../notifications'
 import { audited, changes } from './audit'
 import type { InWorkspace } from './caller'
 import { Timestamp } from './presenters'
@@ -133,8 +135,9 @@ const Quota = Schema.Struct({ used: Schema.Number, limit: Schema.Number })
 export const usageOf = (workspace: WorkspaceRow) =>
   Effect.gen(function* () {
     const limits = limitsOf(workspace)
+    const now = yield* currentTime
     const counters = yield* Effect.flatMap(WorkspaceActor, (a) =>
-      a.ask(workspace.id, { _tag: 'Usage', now: new Date() }),
+      a.ask(workspace.id, { _tag: 'Usage', now }),
     ).pipe(Effect.catchTag('WorkspaceNotFound', () => Effect.fail(notFound())))
     const channels = yield* Billing.channelUsage(workspace.id)
     const counter = (c: keyof typeof counters) => ({
@@ -161,10 +164,10 @@ export const UsageSchema = Schema.Struct({
   ai_per_month: Schema.Struct({ ...Quota.fields, resets_at: Schema.NullOr(Timestamp) }),
 })
 
-export const planOf = (w: WorkspaceRow) => ({
+export const planOf = (w: WorkspaceRow, now: Date) => ({
   key: w.plan,
   pro_until: iso(w.pro_until),
-  in_grace: inGrace(w, new Date()),
+  in_grace: inGrace(w, now),
   frozen: w.frozen_at !== null,
   limits: limitsOf(w),
 })
@@ -174,7 +177,9 @@ export const billingUpdated = (w: WorkspaceRow, reason: string) =>
   Effect.all([
     invalidateCredentials({ workspaceId: w.id }),
     reloadWorkspace(w.id),
-    publishEvent(`ws:${w.id}`, 'billing.updated', { ...planOf(w), reason }),
+    Effect.flatMap(currentTime, (now) =>
+      publish(topics.workspace(w.id), 'billing.updated', { ...planOf(w, now), reason }),
+    ),
   ])
 
 /** Tells the workspace's Owner, in their language, with a link to the billing page. */
@@ -209,8 +214,10 @@ export const announceSettled = (settled: readonly Billing.Settled[]) =>
  * announces each change. Run by every node's timer (`settleLoop`) and by `kotak billing settle`;
  * `Billing.settle` locks each workspace, so nodes running it together change each one once.
  */
-export const settleNow = (now: Date = new Date()) =>
-  Effect.flatMap(Billing.settle(now), (settled) => Effect.as(announceSettled(settled), settled))
+export const settleNow = (at?: Date) =>
+  Effect.flatMap(at ? Effect.succeed(at) : currentTime, (now) =>
+    Effect.flatMap(Billing.settle(now), (settled) => Effect.as(announceSettled(settled), settled)),
+  )
 
 /** `settleNow` every `every` (default one minute) for the life of the node; errors are logged. */
 export const settleLoop = (every: Duration.DurationInput = '1 minute') =>
@@ -231,7 +238,7 @@ export const overview = (workspaceId: number) =>
     const channels = yield* Billing.liveChannels(w.id)
     const members = yield* Members.listViews(w.id)
     return {
-      plan: planOf(w),
+      plan: planOf(w, yield* currentTime),
       usage: yield* usageOf(w),
       invoices: invoices.map(presentInvoice),
       profile: w.billing_profile,
@@ -303,14 +310,14 @@ export const chooseDowngrade = (
       workspace.id,
       { channelIds, memberIds },
       caller.user.id,
-      new Date(),
+      yield* currentTime,
       ctx.ip,
     )
     if (r.applied) {
       for (const userId of r.dropped) yield* Members.endAccess(userId, workspace.id)
       const w = (yield* Billing.workspaceOf(workspace.id))!
       yield* billingUpdated(w, 'downgraded')
-      yield* publishEvent(`ws:${workspace.id}`, 'members.changed', { reason: 'plan_limit' })
+      yield* publish(topics.workspace(workspace.id), 'members.changed', { reason: 'plan_limit' })
     }
     return { applied: r.applied, plan: r.plan, channel_ids: channelIds, member_ids: memberIds }
   })

@@ -1,16 +1,17 @@
 import { Effect, Schema } from 'effect'
+import { currentTime } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { invalidateCredentials } from '../../engine/events'
 import { Log } from '../../engine/log'
 import { iso } from '../../engine/time'
 import * as Invitations from '../../store/invitations'
 import * as Members from '../../store/members'
-import * as Notifications from '../../store/notifications'
 import * as Roles from '../../store/roles'
 import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
 import { ApiError, conflict, notFound } from '../errors'
 import { addMessages, type Locale, t } from '../i18n'
+import * as Notifications from '../notifications'
 import { audited } from './audit'
 import { type InWorkspace, isAdminCaller, type Origin } from './caller'
 import * as Mailer from './Mailer'
@@ -145,7 +146,7 @@ const sendMail = (i: Invitations.InvitationRow, token: string, inviterName: stri
           ).pipe(Effect.as('failed' as const)),
         ),
       )
-    if (outcome !== 'off') yield* Invitations.markMail(i.id, outcome, new Date())
+    if (outcome !== 'off') yield* Invitations.markMail(i.id, outcome, yield* currentTime)
     return outcome
   })
 
@@ -158,8 +159,7 @@ const unique = (ids: readonly number[]) => [...new Set(ids)]
 
 /** Invitations not accepted yet, expired ones included. */
 export const listOpen = (workspaceId: number) =>
-  Effect.map(Invitations.listOpen(workspaceId), (rows) => {
-    const now = new Date()
+  Effect.map(Effect.zip(Invitations.listOpen(workspaceId), currentTime), ([rows, now]) => {
     return rows.map((r) => present(r, now))
   })
 
@@ -185,7 +185,7 @@ export const create = (ctx: InWorkspace, body: NewInvitation, locale: Locale) =>
       { roleId: body.role_id, teamIds, channelAccess: body.channel_access, channelIds },
       { roleId: body.role_id, teamIds, needsTeam: true },
     )
-    const now = new Date()
+    const now = yield* currentTime
     const made = yield* audited(
       ctx,
       Effect.gen(function* () {
@@ -224,7 +224,7 @@ export const resend = (ctx: InWorkspace, id: number, locale: Locale) =>
     const invitation = yield* invitationOr404(workspace.id, id)
     if (invitation.role_is_admin && !isAdminCaller(caller))
       return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'members.admin_only' }))
-    const now = new Date()
+    const now = yield* currentTime
     const renewed = yield* audited(ctx, Invitations.renew(workspace.id, invitation.id, now), (r) =>
       r ? { action: 'invitation.resent', workspaceId: workspace.id, target: r.row.email } : null,
     )
@@ -237,7 +237,7 @@ export const resend = (ctx: InWorkspace, id: number, locale: Locale) =>
 export const cancel = (ctx: InWorkspace, id: number) =>
   Effect.gen(function* () {
     const { workspace } = ctx
-    const cancelled = yield* audited(ctx, Invitations.cancel(workspace.id, id, new Date()), (r) =>
+    const cancelled = yield* audited(ctx, Invitations.cancel(workspace.id, id, yield* currentTime), (r) =>
       r ? { action: 'invitation.cancelled', workspaceId: workspace.id, target: r.email } : null,
     )
     if (!cancelled) return yield* Effect.fail(notFound())
@@ -246,7 +246,9 @@ export const cancel = (ctx: InWorkspace, id: number) =>
 
 /** Valid invitations for the caller's own address. */
 export const mine = (ctx: Origin) =>
-  Effect.map(Invitations.validFor(ctx.caller.user.email, new Date()), (rows) => rows.map(presentMine))
+  Effect.flatMap(currentTime, (now) =>
+    Effect.map(Invitations.validFor(ctx.caller.user.email, now), (rows) => rows.map(presentMine)),
+  )
 
 /**
  * The caller accepts an invitation to their address: they become a member (quota permitting) and
@@ -255,7 +257,7 @@ export const mine = (ctx: Origin) =>
 export const accept = (ctx: Origin, id: number) =>
   Effect.gen(function* () {
     const { caller } = ctx
-    const now = new Date()
+    const now = yield* currentTime
     const outcome = yield* audited(ctx, Invitations.accept(caller.user, id, now), (o) =>
       o._tag === 'Accepted'
         ? {
@@ -316,7 +318,7 @@ export const byLink = (token: string) =>
       workspace: { id: i.workspace_id, name: i.workspace_name },
       role: { name: i.role_name },
       invited_by: i.inviter_name === null ? null : { name: i.inviter_name },
-      status: Invitations.statusOf(i, new Date()),
+      status: Invitations.statusOf(i, yield* currentTime),
       expires_at: iso(i.expires_at)!,
       // Whether the address has signed in before (an account made by the invitation has not).
       account_exists: user !== null && user.last_login_at !== null,

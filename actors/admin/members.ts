@@ -1,5 +1,5 @@
 import { Effect, Schema } from 'effect'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { invalidateCredentials } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Channels from '../../store/channels'
 import * as Members from '../../store/members'
@@ -10,6 +10,7 @@ import * as Teams from '../../store/teams'
 import type { WorkspaceRow } from '../../store/workspaces'
 import * as Workspaces from '../../store/workspaces'
 import { ApiError, conflict, type FieldMessage, invalid, notFound } from '../errors'
+import { type Payload, publish, topics } from '../events'
 import { addMessages, type Locale, t } from '../i18n'
 import { audited, changes } from './audit'
 import { type Caller, holds, type InWorkspace, isAdminCaller, isOwner } from './caller'
@@ -163,8 +164,8 @@ export const checkAccess = (
     return role
   })
 
-export const membersChanged = (workspaceId: number, data: Readonly<Record<string, unknown>>) =>
-  publishEvent(`ws:${workspaceId}`, 'members.changed', data)
+export const membersChanged = (workspaceId: number, data: Payload<'ws', 'members.changed'>) =>
+  publish(topics.workspace(workspaceId), 'members.changed', data)
 
 /**
  * 402 with the plan's user limit unless one more active member fits beside `pending` invitations.
@@ -276,7 +277,10 @@ export const update = (ctx: InWorkspace, id: number, body: MemberPatch) =>
     if (disabling) yield* Members.endAccess(m.user_id, workspace.id)
     else yield* invalidateCredentials({ userId: m.user_id })
     if (teamIds !== undefined)
-      yield* publishEvent(`ws:${workspace.id}`, 'teams.changed', { reason: 'members', user_id: m.user_id })
+      yield* publish(topics.workspace(workspace.id), 'teams.changed', {
+        reason: 'members',
+        user_id: m.user_id,
+      })
     yield* membersChanged(workspace.id, {
       reason: disabling ? 'disabled' : enabling ? 'enabled' : 'updated',
       member_id: m.id,

@@ -1,10 +1,11 @@
 import { Effect, Schema } from 'effect'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { invalidateCredentials } from '../../engine/events'
 import { iso } from '../../engine/time'
 import { allPermissions, type Permission, permissionGroups } from '../../store/permissions'
 import * as Roles from '../../store/roles'
 import * as Teams from '../../store/teams'
 import { ApiError, conflict, invalid, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { addMessages, type Locale, t } from '../i18n'
 import { audited, changes } from './audit'
 import { type Caller, type InWorkspace, isAdminCaller } from './caller'
@@ -135,7 +136,7 @@ const roleOr404 = (workspaceId: number, id: number) =>
 const rolesChanged = (workspaceId: number, roleId: number, reason: string) =>
   Effect.all([
     invalidateCredentials({ workspaceId }),
-    publishEvent(`ws:${workspaceId}`, 'members.changed', { reason, role_id: roleId }),
+    publish(topics.workspace(workspaceId), 'members.changed', { reason, role_id: roleId }),
   ])
 
 /** The permission catalogue grouped by menu, labelled in the reader's language. */

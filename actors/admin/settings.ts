@@ -1,7 +1,9 @@
 import { Effect, Schema } from 'effect'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { currentTime } from '../../engine/clock'
+import { invalidateCredentials } from '../../engine/events'
 import * as Settings from '../../store/settings'
 import { notFound } from '../errors'
+import { publish, topics } from '../events'
 import { addMessages } from '../i18n'
 import { audited, changes } from './audit'
 import type { InWorkspace } from './caller'
@@ -82,7 +84,8 @@ export const choices = () => ({
 const current = (workspaceId: number) =>
   Effect.flatMap(Settings.of(workspaceId), (w) => (w ? Effect.succeed(w) : Effect.fail(notFound())))
 
-export const get = (workspaceId: number) => Effect.map(current(workspaceId), (w) => present(w, new Date()))
+export const get = (workspaceId: number) =>
+  Effect.map(Effect.zip(current(workspaceId), currentTime), ([w, now]) => present(w, now))
 
 /**
  * Applies a change and announces it (`settings.updated`). The zone decides quota periods and date
@@ -91,14 +94,15 @@ export const get = (workspaceId: number) => Effect.map(current(workspaceId), (w)
 export const update = (ctx: InWorkspace, body: Settings.SettingsChange) =>
   Effect.gen(function* () {
     const { workspace } = ctx
-    const before = present(yield* current(workspace.id), new Date())
+    const now = yield* currentTime
+    const before = present(yield* current(workspace.id), now)
     const updated = yield* audited(
       ctx,
       Effect.flatMap(Settings.update(workspace.id, body), (w) =>
         w ? Effect.succeed(w) : Effect.fail(notFound()),
       ),
       (w) => {
-        const after = present(w, new Date())
+        const after = present(w, now)
         return {
           action: 'settings.updated',
           workspaceId: workspace.id,
@@ -112,12 +116,12 @@ export const update = (ctx: InWorkspace, body: Settings.SettingsChange) =>
         }
       },
     )
-    const after = present(updated, new Date())
+    const after = present(updated, now)
     const changed = (Object.keys(body) as Array<keyof typeof body>).filter((k) => body[k] !== undefined)
     if (after.timezone !== before.timezone) {
       yield* invalidateCredentials({ workspaceId: workspace.id })
       yield* reloadWorkspace(workspace.id)
     }
-    yield* publishEvent(`ws:${workspace.id}`, 'settings.updated', { changed, settings: after })
+    yield* publish(topics.workspace(workspace.id), 'settings.updated', { changed, settings: after })
     return after
   })

@@ -1,9 +1,10 @@
 import { Effect, Schema } from 'effect'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { invalidateCredentials } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Members from '../../store/members'
 import * as Teams from '../../store/teams'
 import { type FieldMessage, invalid, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { addMessages } from '../i18n'
 import { audited, changes } from './audit'
 import type { InWorkspace } from './caller'
@@ -85,7 +86,7 @@ const teamOr404 = (workspaceId: number, id: number) =>
 const teamsChanged = (workspaceId: number, teamId: number, reason: string) =>
   Effect.all([
     invalidateCredentials({ workspaceId }),
-    publishEvent(`ws:${workspaceId}`, 'teams.changed', { team_id: teamId, reason }),
+    publish(topics.workspace(workspaceId), 'teams.changed', { team_id: teamId, reason }),
   ])
 
 const unique = (ids: readonly number[]) => [...new Set(ids)]

@@ -1,10 +1,12 @@
 import { Effect, Schema } from 'effect'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { currentTime } from '../../engine/clock'
+import { invalidateCredentials } from '../../engine/events'
 import * as Members from '../../store/members'
 import * as Transfers from '../../store/transfers'
 import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
 import { ApiError, conflict, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { addMessages } from '../i18n'
 import { audited } from './audit'
 import { type InWorkspace, isOwner, type Origin } from './caller'
@@ -54,14 +56,14 @@ export const reloadWorkspace = (workspaceId: number) =>
 export const workspaceUpdated = (w: Workspaces.WorkspaceRow) =>
   Effect.all([
     invalidateCredentials({ workspaceId: w.id }),
-    publishEvent(`ws:${w.id}`, 'workspace.updated', { id: w.id, name: w.name, slug: w.slug }),
+    publish(topics.workspace(w.id), 'workspace.updated', { id: w.id, name: w.name, slug: w.slug }),
   ])
 
 /** The workspaces where the caller is an active member. */
 export const listFor = (ctx: Origin) =>
-  Effect.map(Workspaces.activeFor(ctx.caller.user.id), (rows) =>
+  Effect.map(Effect.zip(Workspaces.activeFor(ctx.caller.user.id), currentTime), ([rows, now]) =>
     rows.map((m): typeof ListedSchema.Type => ({
-      ...presentWorkspace(m.workspace),
+      ...presentWorkspace(m.workspace, now),
       role: { id: m.role_id, name: m.role_name },
       is_owner: m.workspace.owner_user_id === ctx.caller.user.id,
       is_active: ctx.caller.workspace?.id === m.workspace.id,

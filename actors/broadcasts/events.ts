@@ -1,6 +1,6 @@
 import { Clock, Duration, Effect } from 'effect'
-import { publishEvent } from '../../engine/events'
 import * as Broadcasts from '../../store/broadcasts'
+import { publish, topics } from '../events'
 
 /**
  * The two events of segments and broadcasts (spec 1 §6), on `ws:{workspace}`, after commit:
@@ -25,14 +25,19 @@ export type BroadcastReason =
   | 'reply'
 
 export const segmentsChanged = (workspaceId: number, segmentId: number, reason: SegmentReason) =>
-  publishEvent(`ws:${workspaceId}`, 'segments.changed', { segment_id: segmentId, reason })
+  publish(topics.workspace(workspaceId), 'segments.changed', { segment_id: segmentId, reason })
 
 export const broadcastsChanged = (
   workspaceId: number,
   broadcastId: number,
   reason: BroadcastReason,
   extra: Readonly<Record<string, unknown>> = {},
-) => publishEvent(`ws:${workspaceId}`, 'broadcasts.changed', { broadcast_id: broadcastId, reason, ...extra })
+) =>
+  publish(topics.workspace(workspaceId), 'broadcasts.changed', {
+    broadcast_id: broadcastId,
+    reason,
+    ...extra,
+  })
 
 /** The least gap between two events of one broadcast and reason (progress keeps the same rule). */
 export const EVENT_GAP_MS = 1000

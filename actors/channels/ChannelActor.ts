@@ -3,8 +3,8 @@ import * as Actor from '../../engine/actor/Actor'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import * as Channels from '../../store/channels'
 import { apiAnswer, notFound, rateLimited } from '../errors'
-import { Connector, type Delivery, type OutboundMessage, type Signal } from './Connector'
 import { publish, topics } from '../events'
+import { Connector, type Delivery, type OutboundMessage, type Signal } from './Connector'
 
 /**
  * ChannelActor: owns one channel connection. Here: its status, the outbound throttle of 30

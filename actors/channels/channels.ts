@@ -1,6 +1,6 @@
 import { Effect, Schema } from 'effect'
 import { Config } from '../../engine/config'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { invalidateCredentials } from '../../engine/events'
 import * as ChannelApi from '../../store/channelApi'
 import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
@@ -9,6 +9,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
 import { BusinessHoursSchema } from '../admin/settings'
 import { ApiError, invalid, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { ChannelActor } from './ChannelActor'
@@ -91,7 +92,7 @@ export const changed = (c: Channels.ChannelRow) =>
   Effect.all([
     invalidateCredentials({ workspaceId: c.workspace_id }),
     Effect.flatMap(ChannelActor, (a) => a.ask(c.id, { _tag: 'Reload' })).pipe(Effect.ignore),
-    publishEvent(`ws:${c.workspace_id}`, 'channel.updated', { channel_id: c.id, status: c.status }),
+    publish(topics.workspace(c.workspace_id), 'channel.updated', { channel_id: c.id, status: c.status }),
   ])
 
 /** A new channel of any type: `changed`, then `grant_selected_members` honoured. */
@@ -172,6 +173,6 @@ export const remove = (workspace: WorkspaceRow, id: number) =>
     const outcome = yield* Channels.deleteOrArchive(workspace.id, id)
     if (!outcome) return yield* Effect.fail(notFound())
     yield* invalidateCredentials({ workspaceId: workspace.id })
-    yield* publishEvent(`ws:${workspace.id}`, 'channel.updated', { channel_id: id, status: outcome })
+    yield* publish(topics.workspace(workspace.id), 'channel.updated', { channel_id: id, status: outcome })
     return { id, deleted: outcome === 'deleted', archived: outcome === 'archived' }
   })

@@ -1,5 +1,4 @@
 import { Effect, Schema } from 'effect'
-import { publishEvent } from '../../engine/events'
 import { Log } from '../../engine/log'
 import { encrypt } from '../../engine/secrets'
 import * as Channels from '../../store/channels'
@@ -7,6 +6,7 @@ import * as Email from '../../store/email'
 import { limitsOf } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
 import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { Text } from '../fields'
 import { addMessages, type Locale, t } from '../i18n'
 import { AutoReply, Hours, quotaFull, updateCommon } from './channels'
@@ -235,7 +235,7 @@ const seal = (s: string) =>
 
 /** Agents hear of it; mailbox changes need no credentials re-read nor actor reload. */
 const announce = (c: Channels.ChannelRow) =>
-  publishEvent(`ws:${c.workspace_id}`, 'channel.updated', { channel_id: c.id, status: c.status })
+  publish(topics.workspace(c.workspace_id), 'channel.updated', { channel_id: c.id, status: c.status })
 
 // ---- Operations ------------------------------------------------------------------------------
 

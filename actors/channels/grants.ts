@@ -1,6 +1,7 @@
 import { Effect } from 'effect'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { invalidateCredentials } from '../../engine/events'
 import * as Channels from '../../store/channels'
+import { publish, topics } from '../events'
 
 /**
  * The one place every channel-creation route (`/channels`, `/channels/email`,
@@ -18,7 +19,7 @@ export const grantSelectedMembers = (
         const n = yield* Channels.grantSelectedMembers(channel.workspace_id, channel.id)
         if (n > 0) {
           yield* invalidateCredentials({ workspaceId: channel.workspace_id })
-          yield* publishEvent(`ws:${channel.workspace_id}`, 'members.changed', {
+          yield* publish(topics.workspace(channel.workspace_id), 'members.changed', {
             reason: 'channel_granted',
             channel_id: channel.id,
           })

@@ -1,11 +1,12 @@
 import { Context, Effect, Schema } from 'effect'
-import { invalidateCredentials, publishEvent } from '../../engine/events'
+import { invalidateCredentials } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Channels from '../../store/channels'
 import * as Msgapp from '../../store/msgapp'
 import { limitsOf } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
 import { ApiError, invalid, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { Text } from '../fields'
 import { addMessages } from '../i18n'
 import { ChannelActor } from './ChannelActor'
@@ -83,7 +84,7 @@ export const publishHistory = (channelId: number) =>
     const c = yield* Channels.byId(channelId)
     const n = yield* Msgapp.byChannel(channelId)
     if (!c || !n) return
-    yield* publishEvent(`ws:${c.workspace_id}`, 'channel.updated', {
+    yield* publish(topics.workspace(c.workspace_id), 'channel.updated', {
       channel_id: c.id,
       status: c.status,
       history: { days: n.history_days, progress: n.history_progress, imported: n.history_imported },
@@ -172,7 +173,7 @@ export const add = (workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
     const made = yield* Msgapp.createWithinQuota(workspace.id, limit, body.name.trim())
     if (!made) return yield* Effect.fail(quotaFull())
     yield* invalidateCredentials({ workspaceId: workspace.id })
-    yield* publishEvent(`ws:${workspace.id}`, 'channel.updated', {
+    yield* publish(topics.workspace(workspace.id), 'channel.updated', {
       channel_id: made.channel.id,
       status: made.channel.status,
     })

@@ -1,7 +1,6 @@
-import { Effect, Schema } from 'effect'
+import { Clock, Effect, Schema } from 'effect'
 import { currentTime } from '../../engine/clock'
 import { Config } from '../../engine/config'
-import { publishEvent } from '../../engine/events'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import { SigningKey } from '../../engine/tokens'
 import type { ChannelRow } from '../../store/channels'
@@ -13,6 +12,7 @@ import * as Settings from '../../store/settings'
 import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
 import { ApiError, invalid, notFound, rateLimitedUntil } from '../errors'
+import { publish, topics } from '../events'
 import { EmailAddress, humanSize, PhoneNumber, type UploadedFile, WebUrl } from '../fields'
 import { addMessages } from '../i18n'
 import { ConversationActor, ConversationNotFound } from '../inbox/ConversationActor'
@@ -20,7 +20,7 @@ import { inboxCreated } from '../inbox/outbound'
 import * as FormToken from './formToken'
 import { sniffImage } from './image'
 import { hostAllowed, hostOf, type Widget, widgetOf } from './livechatSettings'
-import { visibleToVisitor, visitorMessage, visitorTopic } from './visitorPresenters'
+import { visibleToVisitor, visitorMessage } from './visitorPresenters'
 
 /**
  * The live chat visitor of spec 1 §4.6: the widget's configuration for a page, starting a chat
@@ -188,7 +188,7 @@ export const start = (
     const cfg = yield* Config
     const limiter = yield* RateLimiter
     const r = yield* limiter.hit(`livechat-start:${from.ip}`, cfg.livechatStartsPerMinute)
-    if (!r.allowed) return yield* Effect.fail(rateLimitedUntil(r.resetAtMs))
+    if (!r.allowed) return yield* Effect.fail(rateLimitedUntil(r.resetAtMs, yield* Clock.currentTimeMillis))
     const w = widgetOf(livechat.widget)
     if (!hostAllowed(w.allowed_domains, pageHost({ ...from, page: body.page_url })))
       return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'livechat.domain' }))
@@ -210,14 +210,14 @@ export const start = (
     })
     yield* inboxCreated(started.conversation)
     if (started.contactCreated)
-      yield* publishEvent(`ws:${channel.workspace_id}`, 'contacts.changed', {
+      yield* publish(topics.workspace(channel.workspace_id), 'contacts.changed', {
         contact_id: started.visitor.contact_id,
         reason: 'created',
       })
     return {
       token: started.token,
       session: started.visitor.session,
-      channel: visitorTopic(started.visitor.session),
+      channel: topics.visitor(started.visitor.session),
       interaction_id: started.conversation.id,
       open: yield* openNow(channel, workspace),
       ...(yield* queueOf(started.conversation)),
@@ -271,12 +271,12 @@ export const seen = (visitor: Livechat.VisitorRow, channel: ChannelRow, messageI
     const marked = yield* Livechat.markSeen(visitor.id, messageId, ONLINE_EVERY_SECONDS)
     if (!marked) return yield* Effect.fail(notFound())
     if (marked.announce) {
-      yield* publishEvent(`conv:${visitor.conversation_id}`, 'visitor.online', {
+      yield* publish(topics.conversation(visitor.conversation_id), 'visitor.online', {
         interaction_id: visitor.conversation_id,
         channel_id: channel.id,
         name: visitor.name,
         page_url: visitor.page_url,
-        at: new Date().toISOString(),
+        at: (yield* currentTime).toISOString(),
       })
     }
     if (marked.seen_message_id > marked.before) {

@@ -1,4 +1,4 @@
-import { publishEvent } from '../../engine/events'
+import { publish, topics } from '../events'
 
 /**
  * The two events of the contacts domain (spec 1 §6), on `ws:{workspace}`, published after the
@@ -12,10 +12,10 @@ export const contactsChanged = (
   contactId: number | null,
   reason: ChangeReason,
   extra: Readonly<Record<string, unknown>> = {},
-) => publishEvent(`ws:${workspaceId}`, 'contacts.changed', { contact_id: contactId, reason, ...extra })
+) => publish(topics.workspace(workspaceId), 'contacts.changed', { contact_id: contactId, reason, ...extra })
 
 export const contactsSettings = (
   workspaceId: number,
   kind: 'labels' | 'custom_fields',
   extra: Readonly<Record<string, unknown>> = {},
-) => publishEvent(`ws:${workspaceId}`, 'contacts.settings', { kind, ...extra })
+) => publish(topics.workspace(workspaceId), 'contacts.settings', { kind, ...extra })

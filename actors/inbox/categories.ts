@@ -1,8 +1,8 @@
 import { Effect, Schema } from 'effect'
-import { publishEvent } from '../../engine/events'
 import * as Categories from '../../store/categories'
 import { createdReply, reply } from '../answer'
 import { ApiError, invalid, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import type { Ctx } from './conversations'
@@ -171,7 +171,7 @@ export const remove = (ctx: Ctx, params: typeof IdParam.Type) => {
       }),
     )
     if (moved.ids.length > 0) {
-      yield* publishEvent(`ws:${workspace.id}`, 'inbox.changed', {
+      yield* publish(topics.workspace(workspace.id), 'inbox.changed', {
         interaction_id: null,
         channel_id: null,
         reason: 'category_deleted',

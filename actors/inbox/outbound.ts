@@ -1,6 +1,5 @@
 import { Effect } from 'effect'
 import { currentMillis, currentTime } from '../../engine/clock'
-import { publishEvent } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Channels from '../../store/channels'
 import * as Contacts from '../../store/contacts'
@@ -14,9 +13,9 @@ import { type CounterState, WorkspaceActor } from '../admin/WorkspaceActor'
 import { ChannelActor } from '../channels/ChannelActor'
 import type { Delivery, OutboundMessage } from '../channels/Connector'
 import { ApiError, notFound, rateLimited } from '../errors'
+import { publish, topics } from '../events'
 import { ConversationActor, type MessageLike, presentMessage } from './ConversationActor'
-
-import { type Ctx, conversationGone, pickupLost } from './conversations'
+import { type Ctx, pickupLost } from './conversations'
 
 /**
  * The outbound path of every message an agent, a key or an automatic reply sends: the channel's
@@ -59,12 +58,7 @@ export const takeSlot = (channel: Channels.ChannelRow | null) =>
       )
     if (channel?.type !== 'msgapp') return
     const nowMs = yield* currentMillis
-    yield* Effect.flatMap(ChannelActor, (a) => a.ask(channel.id, { _tag: 'TakeOutboundSlot', nowMs })).pipe(
-      Effect.catchTags({
-        Throttled: (e) => Effect.fail(rateLimited(e.retryAfterSeconds, 'messages.throttled')),
-        ChannelNotFound: () => Effect.fail(notFound()),
-      }),
-    )
+    yield* Effect.flatMap(ChannelActor, (a) => a.ask(channel.id, { _tag: 'TakeOutboundSlot', nowMs }))
   })
 
 /** Uses one of today's replies (spec 1 §2 `replies_per_day`), or 402 with the reset time. */
@@ -73,27 +67,13 @@ export const consumeReply = (workspace: WorkspaceRow) =>
     const now = yield* currentTime
     return yield* Effect.flatMap(WorkspaceActor, (a) =>
       a.ask(workspace.id, { _tag: 'Consume', counter: 'replies_per_day', now }),
-    ).pipe(
-      Effect.catchTags({
-        QuotaExceeded: (e) =>
-          Effect.fail(
-            new ApiError({
-              code: 'plan_required',
-              message: 'messages.replies_quota',
-              params: { limit: e.limit, reset: iso(e.resetAt)! },
-            }),
-          ),
-        WorkspaceNotFound: () => Effect.fail(notFound()),
-      }),
     )
   })
 
 export const repliesUsage = (workspace: WorkspaceRow) =>
   Effect.gen(function* () {
     const now = yield* currentTime
-    const all = yield* Effect.flatMap(WorkspaceActor, (a) =>
-      a.ask(workspace.id, { _tag: 'Usage', now }),
-    ).pipe(Effect.catchTag('WorkspaceNotFound', () => Effect.fail(notFound())))
+    const all = yield* Effect.flatMap(WorkspaceActor, (a) => a.ask(workspace.id, { _tag: 'Usage', now }))
     return all.replies_per_day
   })
 
@@ -144,12 +124,7 @@ export const deliver = (t: Delivering, message: MessageLike) =>
         ),
       )
     }
-    return yield* conv.ask(t.conversation.id, { _tag: 'Delivered', messageId: message.id, delivery }).pipe(
-      Effect.catchTags({
-        ConversationNotFound: conversationGone,
-        MessageNotFound: () => Effect.fail(notFound()),
-      }),
-    )
+    return yield* conv.ask(t.conversation.id, { _tag: 'Delivered', messageId: message.id, delivery })
   })
 
 /** What the connector is asked to deliver: recipient, files, quoted message, final text. */
@@ -227,14 +202,13 @@ export const send = (t: Target, draft: Draft, prepaid?: CounterState) =>
         replyToId: draft.replyToId,
         payload: initial === '' ? draft.payload : { ...draft.payload, agent_initial: initial },
       })
-      .pipe(Effect.catchTag('ConversationNotFound', conversationGone))
     if (!deliverable || stored.status !== 'pending') return { message: stored, replies }
     return { message: yield* deliver(t, stored), replies }
   })
 
 /** A new conversation appeared in the inbox (no content: clients reload the list). */
 export const inboxCreated = (c: Conversations.ConversationRow) =>
-  publishEvent(`ws:${c.workspace_id}`, 'inbox.changed', {
+  publish(topics.workspace(c.workspace_id), 'inbox.changed', {
     interaction_id: c.id,
     channel_id: c.channel_id,
     reason: 'created',
@@ -245,7 +219,7 @@ export const pickUp = (t: Target) =>
   Effect.gen(function* () {
     const row = yield* Effect.flatMap(ConversationActor, (a) =>
       a.ask(t.conversation.id, { _tag: 'Pickup', userId: t.caller.user.id }),
-    ).pipe(Effect.catchTags({ ConversationNotFound: conversationGone, AlreadyPickedUp: pickupLost }))
+    ).pipe(Effect.catchTag('AlreadyPickedUp', pickupLost))
     if (t.channel) yield* agentJoined(t.channel.id, row.id, t.caller.user.name)
     return row
   })

@@ -1,4 +1,4 @@
-import { publishEvent } from '../../engine/events'
+import { publish, topics } from '../events'
 
 /**
  * `kb.changed` on `ws:{workspace}` (spec 1 §6): `{category_id}` or `{article_id}`, with a
@@ -10,7 +10,7 @@ export type ArticleReason = 'created' | 'updated' | 'deleted' | 'embedding' | 'e
 export type CategoryReason = 'created' | 'updated' | 'deleted'
 
 export const articleChanged = (workspaceId: number, articleId: number, reason: ArticleReason) =>
-  publishEvent(`ws:${workspaceId}`, 'kb.changed', { article_id: articleId, reason })
+  publish(topics.workspace(workspaceId), 'kb.changed', { article_id: articleId, reason })
 
 export const categoryChanged = (workspaceId: number, categoryId: number, reason: CategoryReason) =>
-  publishEvent(`ws:${workspaceId}`, 'kb.changed', { category_id: categoryId, reason })
+  publish(topics.workspace(workspaceId), 'kb.changed', { category_id: categoryId, reason })

@@ -1,16 +1,16 @@
 import { Effect, Schema } from 'effect'
-import { publishEvent } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Clients from '../../store/clients'
 import type { FieldRow } from '../../store/customFields'
 import * as CustomFields from '../../store/customFields'
 import * as Leads from '../../store/leads'
 import { createdReply, reply } from '../answer'
-import { checkValues, shownValues, withValues } from '../contacts/customValues'
+import { checkValues, shownValues, withValues } from '../customValues'
 import { ProblemSet } from '../contacts/errors'
 import { contactsChanged } from '../contacts/events'
 import { normalizeEmail } from '../contacts/phone'
 import { type FieldMessage, invalid, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { BigId, BigIdFromString, Text, WebUrl } from '../fields'
 import { addMessages } from '../i18n'
 import { pageFields, pageMeta, pageOf } from '../pagination'
@@ -64,7 +64,7 @@ export const IdParam = Schema.Struct({ id: BigIdFromString })
 type ById = { readonly id: number }
 
 export const clientsChanged = (workspaceId: number, clientId: number) =>
-  publishEvent(`ws:${workspaceId}`, 'clients.changed', { client_id: clientId })
+  publish(topics.workspace(workspaceId), 'clients.changed', { client_id: clientId })
 
 const clientDefs = (workspaceId: number) => CustomFields.list(workspaceId, ['client'])
 

@@ -1,4 +1,4 @@
-import { publishEvent } from '../../engine/events'
+import { publish, topics } from '../events'
 
 /**
  * `pipeline.changed {lead_id, pipeline_id, reason}` on `ws:{id}` (spec 1 §6), published after the
@@ -28,4 +28,8 @@ export const pipelineChanged = (
   pipelineId: number | null,
   reason: ChangeReason,
 ) =>
-  publishEvent(`ws:${workspaceId}`, 'pipeline.changed', { lead_id: leadId, pipeline_id: pipelineId, reason })
+  publish(topics.workspace(workspaceId), 'pipeline.changed', {
+    lead_id: leadId,
+    pipeline_id: pipelineId,
+    reason,
+  })

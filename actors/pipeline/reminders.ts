@@ -7,6 +7,7 @@ import * as Work from '../../store/leadWork'
 import * as Notifications from '../../store/notifications'
 import * as Workspaces from '../../store/workspaces'
 import { addMessages, t } from '../i18n'
+import { announce } from '../notifications'
 import { identifier } from './presenters'
 
 /**
@@ -72,7 +73,7 @@ export const fireDue = (now: Date) =>
         return { claimed: due.length, notes }
       }),
     )
-    yield* Effect.forEach(notes, Notifications.announce, { discard: true })
+    yield* Effect.forEach(notes, announce, { discard: true })
     return claimed
   })
 

@@ -13,6 +13,7 @@ import { createdReply, reply } from '../answer'
 import { type FieldMessage, forbidden, invalid, notFound } from '../errors'
 import { BigIdFromString, Id, IsoDateTime, requireFile, Text, type UploadedFile } from '../fields'
 import { addMessages, t } from '../i18n'
+import { announce } from '../notifications'
 import { type Ctx, leadOr404 } from './access'
 import { pipelineChanged } from './events'
 import { LocalDate, Money } from './leads'
@@ -168,7 +169,7 @@ export const addActivity = (ctx: Ctx, params: ById, b: typeof ActivityBody.Type)
         return { id, notes }
       }),
     )
-    yield* Effect.forEach(notes, Notifications.announce, { discard: true })
+    yield* Effect.forEach(notes, announce, { discard: true })
     yield* pipelineChanged(ctx.workspace.id, l.id, l.pipeline_id, 'activity')
     const row = (yield* Work.activityById(ctx.workspace.id, id))!
     return createdReply(presentActivity(row, ctx.caller.user.id))

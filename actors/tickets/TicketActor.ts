@@ -6,9 +6,9 @@ import { recheckTopic } from '../../engine/events'
 import { recordTicketFirstResponse, recordTicketResolution } from '../../store/reportFacts'
 import * as Tickets from '../../store/tickets'
 import { apiAnswer, conflict, invalid, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { presentChange, presentEvent, presentMessage } from './presenters'
 import { decidePatch, isActive, nextUpdateRequestAt, type Patch, type Status } from './rules'
-import { publish, topics } from '../events'
 
 /**
  * TicketActor: the single writer of one ticket (spec 2 §4.3). Its discussion and change log get

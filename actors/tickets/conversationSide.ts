@@ -1,11 +1,13 @@
-import { Effect } from 'effect'
+import { Effect, Layer } from 'effect'
 import { currentTime } from '../../engine/clock'
 import type * as Conversations from '../../store/conversations'
-import * as Notifications from '../../store/notifications'
 import * as Tickets from '../../store/tickets'
 import { reply } from '../answer'
 import { invalid, notFound } from '../errors'
-import { actorOf, contextOf, notActive, ticketGone, tooSoon } from './common'
+import * as Inbox from '../inbox/conversations'
+import { ConversationTickets } from '../inbox/conversationTickets'
+import * as Notifications from '../notifications'
+import { actorOf, contextOf, notActive, tooSoon } from './common'
 import { presentBrief, presentMessage } from './presenters'
 import { TicketActor } from './TicketActor'
 import { type Ctx, viewerFor } from './visibility'
@@ -45,9 +47,8 @@ export const ofConversation = (ctx: Ctx, conversationId: number, now: Date) =>
     )
   })
 
-/** Ticket feedback and conclusions noted in the conversation after `since` (all when null). */
-export const unseenFeedback = (conversationId: number, since: Date | null) =>
-  Tickets.feedbackNotesSince(conversationId, since)
+/** The inbox's port for the tickets of a conversation (actors/inbox/conversationTickets.ts). */
+export const conversationTicketsLayer = Layer.succeed(ConversationTickets, { ofConversation })
 
 export interface FromConversationBody {
   readonly text?: string | undefined
@@ -77,7 +78,6 @@ export const fromConversation = (
       a.ask(t.id, { _tag: 'FromConversation', text, requestUpdate, sender }),
     ).pipe(
       Effect.catchTags({
-        TicketNotFound: ticketGone,
         TicketNotActive: notActive(requestUpdate ? 'request_update' : 'text'),
         UpdateTooSoon: tooSoon,
       }),
@@ -98,3 +98,13 @@ export const fromConversation = (
     const tickets = yield* ofConversation(ctx, conversation.id, yield* currentTime)
     return reply({ message: r.message ? presentMessage(r.message) : null, tickets })
   })
+
+/**
+ * `POST /interactions/{id}/tickets/{ticket}/messages` as the conversation's caller makes it: only
+ * sight of the conversation is needed (else 404), no ticket access.
+ */
+export const ticketMessage = (
+  ctx: Ctx,
+  params: { readonly id: number; readonly ticket: number },
+  body: FromConversationBody,
+) => Effect.flatMap(Inbox.visibleOr404(ctx, params.id), (c) => fromConversation(ctx, c, params.ticket, body))

@@ -1,19 +1,17 @@
 import { Effect, Schema } from 'effect'
 import { currentTime } from '../../engine/clock'
-import { iso } from '../../engine/time'
 import * as Assignees from '../../store/assignees'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
 import * as CustomFields from '../../store/customFields'
 import * as Files from '../../store/files'
-import * as Notifications from '../../store/notifications'
 import * as Tickets from '../../store/tickets'
 import type { Caller } from '../admin/caller'
 import { WorkspaceActor } from '../admin/WorkspaceActor'
 import { createdReply, reply } from '../answer'
-import { checkValues } from '../contacts/customValues'
+import { checkValues } from '../customValues'
 import { ProblemSet } from '../contacts/errors'
-import { ApiError, forbidden, invalid, notFound } from '../errors'
+import { forbidden, invalid, notFound } from '../errors'
 import {
   BigId,
   BigIdFromString,
@@ -27,8 +25,9 @@ import {
 import { ConversationActor } from '../inbox/ConversationActor'
 import * as Inbox from '../inbox/conversations'
 import { IdLike } from '../inbox/messages'
+import * as Notifications from '../notifications'
 import { pageFields, pageMeta, pageOf } from '../pagination'
-import { actorOf, badTransition, contextOf, feedbackSent, notActive, ticketGone } from './common'
+import { actorOf, contextOf, notActive } from './common'
 import {
   type Can,
   presentDetail,
@@ -365,18 +364,6 @@ export const create = (ctx: Ctx, body: typeof CreateBody.Type) =>
     const now = yield* currentTime
     const quota = yield* Effect.flatMap(WorkspaceActor, (a) =>
       a.ask(workspace.id, { _tag: 'Consume', counter: 'tickets_per_month', now }),
-    ).pipe(
-      Effect.catchTags({
-        QuotaExceeded: (e) =>
-          Effect.fail(
-            new ApiError({
-              code: 'plan_required',
-              message: 'tickets.quota',
-              params: { limit: e.limit, reset: iso(e.resetAt)! },
-            }),
-          ),
-        WorkspaceNotFound: () => Effect.fail(notFound()),
-      }),
     )
     const creator = yield* actorOf(caller)
     const row = yield* Tickets.create({
@@ -426,9 +413,7 @@ export const update = (ctx: Ctx, params: { readonly id: number }, body: typeof P
       ...(custom ? { customSet: custom.set, customClear: custom.clear } : {}),
     }
     const by = yield* actorOf(ctx.caller)
-    yield* Effect.flatMap(TicketActor, (a) => a.ask(t.id, { _tag: 'Update', patch, by })).pipe(
-      Effect.catchTags({ TicketNotFound: ticketGone, BadTransition: badTransition }),
-    )
+    yield* Effect.flatMap(TicketActor, (a) => a.ask(t.id, { _tag: 'Update', patch, by }))
     return reply(yield* presentOrHidden(ctx, t.id))
   })
 
@@ -442,7 +427,7 @@ export const assign = (ctx: Ctx, params: { readonly id: number }, body: { readon
     const by = yield* actorOf(ctx.caller)
     const r = yield* Effect.flatMap(TicketActor, (a) =>
       a.ask(t.id, { _tag: 'Assign', userId: who.id, name: who.name, by }),
-    ).pipe(Effect.catchTag('TicketNotFound', ticketGone))
+    )
     if (r.events.length > 0)
       yield* notifyEach(ctx, [who.id], by.user_id, {
         kind: 'ticket.assigned',
@@ -471,7 +456,7 @@ export const removeParticipant = (ctx: Ctx, params: { readonly id: number; reado
     const by = yield* actorOf(ctx.caller)
     yield* Effect.flatMap(TicketActor, (a) =>
       a.ask(t.id, { _tag: 'RemoveParticipant', userId: p.user_id, name: p.name, by }),
-    ).pipe(Effect.catchTags({ TicketNotFound: ticketGone, ParticipantNotFound: ticketGone }))
+    )
     return reply(yield* presentOrHidden(ctx, t.id))
   })
 
@@ -520,7 +505,6 @@ export const post = (
     const r = yield* Effect.flatMap(TicketActor, (a) =>
       a.ask(t.id, { _tag: 'Post', body: text, sender, mentionIds, fileIds: saved.map((f) => f.id) }),
     ).pipe(
-      Effect.catchTag('TicketNotFound', ticketGone),
       // Nothing was recorded: the stored bytes go too.
       Effect.tapError(() => Effect.forEach(saved, (f) => Effect.ignore(Files.remove(f)), { discard: true })),
     )
@@ -567,13 +551,8 @@ export const feedback = (ctx: Ctx, params: { readonly id: number; readonly messa
     if (!conversation) return yield* Effect.fail(invalid({ ticket: { key: 'tickets.no_conversation' } }))
     const by = yield* actorOf(ctx.caller)
     const actor = yield* TicketActor
-    const gone = {
-      TicketNotFound: ticketGone,
-      TicketMessageNotFound: ticketGone,
-      FeedbackAlreadySent: feedbackSent,
-    } as const
     // Claimed first (once per message, serialised by the actor), then noted, then recorded.
-    yield* actor.ask(t.id, { _tag: 'ClaimFeedback', messageId: m.id }).pipe(Effect.catchTags(gone))
+    yield* actor.ask(t.id, { _tag: 'ClaimFeedback', messageId: m.id })
     const note = yield* noteInto(conversation.id, t, by, m.body, 'ticket_feedback', m.id).pipe(
       Effect.tapErrorCause(() => actor.ask(t.id, { _tag: 'ReleaseFeedback', messageId: m.id })),
     )
@@ -581,9 +560,7 @@ export const feedback = (ctx: Ctx, params: { readonly id: number; readonly messa
       yield* actor.ask(t.id, { _tag: 'ReleaseFeedback', messageId: m.id })
       return yield* Effect.fail(invalid({ ticket: { key: 'tickets.no_conversation' } }))
     }
-    const r = yield* actor
-      .ask(t.id, { _tag: 'Feedback', messageId: m.id, noteId: note.id, by })
-      .pipe(Effect.catchTags(gone))
+    const r = yield* actor.ask(t.id, { _tag: 'Feedback', messageId: m.id, noteId: note.id, by })
     return reply(r.message ? presentMessage(r.message) : null, {
       note_id: note.id,
       interaction_id: conversation.id,
@@ -608,12 +585,7 @@ export const conclusion = (ctx: Ctx, params: { readonly id: number }, body: type
       : null
     const r = yield* Effect.flatMap(TicketActor, (a) =>
       a.ask(t.id, { _tag: 'Conclude', body: text, resolve, noteId: note?.id ?? null, by }),
-    ).pipe(
-      Effect.catchTags({
-        TicketNotFound: ticketGone,
-        TicketNotActive: notActive('resolve'),
-      }),
-    )
+    ).pipe(Effect.catchTag('TicketNotActive', notActive('resolve')))
     return createdReply(r.message ? presentMessage(r.message) : null, {
       status: r.row.status,
       note_id: note?.id ?? null,

@@ -3,10 +3,10 @@ import { Effect, Layer } from 'effect'
 import { Mailer } from '../../actors/admin/Mailer'
 import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
 import { widgetOf } from '../../actors/channels/livechatSettings'
-import { visibleToVisitor, visitorMessage, visitorTopic } from '../../actors/channels/visitorPresenters'
+import { visibleToVisitor, visitorMessage } from '../../actors/channels/visitorPresenters'
+import { publish, topics } from '../../actors/events'
 import type { Bus } from '../../engine/bus/Bus'
 import { Config } from '../../engine/config'
-import { publishEvent } from '../../engine/events'
 import { Log } from '../../engine/log'
 import type { ChannelRow } from '../../store/channels'
 import * as Livechat from '../../store/livechat'
@@ -31,7 +31,7 @@ export const isAway = (v: Livechat.VisitorRow, nowMs = Date.now()) =>
 export const announceQueue = (channelId: number) =>
   Effect.gen(function* () {
     for (const w of yield* Livechat.waiting(channelId)) {
-      yield* publishEvent(visitorTopic(w.session), 'queue', {
+      yield* publish(topics.visitor(w.session), 'queue', {
         position: w.position,
         waiting: true,
         agent: null,
@@ -57,7 +57,7 @@ const make = Effect.gen(function* () {
           reason: 'An internal note is never sent to the visitor.',
         } satisfies Delivery
       if (view)
-        yield* publishEvent(visitorTopic(visitor.session), 'message', visitorMessage(view, lc.public_key))
+        yield* publish(topics.visitor(visitor.session), 'message', visitorMessage(view, lc.public_key))
       const widget = widgetOf(lc.widget)
       if (widget.email_fallback && isAway(visitor) && message.body.trim() !== '') {
         const cfg = yield* Config
@@ -91,14 +91,14 @@ const make = Effect.gen(function* () {
     Effect.gen(function* () {
       const visitor = yield* Livechat.visitorOfConversation(conversationId)
       if (!visitor) return
-      const topic = visitorTopic(visitor.session)
+      const topic = topics.visitor(visitor.session)
       if (s.kind === 'agent_joined') {
-        yield* publishEvent(topic, 'queue', { position: 0, waiting: false, agent: { name: s.agentName } })
+        yield* publish(topic, 'queue', { position: 0, waiting: false, agent: { name: s.agentName } })
         yield* announceQueue(channel.id)
       } else if (s.kind === 'read') {
-        yield* publishEvent(topic, 'read', { by: 'agent', at: new Date().toISOString() })
+        yield* publish(topic, 'read', { by: 'agent', at: new Date().toISOString() })
       } else if (s.kind === 'typing') {
-        yield* publishEvent(topic, 'typing', { from: 'agent', name: s.name, typing: s.typing })
+        yield* publish(topic, 'typing', { from: 'agent', name: s.name, typing: s.typing })
       }
     }).pipe(
       Effect.catchAllCause(() => Effect.void),

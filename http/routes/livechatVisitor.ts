@@ -1,6 +1,6 @@
 import { Effect, Schema } from 'effect'
-import { visitorTopic } from '../../actors/channels/visitorPresenters'
 import * as Visitors from '../../actors/channels/visitors'
+import { topics } from '../../actors/events'
 import { BigIdFromString } from '../../actors/fields'
 import * as LivechatInbound from '../../connectors/livechat/inbound'
 import { Config } from '../../engine/config'
@@ -140,7 +140,7 @@ export const routes: readonly Route[] = [
         const cfg = yield* Config
         const key = yield* SigningKey
         const exp = Math.floor(Date.now() / 1000) + TOKEN_TTL_SECONDS
-        const channel = visitorTopic(visitor.session)
+        const channel = topics.visitor(visitor.session)
         const token = sign(key, { u: 0, w: visitor.workspace_id, exp, ch: [channel], v: visitor.session })
         return ok({
           token,

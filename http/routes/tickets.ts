@@ -1,34 +1,20 @@
 import { Effect, Schema } from 'effect'
 import { BigIdFromString, IdFromString } from '../../actors/fields'
-import { DetailSchema, HiddenSchema, ItemSchema, MessageSchema } from '../../actors/tickets/presenters'
+import { TicketMessageSchema as MessageSchema } from '../../actors/inbox/conversationTickets'
+import { DetailSchema, HiddenSchema, ItemSchema } from '../../actors/tickets/presenters'
 import * as Tickets from '../../actors/tickets/tickets'
 import { MAX_FILE_BYTES } from '../../actors/tickets/tickets'
-import { memberViewer } from '../../actors/tickets/visibility'
-import * as TicketStore from '../../store/tickets'
 import { DownloadQuery, fileReply, wantsDownload } from '../files'
 import type { MultipartLimits } from '../multipart'
-import { registerChannel } from '../realtime/channels'
 import { answer, type Route, route } from '../route'
 
 /**
  * Spec 2 §4.3, tickets: list, candidates, create, detail, changes, assignees and participants,
  * the discussion (JSON or multipart with `files[]`), feedback and conclusions into the source
  * conversation, private attachments. The rules are in actors/tickets; every route finds the
- * ticket through the one visibility rule, which also authorises `ticket:{id}` subscriptions.
+ * ticket through the one visibility rule, which also authorises `ticket:{id}` subscriptions
+ * (http/realtime/channels.ts).
  */
-
-// spec 1 §6 rule 2: `ticket:{id}` only for those who can open the ticket (deny by default).
-registerChannel('ticket', (who, id) =>
-  /^\d{1,15}$/.test(id)
-    ? Effect.map(
-        TicketStore.visibleById(
-          memberViewer(who.membership.member, who.membership.role, who.ownerUserId),
-          Number(id),
-        ),
-        (t) => t !== null,
-      )
-    : Effect.succeed(false),
-)
 
 const IdParam = Schema.Struct({ id: BigIdFromString })
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import * as Notifications from '../../store/notifications'
+import * as Notifications from '../../actors/notifications'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { connect } from '../support/ws'

@@ -4,7 +4,7 @@ import { type ApiError, api } from '../lib/api'
 import { extend, locale, t } from '../lib/i18n'
 import { linkClick, navigate } from '../lib/router'
 import { can, me } from '../lib/session'
-import { hold, onEvent } from '../lib/socket'
+import { hold, onEvent, topics } from '../lib/socket'
 import { use } from '../lib/state'
 import { type TextKey, texts } from './texts'
 
@@ -68,7 +68,7 @@ const holdWorkspace = () => {
   const who = me.get()
   if (!who || held.has(who.workspace.id)) return
   held.add(who.workspace.id)
-  hold(`ws:${who.workspace.id}`, () => {
+  hold(topics.workspace(who.workspace.id), () => {
     for (const f of reloaders) f()
   })
 }

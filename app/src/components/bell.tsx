@@ -25,7 +25,7 @@ export const Bell = ({ userId }: { userId: number }) => {
         setItems(r.data as readonly Notification[])
         setUnread(Number(r.meta.unread ?? 0))
       })
-    const release = Socket.hold(`user:${userId}`, reload)
+    const release = Socket.hold(Socket.topics.user(userId), reload)
     const off = Socket.onEvent((e) => {
       if (e.event !== 'notification.created') return
       const n = e.data as unknown as Notification

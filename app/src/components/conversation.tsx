@@ -88,16 +88,17 @@ export const Conversation = ({ id }: { id: number }) => {
   }, [id])
 
   useEffect(() => {
-    const release = Socket.hold(`conv:${id}`, () => {
+    const release = Socket.hold(Socket.topics.conversation(id), () => {
       void loadDetail()
       void catchUp()
     })
     const off = Socket.onEvent((e) => {
-      const data = e.data
-      if (e.event === 'message.created' || e.event === 'message.updated') {
+      // Destructured, `event` narrows `data` to that event's payload.
+      const { event, data } = e
+      if (event === 'message.created' || event === 'message.updated') {
         if (data.interaction_id !== id) return
         setMessages((old) => byId(old, [data as unknown as Message]))
-        if (e.event === 'message.created') {
+        if (event === 'message.created') {
           // Whoever sent it has stopped typing: their indicator goes now, not when it expires.
           const sender = data.sender as { user_id?: number | null } | undefined
           const who = data.direction === 'in' ? 'customer' : String(sender?.user_id ?? '')
@@ -109,9 +110,9 @@ export const Conversation = ({ id }: { id: number }) => {
           })
           if (data.direction === 'in') markRead()
         }
-      } else if (e.event === 'interaction.updated') {
+      } else if (event === 'interaction.updated') {
         if (data.id === id) void loadDetail()
-      } else if (e.event === 'typing') {
+      } else if (event === 'typing') {
         if (data.user_id === userId) return
         const who = String(data.customer ? 'customer' : data.user_id)
         const name = typeof data.name === 'string' && data.name ? data.name : t('conv.customer')

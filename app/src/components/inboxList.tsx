@@ -321,7 +321,7 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
       clearTimeout(timer)
       timer = setTimeout(() => void load(1, filtersRef.current), 250)
     }
-    const release = Socket.hold(`ws:${me.workspace.id}`, refresh)
+    const release = Socket.hold(Socket.topics.workspace(me.workspace.id), refresh)
     const off = Socket.onEvent((e) => {
       if (e.event === 'inbox.changed') refresh()
     })

@@ -1,5 +1,9 @@
+import type { ChannelKind, Delivered, Topic } from '../../../actors/eventCatalogue'
 import { api } from './api'
 import { store } from './state'
+
+/** Topics are spelled by the catalogue only (`topics.conversation(id)`…). */
+export { topics } from '../../../actors/eventCatalogue'
 
 /**
  * The real-time connection (spec 1 §6, protocol in http/realtime/protocol.ts). One WebSocket per
@@ -37,12 +41,12 @@ const settle = (channel: string) => {
   if (pending.size === 0) settled.set(true)
 }
 
-export interface RealtimeEvent {
-  readonly event: string
-  readonly data: Record<string, unknown>
-  readonly at: string
-  readonly cursor: string
-}
+/**
+ * An event of a channel the app holds, typed by the server's event catalogue
+ * (actors/eventCatalogue.ts): checking `event` narrows `data` to that event's payload. The
+ * `visitor:` channel is the live chat widget's, never the app's.
+ */
+export type RealtimeEvent = Delivered<Exclude<ChannelKind, 'visitor'>> & { readonly cursor: string }
 
 type Listener = (e: RealtimeEvent) => void
 
@@ -160,7 +164,7 @@ export const reconnectNow = () => {
  * Keeps `channel` subscribed while the caller holds it; `onReload` runs when the server could not
  * replay what was missed (the caller reloads through the API). Returns the release function.
  */
-export const hold = (channel: string, onReload: () => void): (() => void) => {
+export const hold = (channel: Topic, onReload: () => void): (() => void) => {
   wanted.set(channel, (wanted.get(channel) ?? 0) + 1)
   if (wanted.get(channel) === 1) subscribeFrame(channel, false)
   const set = reloaders.get(channel) ?? new Set()

@@ -62,7 +62,7 @@ export const catalogue = {
       readonly settings: Readonly<Record<string, unknown>>
     }>()(
       'General settings changed',
-      '`{changed, settings}`: the changed keys and the settings as `GET /settings` gives them',
+      '`{changed, settings}`: the changed keys and the settings as `GET /v1/settings` gives them',
     ),
     'members.changed': event<
       Reason & {
@@ -149,7 +149,7 @@ export const catalogue = {
   user: {
     'notification.created': event<Resource<{ id: number; kind: string; title: string; read: boolean }>>()(
       'New notification for the user',
-      'the notification as `GET /notifications` lists it',
+      'the notification as `GET /v1/notifications` lists it',
     ),
   },
   /** `conv:{id}`: one conversation, for whoever may view it. */
@@ -222,6 +222,24 @@ export type ChannelKind = keyof typeof catalogue
 
 /** A topic of one channel kind: `conv:12`. */
 export type Topic<K extends ChannelKind = ChannelKind> = `${K}:${string}`
+
+/** Who may subscribe to each kind (the rules are http/realtime/channels.ts), for docs/events.md. */
+export const channels: { readonly [K in ChannelKind]: { readonly topic: string; readonly who: string } } = {
+  ws: { topic: 'ws:{workspace_id}', who: 'every active member of the workspace' },
+  user: { topic: 'user:{user_id}', who: 'the user, in the workspace they signed in to' },
+  conv: {
+    topic: 'conv:{id}',
+    who: 'members who may view the conversation; unsubscribed when they lose access',
+  },
+  ticket: {
+    topic: 'ticket:{id}',
+    who: 'members who can open the ticket; unsubscribed when they lose access',
+  },
+  visitor: {
+    topic: 'visitor:{session}',
+    who: "the live chat visitor's own socket, while the session is live",
+  },
+}
 
 /** The one place topics are spelled. */
 export const topics = {

@@ -6,6 +6,27 @@
 const layers = ['engine', 'store', 'actors', 'connectors', 'http']
 const above = (i) => layers.slice(i + 1)
 
+/**
+ * The spec areas under actors/, lowest first: an area imports only the areas before it (a DAG as
+ * one order). What two areas share moves down, into an earlier area or into actors/*.ts, which
+ * import no area at all (actors/index.ts, the composition root of every actor, excepted); where a
+ * lower area needs something of a higher one, it declares a port that the higher area implements
+ * (actors/inbox/conversationTickets.ts).
+ */
+const areas = [
+  'admin',
+  'ai',
+  'kb',
+  'channels',
+  'inbox',
+  'livechat',
+  'tickets',
+  'contacts',
+  'pipeline',
+  'reports',
+  'broadcasts',
+]
+
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
   forbidden: [
@@ -45,6 +66,27 @@ module.exports = {
       severity: 'error',
       from: { path: '^http/routes/' },
       to: { path: '@effect/sql' },
+    },
+    ...areas.map((area, i) => ({
+      name: `area-${area}-imports-later-area`,
+      comment: `actors/${area}/ may import only the areas before it: ${areas.slice(0, i).join(', ') || 'none'} (docs/architecture.md)`,
+      severity: 'error',
+      from: { path: `^actors/${area}/` },
+      to: { path: `^actors/(${areas.slice(i + 1).join('|') || '$^'})/` },
+    })),
+    {
+      name: 'area-unknown',
+      comment: 'every folder under actors/ is a spec area listed in `areas` (.dependency-cruiser.cjs)',
+      severity: 'error',
+      from: { path: `^actors/(?!(${areas.join('|')})/)[^/]+/` },
+      to: {},
+    },
+    {
+      name: 'shared-domain-imports-area',
+      comment: 'actors/*.ts is what the areas share: it imports no area (actors/index.ts composes them)',
+      severity: 'error',
+      from: { path: '^actors/[^/]+\\.ts$', pathNot: '^actors/index\\.ts$' },
+      to: { path: '^actors/[^/]+/' },
     },
     {
       name: 'no-circular',

@@ -3,19 +3,27 @@ import * as ClusterActor from '../engine/cluster/ClusterActor'
 import * as AppendWriter from '../store/appendWriter'
 import * as Workspace from './admin/WorkspaceActor'
 import type { AiProvider } from './ai/AiProvider'
+import * as ApiThreads from './channels/apiThreads'
 import * as Channel from './channels/ChannelActor'
 import type { MailServers } from './channels/MailServers'
 import type { NumberLink } from './channels/msgapp'
 import * as Conversation from './inbox/ConversationActor'
+import type { ConversationTickets } from './inbox/conversationTickets'
+import { conversationTicketsLayer } from './tickets/conversationSide'
 import * as Ticket from './tickets/TicketActor'
 
 /**
  * Every actor type of a node, each a service, with the node's group-commit writer of messages;
  * requires the store, bus and rate limiter.
  */
-export const layer = Layer.mergeAll(Conversation.layer, Workspace.layer, Channel.layer, Ticket.layer).pipe(
-  Layer.provide(AppendWriter.layer),
-)
+export const layer = Layer.mergeAll(
+  Conversation.layer,
+  Workspace.layer,
+  Channel.layer,
+  Ticket.layer,
+  conversationTicketsLayer,
+  ApiThreads.layer,
+).pipe(Layer.provide(AppendWriter.layer))
 
 /**
  * The same actors spread over the nodes of a cluster (each entity on one node at a time); also
@@ -26,6 +34,8 @@ export const clusterLayer = Layer.mergeAll(
   ClusterActor.layer(Workspace.WorkspaceActor, Workspace.definition, { errors: [Workspace] }),
   ClusterActor.layer(Channel.ChannelActor, Channel.definition, { errors: [Channel] }),
   ClusterActor.layer(Ticket.TicketActor, Ticket.definition, { errors: [Ticket] }),
+  conversationTicketsLayer,
+  ApiThreads.layer,
 ).pipe(Layer.provide(AppendWriter.layer))
 
 /**
@@ -38,6 +48,8 @@ export type DomainServices =
   | Workspace.WorkspaceActor
   | Channel.ChannelActor
   | Ticket.TicketActor
+  | ConversationTickets
+  | ApiThreads.ApiThreads
   | MailServers
   | NumberLink
   | AiProvider

@@ -201,7 +201,7 @@ export const previewOf = (m: { readonly type: string; readonly body: string }): 
  * the customer came back on a thread Kotak keeps, an API channel's or a live chat's), and starts
  * an episode when none runs (the first message, or a reopening: a new reply clock); an agent's
  * reply answers it. An automatic reply is the channel's, not an agent's: it answers nothing
- * (actors/reports/metrics.ts has the definitions).
+ * (actors/metrics.ts has the definitions).
  */
 export const applyMessage = (r: ConversationRow, m: NewMessage, at: Date): ConversationRow => {
   // One copy of the row per message (it has some forty columns), then plain stores: a literal

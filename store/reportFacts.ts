@@ -110,7 +110,7 @@ export type TicketFactKind = 'ticket_created' | 'ticket_first_response' | 'ticke
 
 /**
  * The facts of a ticket (docs/decisions.md, Reports, "Tickets"; the definitions in
- * actors/reports/metrics.ts), each written by the tickets domain inside the transaction of its
+ * actors/metrics.ts), each written by the tickets domain inside the transaction of its
  * change, on the locked ticket row:
  *
  * - `ticket_created` (`recordTicketFact`, store/tickets `create`): the creator, the Back Office team;

@@ -7,7 +7,7 @@ import { pgArray } from './arrays'
  * The SQL of reports and KPIs (spec 2 §4.6): the roll-up of facts into `report_days` (workspace
  * zone, by channel, team and person) and `report_hours` (UTC hours, by channel and team), the
  * reads over them, and KPI targets. The facts themselves are written by store/reportFacts.ts; the
- * definitions are in actors/reports/metrics.ts.
+ * definitions are in actors/metrics.ts.
  *
  * Both the incremental roll-up and the rebuild add facts up with the ONE aggregation below
  * (`aggregate`), so a rebuild gives the figures the roll-up gave.

@@ -99,7 +99,7 @@ export const businessMs = (from: Date, to: Date, p: Calendar): number => {
 
 /**
  * Business minutes between two instants, to the nearest whole minute: the measure of every report
- * and KPI time (actors/reports/metrics.ts).
+ * and KPI time (actors/metrics.ts).
  */
 export const businessMinutes = (from: Date, to: Date, p: Calendar): number =>
   Math.round(businessMs(from, to, p) / MINUTE)

@@ -9,7 +9,7 @@ import {
   keyFromLabel,
   MAX_PER_ENTITY,
   READ_PERMISSION,
-} from './customValues'
+} from '../customValues'
 import { invalid, missing, ProblemSet, Refused } from './errors'
 import { contactsSettings } from './events'
 

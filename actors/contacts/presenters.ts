@@ -4,7 +4,7 @@ import type { NoteRow } from '../../store/contactNotes'
 import type * as Profile from '../../store/contactProfile'
 import type { ContactView, LabelRow } from '../../store/contacts'
 import type { FieldRow } from '../../store/customFields'
-import { shownValues, withValues } from './customValues'
+import { shownValues, withValues } from '../customValues'
 
 /** The resource shapes of spec 2 §2 for contacts, labels, custom fields and notes. */
 

@@ -7,14 +7,15 @@ import type { FieldRow } from '../../store/customFields'
 import * as CustomFields from '../../store/customFields'
 import { isPaidActive } from '../../store/plans'
 import { type SlaPolicy, slaOf } from '../../store/sla'
+import * as Tickets from '../../store/tickets'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
-import { withValues } from '../contacts/customValues'
+import { withValues } from '../customValues'
 import { ApiError, notFound } from '../errors'
 import { addMessages } from '../i18n'
-import * as Metrics from '../reports/metrics'
-import * as TicketSide from '../tickets/conversationSide'
+import * as Metrics from '../metrics'
 import type { AlreadyPickedUp, ConversationNotFound } from './ConversationActor'
+import { ConversationTickets } from './conversationTickets'
 
 /**
  * The conversation resource of spec 2 §2 as the inbox sees it: the caller as a viewer of the one
@@ -84,13 +85,13 @@ export const viewOr404 = (ctx: Ctx, id: number) =>
 /** The caller's zone: their own, else the workspace's. */
 export const zoneOf = (ctx: Ctx) => ctx.caller.user.timezone ?? ctx.workspace.timezone
 
-/** The reply-target policy of one conversation (actors/reports/metrics.ts `slaPolicyFor`). */
+/** The reply-target policy of one conversation (actors/metrics.ts `slaPolicyFor`). */
 export type SlaPolicies = (c: Parameters<typeof Metrics.slaPolicyFor>[1]) => SlaPolicy
 
 /**
  * SLA flags are a Pro and Custom feature (spec 2 §2), measured like the reports measure them: the
  * target of the conversation's channel type (first response or reply, with team and personal
- * overrides) in its channel's business hours (actors/reports/metrics.ts).
+ * overrides) in its channel's business hours (actors/metrics.ts).
  */
 export const slaPolicyOf = (workspace: WorkspaceRow, now: Date) =>
   isPaidActive(workspace, now)
@@ -204,6 +205,10 @@ export const presentDetail = (
   }
 }
 
+/** Ticket feedback and conclusions noted in the conversation after `since` (all when null). */
+export const unseenFeedback = (conversationId: number, since: Date | null) =>
+  Tickets.feedbackNotesSince(conversationId, since)
+
 /** `{id, visible: false}` when a change took the conversation out of the caller's sight. */
 export const presentOrHidden = (ctx: Ctx, id: number, now: Date) =>
   Effect.gen(function* () {
@@ -220,8 +225,8 @@ export const presentOrHidden = (ctx: Ctx, id: number, now: Date) =>
         ? yield* Contacts.byId(ctx.workspace.id, view.contact_id)
         : null
     const [tickets, feedbackUnseen, metrics] = yield* Effect.all([
-      TicketSide.ofConversation(ctx, view.id, now),
-      TicketSide.unseenFeedback(view.id, view.feedback_seen_at),
+      Effect.flatMap(ConversationTickets, (t) => t.ofConversation(ctx, view.id, now)),
+      unseenFeedback(view.id, view.feedback_seen_at),
       Metrics.contextOf(ctx.workspace),
     ])
     return presentDetail(view, {

@@ -10,14 +10,12 @@ import * as CustomFields from '../../store/customFields'
 import * as Messages from '../../store/messages'
 import { createdReply, reply } from '../answer'
 import { ChannelActor } from '../channels/ChannelActor'
-import { checkValues } from '../contacts/customValues'
+import { checkValues } from '../customValues'
 import { ProblemSet } from '../contacts/errors'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
 import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { pageFields, pageMeta, pageOf } from '../pagination'
-import * as Pipeline from '../pipeline/leads'
-import * as TicketSide from '../tickets/conversationSide'
 import { AlreadyPickedUp, ConversationActor } from './ConversationActor'
 import type { Ctx } from './conversations'
 import * as Inbox from './conversations'
@@ -371,7 +369,7 @@ export const notes = (ctx: Ctx, params: ById) =>
     const items = rows.map(Outbound.presentSent)
     const source: Record<string, number> = { note: 0, ticket_feedback: 0, ticket_conclusion: 0 }
     for (const n of items) source[n.source ?? 'note'] = (source[n.source ?? 'note'] ?? 0) + 1
-    const unseen = yield* TicketSide.unseenFeedback(c.id, c.feedback_seen_at)
+    const unseen = yield* Inbox.unseenFeedback(c.id, c.feedback_seen_at)
     return reply(items, {
       limit: NOTES_LIMIT,
       total: c.notes_count,
@@ -409,20 +407,6 @@ export const assignees = (ctx: Ctx, params: ById) =>
     )
   })
 
-/**
- * Posts into a ticket raised from this conversation, or asks its team for an update
- * (actors/tickets/conversationSide): no ticket access needed, only sight of the conversation.
- */
-export const ticketMessage = (
-  ctx: Ctx,
-  params: ById & { readonly ticket: number },
-  body: TicketSide.FromConversationBody,
-) =>
-  Effect.gen(function* () {
-    const c = yield* Inbox.visibleOr404(ctx, params.id)
-    return yield* TicketSide.fromConversation(ctx, c, params.ticket, body)
-  })
-
 export const feedbackSeen = (ctx: Ctx, params: ById) =>
   Effect.gen(function* () {
     const { caller, workspace } = ctx
@@ -432,23 +416,12 @@ export const feedbackSeen = (ctx: Ctx, params: ById) =>
     return reply({
       id: c.id,
       feedback_seen_at: at.toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      feedback_unseen: yield* TicketSide.unseenFeedback(c.id, at),
+      feedback_unseen: yield* Inbox.unseenFeedback(c.id, at),
     })
   })
 
 /** `POST /interactions/{id}/summary`: actors/inbox/summary.ts. */
 export { summary } from './summary'
-
-/**
- * Leads made from the conversation and the contact's other open leads (`meta.other`), each only
- * if the caller may see it by the lead rule (none without a leads permission).
- */
-export const leads = (ctx: Ctx, params: ById) =>
-  Effect.gen(function* () {
-    const { caller, workspace } = ctx
-    const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-    return yield* Pipeline.ofInteraction(ctx, c)
-  })
 
 export const markRead = (ctx: Ctx, params: ById) =>
   Effect.gen(function* () {

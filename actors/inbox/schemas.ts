@@ -1,6 +1,6 @@
 import { Schema } from 'effect'
-import { FieldValueSchema } from '../contacts/customValues'
-import { BriefSchema as TicketBriefSchema } from '../tickets/presenters'
+import { FieldValueSchema } from '../customValues'
+import { TicketBriefSchema } from './conversationTickets'
 
 /**
  * The response schemas of the conversation and message resources, for the OpenAPI document (and
@@ -47,7 +47,7 @@ const itemFields = {
 /** A conversation as a list item (`GET /v1/interactions`). */
 export const InteractionItemSchema = Schema.Struct(itemFields).annotations({ identifier: 'InteractionItem' })
 
-/** A custom field with its value (actors/contacts/customValues `withValues`). */
+/** A custom field with its value (actors/customValues `withValues`). */
 const CustomFieldValue = FieldValueSchema
 
 /** The detail (`GET /v1/interactions/{id}`): the contact's details only with `contacts.view`. */

@@ -13,7 +13,7 @@ import * as Pipelines from '../../store/pipelines'
 import { isAdminCaller } from '../admin/caller'
 import { WorkspaceActor } from '../admin/WorkspaceActor'
 import { createdReply, reply } from '../answer'
-import { checkValues, withValues } from '../contacts/customValues'
+import { checkValues, withValues } from '../customValues'
 import { ProblemSet } from '../contacts/errors'
 import { contactsChanged } from '../contacts/events'
 import { normalizeEmail, normalizePhone, regionOf } from '../contacts/phone'
@@ -426,6 +426,10 @@ export const ofInteraction = (
           )).filter((l) => l.interaction_id !== conversation.id)
     return reply(yield* presentMany(ctx, from), { other: yield* presentMany(ctx, others) })
   })
+
+/** `GET /interactions/{id}/leads`, for a caller who sees the conversation (else 404). */
+export const interactionLeads = (ctx: Ctx, params: { readonly id: number }) =>
+  Effect.flatMap(Inbox.visibleOr404(ctx, params.id), (c) => ofInteraction(ctx, c))
 
 // ---- Writing ---------------------------------------------------------------------------------
 

@@ -3,7 +3,7 @@ import type { FieldRow } from '../../store/customFields'
 import type { LeadView } from '../../store/leads'
 import type * as Work from '../../store/leadWork'
 import type { PipelineRow, StageRow } from '../../store/pipelines'
-import { shownValues } from '../contacts/customValues'
+import { shownValues } from '../customValues'
 
 /** The resource shapes of spec 2 §2 for workflows, stages, leads and the work on a lead. */
 

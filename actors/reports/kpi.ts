@@ -13,7 +13,7 @@ import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../er
 import { Id, IdFromString } from '../fields'
 import { addMessages } from '../i18n'
 import type { Ctx } from '../inbox/conversations'
-import * as Metrics from './metrics'
+import * as Metrics from '../metrics'
 import { LocalDate, rangeOf } from './reports'
 import { catchUp } from './rollup'
 

@@ -10,7 +10,7 @@ import { type FieldMessage, invalid } from '../errors'
 import { IdFromString, LocalDate } from '../fields'
 import { addMessages } from '../i18n'
 import { type Ctx, viewerFor, zoneOf } from '../inbox/conversations'
-import * as Metrics from './metrics'
+import * as Metrics from '../metrics'
 import { catchUp } from './rollup'
 
 /**

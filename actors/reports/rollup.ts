@@ -3,7 +3,7 @@ import { type Duration, Effect, Schedule } from 'effect'
 import { Log } from '../../engine/log'
 import * as Reports from '../../store/reports'
 import * as Workspaces from '../../store/workspaces'
-import * as Metrics from './metrics'
+import * as Metrics from '../metrics'
 
 /**
  * The roll-up: adds facts (store/reportFacts.ts) to the roll-ups that reports read. Every node
@@ -11,7 +11,7 @@ import * as Metrics from './metrics'
  * (`catchUp`), so reports are exact at the moment of asking while the write path pays only one
  * INSERT of a fact. One roll-up per workspace at a time (an advisory lock); each batch takes its
  * facts, measures in Node those with something to measure (business minutes, target met:
- * actors/reports/metrics.ts), then stores the measures and adds every fact of the batch to the
+ * actors/metrics.ts), then stores the measures and adds every fact of the batch to the
  * roll-ups in one statement, in one transaction, so a fact is counted once whatever fails.
  */
 export const BATCH = 5000

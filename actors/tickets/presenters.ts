@@ -3,7 +3,13 @@ import { iso } from '../../engine/time'
 import type { FieldRow } from '../../store/customFields'
 import type { SlaPolicy } from '../../store/sla'
 import type * as Tickets from '../../store/tickets'
-import { FieldValueSchema, shownValues, withValues } from '../contacts/customValues'
+import { FieldValueSchema, shownValues, withValues } from '../customValues'
+import {
+  TicketActorSchema as ActorSchema,
+  TicketPersonSchema as Person,
+  TicketSlaSchema as SlaSchema,
+  TicketUpdateRequestSchema as UpdateRequestSchema,
+} from '../inbox/conversationTickets'
 import { isActive, type TicketSla, ticketSla } from './rules'
 
 /**
@@ -188,33 +194,6 @@ export const presentBrief = (
 const Str = Schema.String
 const NStr = Schema.NullOr(Schema.String)
 const Num = Schema.Number
-const Person = Schema.Struct({ id: Num, name: Str, avatar_url: NStr })
-const ActorSchema = Schema.Struct({ name: Str, user_id: Schema.NullOr(Num), key_id: Schema.NullOr(Num) })
-const SlaSchema = Schema.NullOr(
-  Schema.Struct({
-    level: Schema.NullOr(Schema.Literal('warn', 'breach')),
-    target_minutes: Num,
-    minutes: Num,
-    due_at: NStr,
-  }),
-)
-const UpdateRequestSchema = Schema.NullOr(
-  Schema.Struct({ requested_at: NStr, by: Schema.NullOr(ActorSchema) }),
-)
-
-export const MessageSchema = Schema.Struct({
-  id: Num,
-  ticket_id: Num,
-  seq: Num,
-  kind: Schema.Literal('comment', 'conversation', 'update_request', 'conclusion'),
-  body: Str,
-  sender: Schema.NullOr(ActorSchema),
-  mentions: Schema.Array(Schema.Struct({ id: Num, name: Str })),
-  files: Schema.Array(Schema.Struct({ index: Num, name: Str, mime: Str, size: Num, url: Str })),
-  feedback: Schema.NullOr(Schema.Struct({ sent_at: NStr, note_id: Schema.NullOr(Num) })),
-  created_at: NStr,
-}).annotations({ identifier: 'TicketMessage' })
-
 export const EventSchema = Schema.Struct({
   id: Num,
   ticket_id: Num,
@@ -282,26 +261,6 @@ export const DetailSchema = Schema.Struct({
     feedback: Schema.Boolean,
   }),
 }).annotations({ identifier: 'Ticket' })
-
-export const BriefSchema = Schema.Struct({
-  id: Num,
-  number: Num,
-  subject: Str,
-  status: Str,
-  priority: Str,
-  due_date: NStr,
-  active: Schema.Boolean,
-  can_open: Schema.Boolean,
-  assignees: Schema.Array(Person),
-  update_request: UpdateRequestSchema,
-  sla: SlaSchema,
-  thread: Schema.Struct({
-    team: Schema.Struct({ id: Num, name: Str }),
-    messages: Schema.Array(MessageSchema),
-  }),
-  created_at: NStr,
-  updated_at: NStr,
-}).annotations({ identifier: 'TicketBrief' })
 
 /** A ticket the caller no longer sees after their change (`{id, visible: false}`). */
 export const HiddenSchema = Schema.Struct({ id: Num, visible: Schema.Literal(false) })

@@ -1,6 +1,6 @@
 import { Effect, Schema } from 'effect'
 import * as Fields from '../../actors/contacts/customFields'
-import { FIELD_TYPES, MAX_PER_ENTITY } from '../../actors/contacts/customValues'
+import { FIELD_TYPES, MAX_PER_ENTITY } from '../../actors/customValues'
 import { presentField } from '../../actors/contacts/presenters'
 import { asApiError } from '../../actors/contacts/requests'
 import { IdFromString, Text } from '../../actors/fields'

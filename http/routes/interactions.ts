@@ -1,12 +1,11 @@
 import { Schema } from 'effect'
 import { BigIdFromString, Text } from '../../actors/fields'
+import { TicketBriefSchema, TicketMessageSchema } from '../../actors/inbox/conversationTickets'
 import * as Interactions from '../../actors/inbox/interactions'
 import { ListQuery, PatchBody, StartBody } from '../../actors/inbox/interactions'
 import { InteractionItemSchema, InteractionSchema } from '../../actors/inbox/schemas'
-import {
-  BriefSchema as TicketBriefSchema,
-  MessageSchema as TicketMessageSchema,
-} from '../../actors/tickets/presenters'
+import { interactionLeads } from '../../actors/pipeline/leads'
+import { ticketMessage } from '../../actors/tickets/conversationSide'
 import { answer, type Route, route } from '../route'
 
 /**
@@ -104,7 +103,7 @@ export const routes: readonly Route[] = [
       tickets: Schema.Array(TicketBriefSchema),
     }),
     handler: ({ caller, workspace, params, body }) =>
-      answer(Interactions.ticketMessage({ caller, workspace }, params, body)),
+      answer(ticketMessage({ caller, workspace }, params, body)),
   }),
   route({
     method: 'POST',
@@ -137,7 +136,7 @@ export const routes: readonly Route[] = [
     summary:
       "Leads from this conversation and (`meta.other`) the contact's other open leads, as the caller may see them",
     params: IdParam,
-    handler: ({ caller, workspace, params }) => answer(Interactions.leads({ caller, workspace }, params)),
+    handler: ({ caller, workspace, params }) => answer(interactionLeads({ caller, workspace }, params)),
   }),
   route({
     method: 'POST',

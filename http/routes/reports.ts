@@ -6,7 +6,7 @@ import { answer, type Reply, type Route, route, type Services } from '../route'
 
 /**
  * Spec 2 §4.6, reports and KPIs. The rules are in actors/reports (definitions of every metric in
- * actors/reports/metrics.ts); this module is schema, access and the CSV replies.
+ * actors/metrics.ts); this module is schema, access and the CSV replies.
  */
 
 const csv = (filename: string, body: string, stream?: AsyncIterable<Uint8Array>): Reply => ({

@@ -10,7 +10,7 @@ import { api, type People, people } from '../tickets/support'
 
 /**
  * Ticket figures of the reports and the Back Office KPI card (spec 2 §4.6; definitions in
- * actors/reports/metrics.ts and docs/decisions.md "Ticket figures"), through HTTP on a workspace in
+ * actors/metrics.ts and docs/decisions.md "Ticket figures"), through HTTP on a workspace in
  * Jakarta (UTC+7, no daylight saving), open Monday to Friday 09:00–17:00. Targets: ticket first
  * response 1 hour for the workspace, 2 hours for b2 personally; ticket resolution the default 16
  * hours. Every figure is worked out by hand in the comments.

@@ -1,7 +1,7 @@
 import { Effect } from 'effect'
-import * as Reports from '../../store/reports'
-import * as Settings from '../../store/settings'
-import { type BusinessHours, businessMinutes, type Calendar, type SlaPolicy } from '../../store/sla'
+import * as Reports from '../store/reports'
+import * as Settings from '../store/settings'
+import { type BusinessHours, businessMinutes, type Calendar, type SlaPolicy } from '../store/sla'
 
 /**
  * THE definitions of every report and KPI metric (spec 2 §4.6), used by the reports, the KPIs and

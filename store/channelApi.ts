@@ -1,10 +1,8 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
-import { andThen } from '../engine/step'
 import { digest, randomToken } from '../engine/tokens'
 import { pgArray } from './arrays'
 import type { ChannelRow } from './channels'
-import * as Contacts from './contacts'
 import type { MessageRow } from './conversations'
 
 /**
@@ -149,110 +147,59 @@ export interface ThreadRow {
   readonly contact: Readonly<Record<string, unknown>>
 }
 
-/**
- * Threads this node has seen, per database (keyed by its client), least recently used first. A
- * thread's conversation never changes while the thread exists, so the entry is a safe hint: a
- * conversation deleted meanwhile (its thread goes with it) is noticed by the append, which
- * `forgetThread`s and starts over. The contact kept is the one this node last wrote or read.
- */
-const threadCache = new WeakMap<SqlClient.SqlClient, Map<string, ThreadRow>>()
-const THREAD_CACHE_SIZE = 10_000
-const threadKey = (channelId: number, externalId: string) => `${channelId}\u0000${externalId}`
-
-const cached = (sql: SqlClient.SqlClient) => {
-  let m = threadCache.get(sql)
-  if (!m) {
-    m = new Map()
-    threadCache.set(sql, m)
-  }
-  return m
-}
-
-const keep = (sql: SqlClient.SqlClient, t: ThreadRow) => {
-  const m = cached(sql)
-  const k = threadKey(t.channel_id, t.external_id)
-  m.delete(k)
-  m.set(k, t)
-  if (m.size > THREAD_CACHE_SIZE) m.delete(m.keys().next().value!)
-}
-
-/** Drops a thread this node remembers (its conversation turned out to be gone). */
-export const forgetThread = (channelId: number, externalId: string) =>
-  Effect.map(SqlClient.SqlClient, (sql) => {
-    cached(sql).delete(threadKey(channelId, externalId))
-  })
-
-/**
- * The conversation of the customer's `conversation_id`, created (with its contact) on first use.
- * Concurrent first messages agree on one conversation: the thread row's primary key decides, and
- * the loser's empty conversation is removed in its own transaction.
- */
-export const threadFor = (
-  channel: ChannelRow,
-  externalId: string,
-  contact: Readonly<Record<string, unknown>>,
-) =>
-  // A step (engine/step.ts): on the request path the known thread is found without a fiber.
-  andThen(SqlClient.SqlClient, (sql) => {
-    const same = (t: ThreadRow) => Object.entries(contact).every(([k, v]) => t.contact[k] === v)
-    // The common case, a known conversation whose contact did not change: nothing to read or
-    // write per inbound message once this node has seen the thread, and no generator either.
-    const hot = cached(sql).get(threadKey(channel.id, externalId))
-    if (hot && same(hot)) return Effect.succeed({ thread: hot, created: false })
-    return Effect.gen(function* () {
-      const [known] = hot
-        ? [undefined]
-        : yield* sql<ThreadRow>`
-            SELECT * FROM channel_api_threads WHERE channel_id = ${channel.id} AND external_id = ${externalId}`
-      if (known && same(known)) {
-        keep(sql, known)
-        return { thread: known, created: false }
-      }
-      const made = yield* threadForUpdate(sql, channel, externalId, contact)
-      keep(sql, made.thread)
-      return made
-    })
-  })
-
-/** The contact record of the customer's `contact` object (named by what it carries). */
-const contactOf = (externalId: string, c: Readonly<Record<string, unknown>>) => {
-  const text = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null)
-  const email = text(c.email)
-  const phone = text(c.phone)
-  return { name: (text(c.name) ?? email ?? phone ?? text(c.id) ?? externalId).slice(0, 200), email, phone }
-}
-
-const threadForUpdate = (
-  sql: SqlClient.SqlClient,
-  channel: ChannelRow,
-  externalId: string,
-  contact: Readonly<Record<string, unknown>>,
-) =>
-  sql.withTransaction(
-    Effect.gen(function* () {
-      const [found] = yield* sql<ThreadRow>`
-          UPDATE channel_api_threads SET contact = contact || ${JSON.stringify(contact)}::jsonb
-          WHERE channel_id = ${channel.id} AND external_id = ${externalId} RETURNING *`
-      if (found) return { thread: found, created: false }
-      const [conv] = yield* sql<{ id: number }>`
-          INSERT INTO conversations (workspace_id, channel_id) VALUES (${channel.workspace_id}, ${channel.id})
-          RETURNING id`
-      const [made] = yield* sql<ThreadRow>`
-          INSERT INTO channel_api_threads (channel_id, external_id, conversation_id, contact)
-          VALUES (${channel.id}, ${externalId}, ${conv!.id}, ${JSON.stringify(contact)}::jsonb)
-          ON CONFLICT (channel_id, external_id) DO NOTHING RETURNING *`
-      if (made) {
-        // The contact only once the thread is ours, so a lost race leaves no stray contact.
-        const who = yield* Contacts.matchOrCreate(channel.workspace_id, contactOf(externalId, contact))
-        yield* sql`UPDATE conversations SET contact_id = ${who.id} WHERE id = ${conv!.id}`
-        return { thread: made, created: true }
-      }
-      yield* sql`DELETE FROM conversations WHERE id = ${conv!.id}`
-      const [other] = yield* sql<ThreadRow>`
-          SELECT * FROM channel_api_threads WHERE channel_id = ${channel.id} AND external_id = ${externalId}`
-      return { thread: other!, created: false }
-    }),
+export const threadByExternalId = (channelId: number, externalId: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ThreadRow>`
+      SELECT * FROM channel_api_threads WHERE channel_id = ${channelId} AND external_id = ${externalId}`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
   )
+
+/** Merges what the customer's system said of the contact into the thread's copy; null without a thread. */
+export const mergeThreadContact = (
+  channelId: number,
+  externalId: string,
+  contact: Readonly<Record<string, unknown>>,
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ThreadRow>`
+      UPDATE channel_api_threads SET contact = contact || ${JSON.stringify(contact)}::jsonb
+      WHERE channel_id = ${channelId} AND external_id = ${externalId} RETURNING *`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
+/** A conversation for a thread, without contact yet (the thread must be won first). */
+export const insertThreadConversation = (workspaceId: number, channelId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ id: number }>`
+      INSERT INTO conversations (workspace_id, channel_id) VALUES (${workspaceId}, ${channelId})
+      RETURNING id`.pipe(Effect.map((r) => r[0]!.id)),
+  )
+
+/** The thread of `externalId` on this conversation, or null when another one holds it already. */
+export const insertThread = (
+  channelId: number,
+  externalId: string,
+  conversationId: number,
+  contact: Readonly<Record<string, unknown>>,
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<ThreadRow>`
+      INSERT INTO channel_api_threads (channel_id, external_id, conversation_id, contact)
+      VALUES (${channelId}, ${externalId}, ${conversationId}, ${JSON.stringify(contact)}::jsonb)
+      ON CONFLICT (channel_id, external_id) DO NOTHING RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
+  )
+
+export const setThreadConversationContact = (conversationId: number, contactId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql`UPDATE conversations SET contact_id = ${contactId} WHERE id = ${conversationId}`,
+  )
+
+/** Removes the empty conversation of a thread lost to a concurrent first message. */
+export const dropThreadConversation = (conversationId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM conversations WHERE id = ${conversationId}`)
 
 export const threadOfConversation = (conversationId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -8,6 +8,7 @@ import * as Conversations from '../../store/conversations'
 import * as Settings from '../../store/settings'
 import * as Workspaces from '../../store/workspaces'
 import { ConversationActor } from './ConversationActor'
+import { awayDue, repliesOf } from './inboundRules'
 import { deliver, takeSlot } from './outbound'
 
 /**
@@ -19,13 +20,6 @@ import { deliver, takeSlot } from './outbound'
  * Best effort: a reply that cannot go out is logged and the inbound message is unaffected.
  */
 export const AWAY_REPEAT_HOURS = 12
-
-interface AutoReplySettings {
-  readonly greeting_on?: boolean
-  readonly greeting?: string
-  readonly away_on?: boolean
-  readonly away?: string
-}
 
 const awaySentRecently = (conversationId: number) =>
   Effect.flatMap(
@@ -59,14 +53,6 @@ const sendAuto = (
     yield* deliver({ workspace, conversation, channel }, stored)
   })
 
-/** The automatic replies a channel has on for an inbound message, or null when none. */
-const repliesOf = (channel: ChannelRow, newConversation: boolean) => {
-  const auto = (channel.settings.auto_reply ?? {}) as AutoReplySettings
-  const greeting = newConversation && auto.greeting_on ? (auto.greeting ?? '').trim() : ''
-  const away = auto.away_on ? (auto.away ?? '').trim() : ''
-  return greeting === '' && away === '' ? null : { greeting, away }
-}
-
 export const afterInbound = (
   from: ChannelRow,
   conversationId: number,
@@ -80,13 +66,13 @@ export const afterInbound = (
   },
 ) =>
   // A current row without automatic replies (most inbound messages): nothing to do, at once.
-  opts.fresh && !repliesOf(from, opts.newConversation)
+  opts.fresh && !repliesOf(from.settings, opts.newConversation)
     ? Effect.void
     : Effect.gen(function* () {
         // Connectors hold their channel row for the life of a session; the settings are read fresh.
         const channel = opts.fresh ? from : yield* Channels.byId(from.id)
         if (!channel || channel.archived_at !== null) return
-        const replies = repliesOf(channel, opts.newConversation)
+        const replies = repliesOf(channel.settings, opts.newConversation)
         if (!replies) return
         const { greeting, away } = replies
         const workspace = yield* Workspaces.byId(channel.workspace_id)
@@ -94,11 +80,8 @@ export const afterInbound = (
         if (!workspace || !conversation) return
         if (greeting !== '') yield* sendAuto(channel, conversation, workspace, 'greeting', greeting)
         if (away === '') return
-        const general = Settings.generalOf(workspace)
-        const hours =
-          (channel.settings.hours as Settings.BusinessHours | null | undefined) ?? general.business_hours
-        const now = yield* currentTime
-        if (Settings.openAt(hours, general.timezone, now)) return
+        const hours = channel.settings.hours as Settings.BusinessHours | null | undefined
+        if (!awayDue(hours, Settings.generalOf(workspace), yield* currentTime)) return
         if (yield* awaySentRecently(conversationId)) return
         yield* sendAuto(channel, conversation, workspace, 'away', away)
       }).pipe(

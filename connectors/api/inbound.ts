@@ -1,13 +1,13 @@
 import { Effect, Schema } from 'effect'
 import { webhookPolicy } from '../../actors/channels/apiChannel'
+import * as ApiThreads from '../../actors/channels/apiThreads'
 import { invalid, notFound } from '../../actors/errors'
 import { EmailAddress, IsoDateTime, PhoneNumber } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
-import { afterInbound } from '../../actors/inbox/autoReply'
 import { type Appended, ConversationActor, presentMessage } from '../../actors/inbox/ConversationActor'
+import { receiveInbound } from '../../actors/inbox/inbound'
 import { MAX_ATTACHMENT_BYTES, mediaType } from '../../actors/inbox/messages'
 import { Config } from '../../engine/config'
-import { publishEvent } from '../../engine/events'
 import { OutboundRefused, send } from '../../engine/net/outbound'
 import { andThen, recover } from '../../engine/step'
 import * as ChannelApi from '../../store/channelApi'
@@ -97,9 +97,8 @@ const fetchAttachment = (workspaceId: number, a: typeof Attachment.Type, index: 
 
 /**
  * One inbound message: the conversation of `conversation_id` (created with its contact on first
- * use), the message appended through the ConversationActor (gap-free sequence, `message.created`
- * on `conv:`), `inbox.changed` on `ws:`. A `message.id` already stored answers the stored message
- * with `duplicate: true`.
+ * use), the message into the inbox (actors/inbox/inbound.ts). A `message.id` already stored
+ * answers the stored message with `duplicate: true`.
  */
 export const receive = (channel: ChannelRow, body: typeof InboundMessage.Type) =>
   // The conversation went away between finding it and appending (its contact was deleted): once
@@ -107,11 +106,14 @@ export const receive = (channel: ChannelRow, body: typeof InboundMessage.Type) =
   // Steps (engine/step.ts), not combinators: the usual message waits for its actor without a fiber.
   recover(receiveOnce(channel, body), 'ConversationNotFound', () =>
     recover(
-      andThen(ChannelApi.forgetThread(channel.id, body.conversation_id), () => receiveOnce(channel, body)),
+      andThen(ApiThreads.forgetThread(channel.id, body.conversation_id), () => receiveOnce(channel, body)),
       'ConversationNotFound',
       () => Effect.fail(notFound()),
     ),
   )
+
+/** The API channel posts its messages now: they are always fresh, and from the customer. */
+const arrival = { outgoing: false, history: false, group: false, automatic: false } as const
 
 const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) => {
   const attachments = body.message.attachments ?? []
@@ -121,43 +123,38 @@ const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) => {
   for (const [k, v] of Object.entries(body.contact ?? {})) if (typeof v === 'string') contact[k] = v
   const clientId = `api:${body.message.id}`
   // Steps, not a generator: this runs for every inbound message.
-  return andThen(ChannelApi.threadFor(channel, body.conversation_id, contact), ({ thread, created }) => {
-    const append = (
+  return andThen(ApiThreads.threadFor(channel, body.conversation_id, contact), ({ thread, created }) => {
+    const message = (
       m: { readonly type: string; readonly body: string; readonly fileId?: number },
       cid: string,
+    ) => ({
+      direction: 'in' as const,
+      ...m,
+      sender: { name: contact.name ?? null, external_id: contact.id ?? null },
+      clientId: cid,
+      sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
+    })
+    const receiveFirst = <A, E, R>(
+      m: Parameters<typeof message>[0],
+      recorded: (stored: Appended) => Effect.Effect<A, E, R>,
     ) =>
-      andThen(ConversationActor, (actor) =>
-        actor.ask(thread.conversation_id, {
-          _tag: 'Append',
-          direction: 'in',
-          ...m,
-          sender: { name: contact.name ?? null, external_id: contact.id ?? null },
-          clientId: cid,
-          sentAt: body.message.sent_at === undefined ? undefined : new Date(body.message.sent_at),
-        }),
+      receiveInbound(
+        {
+          channel,
+          conversationId: thread.conversation_id,
+          opening: created ? 'created' : 'existing',
+          message: message(m, clientId),
+          arrival,
+          channelIsCurrent: true,
+        },
+        recorded,
       )
-    const answer = (message: Appended) => {
-      const data = present(message, thread.external_id, channel.id)
-      // The append already told `ws:` about the message; a new conversation is worth a second
-      // word, as the other connectors do.
-      const announced = created
-        ? publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
-            interaction_id: thread.conversation_id,
-            channel_id: channel.id,
-            reason: 'conversation.created',
-          })
-        : Effect.void
-      if (message.duplicate === true)
-        return andThen(announced, () => Effect.succeed({ duplicate: true, data }))
-      return andThen(announced, () =>
-        andThen(
-          afterInbound(channel, thread.conversation_id, { newConversation: created, fresh: true }),
-          () => Effect.succeed({ duplicate: false, data }),
-        ),
-      )
-    }
-    if (attachments.length === 0)
-      return andThen(append({ type: 'text', body: body.message.text ?? '' }, clientId), answer)
+    const answer = (stored: Appended) =>
+      Effect.succeed({
+        duplicate: stored.duplicate === true,
+        data: present(stored, thread.external_id, channel.id),
+      })
+    if (attachments.length === 0) return receiveFirst({ type: 'text', body: body.message.text ?? '' }, answer)
     return Effect.gen(function* () {
       // A resend with files is answered before they are fetched again; without, the conversation's
       // actor knows its recent client ids and answers a resend with the stored message.
@@ -168,15 +165,21 @@ const receiveOnce = (channel: ChannelRow, body: typeof InboundMessage.Type) => {
       const files = yield* Effect.forEach(attachments, (a, i) => fetchAttachment(channel.workspace_id, a, i))
       // The text travels with the first file, as a caption; each further file is a message of its own.
       const [first, ...rest] = files
-      const message = yield* append(
+      return yield* receiveFirst(
         { type: mediaType(first!.mime), body: body.message.text ?? '', fileId: first!.id },
-        clientId,
+        (stored) =>
+          Effect.flatMap(
+            Effect.forEach(rest, (f, i) =>
+              Effect.flatMap(ConversationActor, (actor) =>
+                actor.ask(thread.conversation_id, {
+                  _tag: 'Append',
+                  ...message({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
+                }),
+              ),
+            ),
+            () => answer(stored),
+          ),
       )
-      if (rest.length > 0)
-        yield* Effect.forEach(rest, (f, i) =>
-          append({ type: mediaType(f.mime), body: '', fileId: f.id }, `${clientId}:${i + 1}`),
-        )
-      return yield* answer(message)
     })
   })
 }

@@ -1,9 +1,7 @@
 import { Effect } from 'effect'
 import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
-import { afterInbound } from '../../actors/inbox/autoReply'
-import { ConversationActor } from '../../actors/inbox/ConversationActor'
 import { toText } from '../../actors/inbox/emailHtml'
-import { publishEvent } from '../../engine/events'
+import { receiveInbound } from '../../actors/inbox/inbound'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
@@ -37,9 +35,6 @@ export const ignored = (rules: readonly string[], address: string) => {
 }
 
 export type Imported = 'imported' | 'duplicate' | 'ignored'
-
-/** Mail younger than this when it arrives counts as new (older mail is history). */
-const FRESH_MS = 10 * 60_000
 
 export const importMail = (
   channel: ChannelRow,
@@ -100,49 +95,51 @@ export const importMail = (
       typeof parsed.html === 'string' && parsed.html.trim() !== '' ? sanitizeMail(parsed.html) : null
     const text = (parsed.text ?? (html ? toText(html) : '')).trim().slice(0, 100_000)
 
-    const actor = yield* ConversationActor
-    const message = yield* actor.ask(conversationId, {
-      _tag: 'Append',
-      direction: outgoing ? 'out' : 'in',
-      type: 'text',
-      body: text,
-      sender: outgoing
-        ? { name: from?.name || mailbox.sender_name || null }
-        : { name: counterpart.name || null },
-      ...(outgoing ? { status: 'sent' } : {}),
-      clientId: `email:${messageId}`.slice(0, 200),
-      externalId: messageId,
-      payload: {
-        email: {
-          subject,
-          html,
-          cc: cc.map((x) => x.address),
-          reply_all: false,
-          attachments,
-          from: from?.address ?? null,
-          to: to.map((x) => x.address),
-          message_id: messageId,
-          in_reply_to: inReplyTo[0] ?? null,
-          references,
-          folder,
-        },
-      },
-    })
-    yield* Email.rememberMessageId(channel.id, messageId, conversationId, message.id)
-    if (created) {
-      yield* publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
-        interaction_id: conversationId,
-        channel_id: channel.id,
-        reason: 'conversation.created',
-      })
-    }
     // Automatic replies answer fresh mail only: not history being imported, not our own sent mail,
     // and never mail that is itself automatic (RFC 3834), so two autoresponders cannot loop.
     const automatic = String(parsed.headers.get('auto-submitted') ?? 'no').toLowerCase() !== 'no'
     const bulk = /^(bulk|list|junk)$/i.test(String(parsed.headers.get('precedence') ?? ''))
-    const fresh = parsed.date !== undefined && Date.now() - parsed.date.getTime() < FRESH_MS
-    if (!outgoing && fresh && !automatic && !bulk) {
-      yield* afterInbound(channel, conversationId, { newConversation: created })
-    }
+    const threaded = conversationId
+    yield* receiveInbound(
+      {
+        channel,
+        conversationId: threaded,
+        opening: created ? 'created' : 'existing',
+        message: {
+          direction: outgoing ? 'out' : 'in',
+          type: 'text',
+          body: text,
+          sender: outgoing
+            ? { name: from?.name || mailbox.sender_name || null }
+            : { name: counterpart.name || null },
+          ...(outgoing ? { status: 'sent' } : {}),
+          clientId: `email:${messageId}`.slice(0, 200),
+          externalId: messageId,
+          payload: {
+            email: {
+              subject,
+              html,
+              cc: cc.map((x) => x.address),
+              reply_all: false,
+              attachments,
+              from: from?.address ?? null,
+              to: to.map((x) => x.address),
+              message_id: messageId,
+              in_reply_to: inReplyTo[0] ?? null,
+              references,
+              folder,
+            },
+          },
+        },
+        arrival: {
+          outgoing,
+          history: false,
+          group: false,
+          automatic: automatic || bulk,
+          sentAt: parsed.date?.getTime() ?? null,
+        },
+      },
+      (message) => Email.rememberMessageId(channel.id, messageId, threaded, message.id),
+    )
     return 'imported' as Imported
   })

@@ -4,14 +4,17 @@ import { visitorMessage, visitorTopic } from '../../actors/channels/visitorPrese
 import { admitFile, conversationGone } from '../../actors/channels/visitors'
 import { invalid } from '../../actors/errors'
 import type { UploadedFile } from '../../actors/fields'
-import { afterInbound } from '../../actors/inbox/autoReply'
-import { ConversationActor, ConversationNotFound } from '../../actors/inbox/ConversationActor'
+import { ConversationNotFound } from '../../actors/inbox/ConversationActor'
+import { receiveInbound } from '../../actors/inbox/inbound'
 import { mediaType } from '../../actors/inbox/messages'
 import { publishEvent } from '../../engine/events'
 import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
 import type * as Livechat from '../../store/livechat'
 import * as Messages from '../../store/messages'
+
+/** A visitor writes from the open widget: always fresh, and from the customer. */
+const arrival = { outgoing: false, history: false, group: false, automatic: false } as const
 
 /**
  * The inbound side of live chat (spec 1 §4.6): a visitor's message from the widget, with at most
@@ -41,22 +44,32 @@ export const receive = (
             null,
           ).pipe(Effect.orDie)
         : null
-    const stored = yield* Effect.flatMap(ConversationActor, (a) =>
-      a.ask(visitor.conversation_id, {
-        _tag: 'Append',
-        direction: 'in',
-        type: saved ? mediaType(saved.mime) : 'text',
-        body: text,
-        sender: { name: visitor.name, visitor_id: visitor.id },
-        clientId,
-        fileId: saved?.id ?? null,
-      }),
+    const shown = yield* receiveInbound(
+      {
+        channel,
+        conversationId: visitor.conversation_id,
+        // Opened with the visitor: the visitor's first message is what makes it new.
+        opening: 'awaiting first message',
+        message: {
+          direction: 'in',
+          type: saved ? mediaType(saved.mime) : 'text',
+          body: text,
+          sender: { name: visitor.name, visitor_id: visitor.id },
+          clientId,
+          fileId: saved?.id ?? null,
+        },
+        arrival,
+      },
+      // The visitor's tabs see the message before any automatic reply to it.
+      (stored) =>
+        Effect.gen(function* () {
+          const view = (yield* Messages.view(stored.id)) ?? stored
+          const shown = visitorMessage(view as Messages.MessageView, key)
+          yield* publishEvent(visitorTopic(visitor.session), 'message', shown)
+          return shown
+        }),
     ).pipe(
       Effect.catchIf((e): e is ConversationNotFound => e instanceof ConversationNotFound, conversationGone),
     )
-    const view = (yield* Messages.view(stored.id)) ?? stored
-    const shown = visitorMessage(view as Messages.MessageView, key)
-    yield* publishEvent(visitorTopic(visitor.session), 'message', shown)
-    yield* afterInbound(channel, visitor.conversation_id, { newConversation: stored.seq === 1 })
     return { duplicate: false, message: shown }
   })

@@ -8,9 +8,8 @@ import {
 } from 'baileys'
 import { Effect } from 'effect'
 import * as BroadcastActivity from '../../actors/broadcasts/activity'
-import { afterInbound } from '../../actors/inbox/autoReply'
 import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/inbox/ConversationActor'
-import { publishEvent } from '../../engine/events'
+import { receiveInbound } from '../../actors/inbox/inbound'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
@@ -29,9 +28,6 @@ import { quietLogger } from './Transport'
  * redelivered or re-imported message is stored once.
  */
 const MAX_MEDIA_BYTES = 64 * 1024 * 1024
-/** Messages younger than this when they arrive are new (older ones are history or backlog). */
-const FRESH_MS = 10 * 60_000
-
 const SKIPPED_JIDS = /(@broadcast|@newsletter)$/
 
 const tsOf = (m: { messageTimestamp?: number | Long | null | undefined }) => {
@@ -269,44 +265,42 @@ export const importMessage = (
     const quoted = parsed.quoted ? yield* Msgapp.lookup(channel.id, parsed.quoted) : null
     const senderJid = isJidGroup(jid) ? (m.key.participant ?? m.participant ?? '') : jid
     const fromMe = m.key.fromMe === true
-    const message = yield* Effect.flatMap(ConversationActor, (a) =>
-      a.ask(conversation.id, {
-        _tag: 'Append',
-        direction: fromMe ? 'out' : 'in',
-        type: parsed.type,
-        body: parsed.body,
-        sender: fromMe ? { name: null, source: 'phone' } : { name: m.pushName ?? null, jid: senderJid },
-        ...(fromMe ? { status: 'sent' } : {}),
-        clientId: `msgapp:${id}`.slice(0, 200),
-        externalId: id,
-        fileId,
-        replyToId: quoted && quoted.conversation_id === conversation.id ? quoted.message_id : null,
-        payload: {
-          ...parsed.payload,
-          ...(parsed.media && fileId === null ? { media_error: 'download_failed' } : {}),
+    const group = isJidGroup(jid) === true
+    yield* receiveInbound(
+      {
+        channel,
+        conversationId: conversation.id,
+        opening: reused ? 'existing' : 'created',
+        message: {
+          direction: fromMe ? 'out' : 'in',
+          type: parsed.type,
+          body: parsed.body,
+          sender: fromMe ? { name: null, source: 'phone' } : { name: m.pushName ?? null, jid: senderJid },
+          ...(fromMe ? { status: 'sent' } : {}),
+          clientId: `msgapp:${id}`.slice(0, 200),
+          externalId: id,
+          fileId,
+          replyToId: quoted && quoted.conversation_id === conversation.id ? quoted.message_id : null,
+          payload: {
+            ...parsed.payload,
+            ...(parsed.media && fileId === null ? { media_error: 'download_failed' } : {}),
+          },
+          at: opts.live ? undefined : at,
         },
-        at: opts.live ? undefined : at,
-      }),
+        arrival: { outgoing: fromMe, history: !opts.live, group, automatic: false, sentAt: at.getTime() },
+      },
+      (message) =>
+        Effect.gen(function* () {
+          yield* Msgapp.remember(channel.id, id, {
+            conversationId: conversation.id,
+            messageId: message.id,
+            jid,
+            fromMe,
+            at,
+          })
+          if (opts.live && !fromMe && !group) yield* BroadcastActivity.reply(conversation.id, message.id)
+        }),
     ).pipe(Effect.orDie)
-    yield* Msgapp.remember(channel.id, id, {
-      conversationId: conversation.id,
-      messageId: message.id,
-      jid,
-      fromMe,
-      at,
-    })
-    if (!reused) {
-      yield* publishEvent(`ws:${channel.workspace_id}`, 'inbox.changed', {
-        interaction_id: conversation.id,
-        channel_id: channel.id,
-        reason: 'conversation.created',
-      })
-    }
-    if (opts.live && !fromMe && !isJidGroup(jid)) yield* BroadcastActivity.reply(conversation.id, message.id)
-    const fresh = Date.now() - at.getTime() < FRESH_MS
-    if (opts.live && fresh && !fromMe && !isJidGroup(jid)) {
-      yield* afterInbound(channel, conversation.id, { newConversation: !reused })
-    }
     return 'imported' as Imported
   })
 

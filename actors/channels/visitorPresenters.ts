@@ -26,8 +26,5 @@ export const visitorMessage = (m: MessageView, key: string) => ({
   created_at: (m.sent_at ?? m.created_at).toISOString(),
 })
 
-/** Left for connectors/livechat/inbound.ts until it moves to `topics.visitor` (issue 42). */
-export const visitorTopic = (session: string) => `visitor:${session}`
-
 /** A message the visitor should see (a note never; an automatic or agent reply or their own, yes). */
 export const visibleToVisitor = (m: { readonly type: string }) => m.type !== 'note'

@@ -1,13 +1,13 @@
 import { Effect } from 'effect'
 import { widgetOf } from '../../actors/channels/livechatSettings'
-import { visitorMessage, visitorTopic } from '../../actors/channels/visitorPresenters'
-import { admitFile, conversationGone } from '../../actors/channels/visitors'
+import { visitorMessage } from '../../actors/channels/visitorPresenters'
+import { admitFile } from '../../actors/channels/visitors'
 import { invalid } from '../../actors/errors'
+import { publish, topics } from '../../actors/events'
 import type { UploadedFile } from '../../actors/fields'
 import { ConversationNotFound } from '../../actors/inbox/ConversationActor'
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { mediaType } from '../../actors/inbox/messages'
-import { publishEvent } from '../../engine/events'
 import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
 import type * as Livechat from '../../store/livechat'
@@ -65,11 +65,9 @@ export const receive = (
         Effect.gen(function* () {
           const view = (yield* Messages.view(stored.id)) ?? stored
           const shown = visitorMessage(view as Messages.MessageView, key)
-          yield* publishEvent(visitorTopic(visitor.session), 'message', shown)
+          yield* publish(topics.visitor(visitor.session), 'message', shown)
           return shown
         }),
-    ).pipe(
-      Effect.catchIf((e): e is ConversationNotFound => e instanceof ConversationNotFound, conversationGone),
     )
     return { duplicate: false, message: shown }
   })

@@ -246,7 +246,11 @@ export const Conversation = ({ id }: { id: number }) => {
 
   return (
     <div class="conv-wrap">
-      <section class="conv" aria-label={name} data-live={liveNow.has(`conv:${id}`) ? 'true' : 'false'}>
+      <section
+        class="conv"
+        aria-label={name}
+        data-live={liveNow.has(Socket.topics.conversation(id)) ? 'true' : 'false'}
+      >
         <header class="conv-head">
           <div class="conv-title">
             <h2>{name}</h2>

@@ -14,7 +14,15 @@ import type { ResponseMeta as Meta } from './envelope'
 import { isMultipart, parseMultipart } from './multipart'
 import { type Incoming, makeHandle, rateLimitWith } from './pipeline'
 import { clientAddress, parseCookies, parseQuery } from './request'
-import type { AuthedRequest, ChannelRequest, Reply, Request, Route, Services, VisitorRequest } from './route'
+import type {
+  ChannelRequest,
+  OptionalWorkspaceRequest,
+  Reply,
+  Request,
+  Route,
+  Services,
+  VisitorRequest,
+} from './route'
 import type { Method } from './router'
 import { decode, parseJsonBody } from './validation'
 import { authenticateVisitor, type VisitorCredential } from './visitorAuth'
@@ -232,8 +240,10 @@ const run = (
       ),
       () =>
         andThen(authorize(route, caller, method, header('x-csrf-token')), () =>
+          // Null only where `authorize` let a caller without a workspace through: a route with
+          // `workspace: 'optional'`, whose handler's request type says so (http/route.ts).
           handleWith(caller, { workspace: caller.workspace! }, (request) =>
-            route.handler(request as AuthedRequest<unknown, unknown, unknown>),
+            route.handler(request as OptionalWorkspaceRequest<unknown, unknown, unknown>),
           ),
         ),
     )

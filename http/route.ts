@@ -91,6 +91,15 @@ export interface AuthedRequest<P, Q, B> extends Request<P, Q, B> {
 }
 
 /**
+ * What a handler of a route with `workspace: 'optional'` gets: a signed-in user who belongs to
+ * no workspace (yet, or any more) reaches it too, with `workspace` null.
+ */
+export interface OptionalWorkspaceRequest<P, Q, B> extends Request<P, Q, B> {
+  readonly caller: Caller
+  readonly workspace: WorkspaceRow | null
+}
+
+/**
  * What a handler may fail with: an ApiError, a domain error that carries its answer
  * (actors/errors.ts `Answerable`, answered by the pipeline), or a fault (500, 503 for actors).
  */
@@ -173,7 +182,7 @@ interface RouteBase<P, Q, B> {
   readonly streamBody?: { readonly maxBytes: number }
 }
 
-export type Route<P = unknown, Q = unknown, B = unknown> =
+export type Route<P = unknown, Q = unknown, B = unknown, W extends WorkspaceOption = WorkspaceOption> =
   | (RouteBase<P, Q, B> & {
       readonly access: 'P'
       /**
@@ -194,12 +203,27 @@ export type Route<P = unknown, Q = unknown, B = unknown> =
   | (RouteBase<P, Q, B> & {
       readonly access: 'K' | 'A'
       readonly permission?: PermissionRule
-      /** `optional`: a signed-in user without any workspace may call it (otherwise 409). */
-      readonly workspace?: 'optional'
+      /**
+       * `optional`: a signed-in user without any workspace may call it (otherwise 409), and its
+       * handler gets `workspace` as `WorkspaceRow | null` (OptionalWorkspaceRequest).
+       */
+      readonly workspace?: W
       /** A mutation that keeps working in a frozen workspace (billing, transfer, notifications). */
       readonly whileFrozen?: true
-      readonly handler: (req: AuthedRequest<P, Q, B>) => Effect.Effect<Reply, HandlerError, Services>
+      readonly handler: (req: AuthedRequestFor<W, P, Q, B>) => Effect.Effect<Reply, HandlerError, Services>
     })
+
+/** A route's `workspace` option: absent, or `optional`. */
+export type WorkspaceOption = 'optional' | undefined
+
+/**
+ * The request an authenticated route's handler gets, by its `workspace` option: the workspace is
+ * known unless the route takes `optional`, and for a route of either kind (`Route` as such) it may
+ * be null.
+ */
+export type AuthedRequestFor<W extends WorkspaceOption, P, Q, B> = [W] extends [undefined]
+  ? AuthedRequest<P, Q, B>
+  : OptionalWorkspaceRequest<P, Q, B>
 
 /**
  * Keeps each route's parameter types inferred from its schemas, and gives every route the same
@@ -207,7 +231,9 @@ export type Route<P = unknown, Q = unknown, B = unknown> =
  * written (each literal its own keys, its own order, so its own hidden class) made those reads
  * megamorphic in V8 once a server had answered a few different routes.
  */
-export const route = <P = undefined, Q = undefined, B = undefined>(r: Route<P, Q, B>): Route => {
+export const route = <P = undefined, Q = undefined, B = undefined, W extends WorkspaceOption = undefined>(
+  r: Route<P, Q, B, W>,
+): Route => {
   // Every access class's fields read off one view of the route; absent ones come out undefined.
   const f = r as RouteBase<P, Q, B> & {
     readonly access: Route['access']

@@ -78,7 +78,8 @@ export const rateLimited = (seconds: number, message?: string) =>
   })
 
 /** `rateLimited` for a window that resets at `resetAtMs`: at least one second. */
-export const rateLimitedUntil = (resetAtMs: number, nowMs = Date.now()) =>
+/** `nowMs` on the clock that set `resetAtMs` (the rate limiter's: Effect's `Clock`). */
+export const rateLimitedUntil = (resetAtMs: number, nowMs: number) =>
   rateLimited(Math.max(1, Math.ceil((resetAtMs - nowMs) / 1000)))
 
 export const notFound = () => new ApiError({ code: 'not_found' })

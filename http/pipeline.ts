@@ -2,6 +2,7 @@ import { Cause, Context, Effect, Exit } from 'effect'
 import { ApiError, apiAnswer, isAnswerable, rateLimitedUntil } from '../actors/errors'
 import { pickLocale } from '../actors/i18n'
 import { ActorDefect, ActorLoadFailed, ActorStopped } from '../engine/actor/Actor'
+import { systemMillis } from '../engine/clock'
 import { Log, type Logger } from '../engine/log'
 import { MetricsTag } from '../engine/metrics'
 import { RateLimiter, type RateLimiterShape, type RateLimitResult } from '../engine/ratelimit/RateLimiter'
@@ -76,7 +77,8 @@ export const rateLimitWith = (
 ): Effect.Effect<void, ApiError> => {
   const counted = (r: RateLimitResult): Effect.Effect<void, ApiError> => {
     meta.headers.push(['X-RateLimit-Limit', String(r.limit)], ['X-RateLimit-Remaining', String(r.remaining)])
-    return r.allowed ? Effect.void : Effect.fail(rateLimitedUntil(r.resetAtMs))
+    // The limiter's clock, read synchronously (this runs on every request).
+    return r.allowed ? Effect.void : Effect.fail(rateLimitedUntil(r.resetAtMs, systemMillis()))
   }
   return limiter.hitNow
     ? counted(limiter.hitNow(key, limit))

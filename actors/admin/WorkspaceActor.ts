@@ -1,5 +1,6 @@
 import { Data, Effect } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
+import { currentTime } from '../../engine/clock'
 import { iso, type PeriodKind, periodOf } from '../../engine/time'
 import { limitsOf } from '../../store/plans'
 import * as Usage from '../../store/usage'
@@ -94,7 +95,7 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         const w = yield* existing(state, ctx.id)
         const n = m.n ?? 1
-        const c = yield* current(state, w, m.counter, m.now ?? new Date())
+        const c = yield* current(state, w, m.counter, m.now ?? (yield* currentTime))
         const refuse = (used: number) =>
           Effect.fail(new QuotaExceeded({ counter: m.counter, used, limit: c.limit, resetAt: c.endsAt }))
         if (c.limit !== 0 && c.used + n > c.limit) return yield* refuse(c.used)
@@ -125,7 +126,7 @@ export const definition = Actor.define({
         const w = yield* existing(state, ctx.id)
         const all: Partial<Record<Counter, CounterState>> = {}
         for (const c of Object.keys(counters) as Counter[])
-          all[c] = yield* current(state, w, c, m.now ?? new Date())
+          all[c] = yield* current(state, w, c, m.now ?? (yield* currentTime))
         return [all as Record<Counter, CounterState>, { ...state, counters: all }] as const
       }),
     /** Re-reads the workspace (plan, zone or limits changed). */

@@ -1,4 +1,5 @@
 import { Effect, Schema } from 'effect'
+import { currentTime } from '../../engine/clock'
 import { iso } from '../../engine/time'
 import * as ApiKeys from '../../store/apiKeys'
 import * as Audit from '../../store/audit'
@@ -48,7 +49,7 @@ export const list = (workspaceId: number) =>
 export const create = (ctx: InWorkspace, name: string, scope: ApiKeys.Scope) =>
   Effect.gen(function* () {
     const { workspace, caller } = ctx
-    if (!isPaidActive(workspace, new Date()))
+    if (!isPaidActive(workspace, yield* currentTime))
       return yield* Effect.fail(new ApiError({ code: 'plan_required' }))
     const made = yield* audited(
       ctx,

@@ -1,4 +1,5 @@
 import { Effect } from 'effect'
+import { currentTime } from '../../engine/clock'
 import * as Dashboard from '../../store/dashboard'
 import { addMessages, type Locale, t } from '../i18n'
 import { latest } from './audit'
@@ -25,7 +26,7 @@ const parts = ['getting_started', 'quota', 'activity', 'recent', 'teams'] as con
 export const summary = (ctx: InWorkspace, locale: Locale) =>
   Effect.gen(function* () {
     const { caller, workspace } = ctx
-    const now = new Date()
+    const now = yield* currentTime
     const zone = caller.user.timezone ?? workspace.timezone
     const gettingStarted = holds(caller, 'settings.workspace')
       ? yield* Effect.map(Dashboard.steps(workspace.id), (done) => {

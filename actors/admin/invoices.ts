@@ -1,4 +1,5 @@
 import { Effect } from 'effect'
+import { currentTime } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { iso } from '../../engine/time'
 import * as Billing from '../../store/billing'
@@ -15,8 +16,7 @@ import * as PaymentProvider from './PaymentProvider'
  */
 
 const detail = (i: Billing.InvoiceRow) =>
-  Effect.map(Billing.attemptsOf(i.id), (attempts) => {
-    const now = new Date()
+  Effect.map(Effect.zip(Billing.attemptsOf(i.id), currentTime), ([attempts, now]) => {
     return { ...presentInvoice(i), attempts: attempts.map((a) => presentAttempt(a, now)) }
   })
 
@@ -27,7 +27,7 @@ const detail = (i: Billing.InvoiceRow) =>
  */
 export const settlePayment = (provider: string, externalId: string, status: Billing.AttemptStatus) =>
   Effect.gen(function* () {
-    const outcome = yield* Billing.recordPayment(provider, externalId, status, new Date())
+    const outcome = yield* Billing.recordPayment(provider, externalId, status, yield* currentTime)
     if (outcome._tag === 'Paid') {
       const w = (yield* Billing.workspaceOf(outcome.workspaceId))!
       yield* billingUpdated(w, 'paid')
@@ -47,7 +47,7 @@ const checkoutFor = (caller: Caller, invoice: Billing.InvoiceRow) =>
   Billing.withInvoiceLock(
     invoice.id,
     Effect.gen(function* () {
-      const now = new Date()
+      const now = yield* currentTime
       const valid = yield* Billing.validAttempt(invoice.id, now)
       if (valid) return { attempt: valid, reused: true }
       const provider = yield* PaymentProvider.current
@@ -98,7 +98,7 @@ export const upgrade = (ctx: InWorkspace, months: number) =>
       workspace.id,
       months,
       caller.user.id,
-      new Date(),
+      yield* currentTime,
       ctx.ip,
     )
     const { attempt } = yield* checkoutFor(caller, invoice)
@@ -121,7 +121,11 @@ export const pay = (ctx: InWorkspace, number: string) =>
             details: `${r.attempt.provider}, ${invoice.total} ${invoice.currency}`,
           },
     )
-    return { checkout_url: attempt.checkout_url, attempt: presentAttempt(attempt, new Date()), reused }
+    return {
+      checkout_url: attempt.checkout_url,
+      attempt: presentAttempt(attempt, yield* currentTime),
+      reused,
+    }
   })
 
 /**
@@ -145,7 +149,7 @@ export const afterReturn = (workspaceId: number, number: string) =>
     return {
       status: fresh.status === 'paid' ? 'paid' : status,
       invoice: yield* detail(fresh),
-      plan: planOf(w),
+      plan: planOf(w, yield* currentTime),
     }
   })
 

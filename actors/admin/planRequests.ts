@@ -1,4 +1,5 @@
-import { Effect } from 'effect'
+import { Clock, Effect } from 'effect'
+import { currentMillis } from '../../engine/clock'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import * as PlanRequests from '../../store/planRequests'
 import { rateLimited } from '../errors'
@@ -28,10 +29,13 @@ export const submit = (body: PlanRequest, ip: string, locale: Locale) =>
   Effect.gen(function* () {
     const limiter = yield* RateLimiter
     const minute = yield* limiter.hit(`plan-requests:${ip}`, LIMITS.perMinute)
-    if (!minute.allowed)
-      return yield* Effect.fail(tooMany(Math.max(1, Math.ceil((minute.resetAtMs - Date.now()) / 1000))))
+    // The limiter's window is on Effect's clock; the look-back is the domain's.
+    if (!minute.allowed) {
+      const limiterNow = yield* Clock.currentTimeMillis
+      return yield* Effect.fail(tooMany(Math.max(1, Math.ceil((minute.resetAtMs - limiterNow) / 1000))))
+    }
     const email = body.email.trim()
-    const now = Date.now()
+    const now = yield* currentMillis
     const r = yield* PlanRequests.recent(ip, email, new Date(now - DAY_MS))
     const blocked =
       r.by_ip >= LIMITS.perDayIp ? r.oldest_ip : r.by_email >= LIMITS.perDayEmail ? r.oldest_email : null

@@ -29,7 +29,7 @@ export const WorkspaceSchema = Schema.Struct({
   created_at: Timestamp,
 })
 
-export const presentWorkspace = (w: WorkspaceRow, now = new Date()): typeof WorkspaceSchema.Type => ({
+export const presentWorkspace = (w: WorkspaceRow, now: Date): typeof WorkspaceSchema.Type => ({
   id: w.id,
   name: w.name,
   slug: w.slug,

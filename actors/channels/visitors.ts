@@ -135,8 +135,6 @@ export const admitFile = (widget: Widget, file: UploadedFile) => {
   return Effect.succeed({ mime: image?.mime ?? (file.mime || 'application/octet-stream') })
 }
 
-export const conversationGone = () => Effect.fail(notFound())
-
 // ---- Operations ------------------------------------------------------------------------------
 
 /** The widget's look and texts, whether it is open now and may show on this page, and a form token. */
@@ -257,10 +255,7 @@ export const file = (visitor: Livechat.VisitorRow, id: number) =>
 export const typing = (visitor: Livechat.VisitorRow, isTyping: boolean) =>
   Effect.flatMap(ConversationActor, (a) =>
     a.ask(visitor.conversation_id, { _tag: 'RemoteTyping', name: visitor.name, typing: isTyping }),
-  ).pipe(
-    Effect.catchIf((e): e is ConversationNotFound => e instanceof ConversationNotFound, conversationGone),
-    Effect.as({ typing: isTyping }),
-  )
+  ).pipe(Effect.as({ typing: isTyping }))
 
 /**
  * The widget's heartbeat: agents hear `visitor.online` (at most every 25 seconds), and agent

@@ -2,6 +2,7 @@ import { Effect, Schema } from 'effect'
 import { type Caller, isOwner } from '../../actors/admin/caller'
 import { presentWorkspace, Timestamp, WorkspaceSchema } from '../../actors/admin/presenters'
 import { TimeZone } from '../../actors/fields'
+import { currentTime } from '../../engine/clock'
 import { iso } from '../../engine/time'
 import { allPermissions } from '../../store/permissions'
 import { inGrace } from '../../store/plans'
@@ -70,8 +71,7 @@ const kept = new WeakMap<
   { readonly workspace: WorkspaceRow; readonly inGrace: boolean; readonly view: typeof MeSchema.Type }
 >()
 
-const meOf = (caller: Caller, workspace: WorkspaceRow): typeof MeSchema.Type => {
-  const now = new Date()
+const meOf = (caller: Caller, workspace: WorkspaceRow, now: Date): typeof MeSchema.Type => {
   const grace = inGrace(workspace, now)
   const mine = kept.get(caller)
   if (mine && mine.workspace === workspace && mine.inGrace === grace) return mine.view
@@ -88,7 +88,7 @@ export const routes: readonly Route[] = [
     tag: 'Identity',
     summary: 'The caller: user, workspace, role, permissions and channel access',
     response: MeSchema,
-    handler: ({ caller, workspace }) => Effect.succeed(ok(meOf(caller, workspace))),
+    handler: ({ caller, workspace }) => Effect.map(currentTime, (now) => ok(meOf(caller, workspace, now))),
   }),
   route({
     method: 'PATCH',
@@ -105,11 +105,14 @@ export const routes: readonly Route[] = [
     response: MeSchema,
     handler: ({ caller, workspace, body }) =>
       Effect.map(
-        Users.updateProfile(caller.user.id, {
-          ...(body.locale !== undefined ? { locale: body.locale } : {}),
-          ...(body.timezone !== undefined ? { timezone: body.timezone === '' ? null : body.timezone } : {}),
-        }),
-        (user) => ok(presentMe({ ...caller, user }, workspace, new Date())),
+        Effect.zip(
+          Users.updateProfile(caller.user.id, {
+            ...(body.locale !== undefined ? { locale: body.locale } : {}),
+            ...(body.timezone !== undefined ? { timezone: body.timezone === '' ? null : body.timezone } : {}),
+          }),
+          currentTime,
+        ),
+        ([user, now]) => ok(presentMe({ ...caller, user }, workspace, now)),
       ),
   }),
   route({
@@ -119,6 +122,6 @@ export const routes: readonly Route[] = [
     tag: 'Identity',
     summary: 'Name, plan, paid-until date, time zone and plan limits of the active workspace',
     response: WorkspaceSchema,
-    handler: ({ workspace }) => Effect.succeed(ok(presentWorkspace(workspace))),
+    handler: ({ workspace }) => Effect.map(currentTime, (now) => ok(presentWorkspace(workspace, now))),
   }),
 ]

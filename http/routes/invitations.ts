@@ -2,6 +2,7 @@ import { Effect, Schema } from 'effect'
 import * as Invitations from '../../actors/admin/invitations'
 import { presentWorkspace, WorkspaceSchema } from '../../actors/admin/presenters'
 import { Email, Id, IdFromString } from '../../actors/fields'
+import { currentTime } from '../../engine/clock'
 import { created, ok, type Route, route } from '../route'
 
 /** Spec 1 §3 and §4.2 invitations; the rules are in actors/admin/invitations.ts. */
@@ -84,8 +85,8 @@ export const routes: readonly Route[] = [
     params: IdParam,
     response: Schema.Struct({ workspace: WorkspaceSchema, member_id: Schema.Number }),
     handler: (req) =>
-      Effect.map(Invitations.accept(req, req.params.id), (r) =>
-        ok({ workspace: presentWorkspace(r.workspace), member_id: r.memberId }),
+      Effect.map(Effect.zip(Invitations.accept(req, req.params.id), currentTime), ([r, now]) =>
+        ok({ workspace: presentWorkspace(r.workspace, now), member_id: r.memberId }),
       ),
   }),
   route({

@@ -2,6 +2,7 @@ import { Effect, Schema } from 'effect'
 import { presentWorkspace, WorkspaceSchema } from '../../actors/admin/presenters'
 import * as Workspaces from '../../actors/admin/workspaces'
 import { Id, Text, TimeZone } from '../../actors/fields'
+import { currentTime } from '../../engine/clock'
 import { created, ok, type Route, route } from '../route'
 
 /** Spec 1 §4.1 workspaces and personal preferences; the rules are in actors/admin/workspaces.ts. */
@@ -41,7 +42,10 @@ export const routes: readonly Route[] = [
     handler: (req) =>
       Effect.gen(function* () {
         const made = yield* Workspaces.create(req, req.body)
-        return created(presentWorkspace(made), yield* Workspaces.createMeta(req.caller.user.id))
+        return created(
+          presentWorkspace(made, yield* currentTime),
+          yield* Workspaces.createMeta(req.caller.user.id),
+        )
       }),
   }),
   route({
@@ -56,7 +60,9 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({ workspace_id: Id }),
     response: WorkspaceSchema,
     handler: (req) =>
-      Effect.map(Workspaces.switchTo(req, req.body.workspace_id), (w) => ok(presentWorkspace(w))),
+      Effect.map(Effect.zip(Workspaces.switchTo(req, req.body.workspace_id), currentTime), ([w, now]) =>
+        ok(presentWorkspace(w, now)),
+      ),
   }),
   route({
     method: 'PATCH',
@@ -67,7 +73,10 @@ export const routes: readonly Route[] = [
     summary: 'Rename the workspace (2 to 120 characters)',
     body: Schema.Struct({ name: Text(2, 120) }),
     response: WorkspaceSchema,
-    handler: (req) => Effect.map(Workspaces.rename(req, req.body.name), (w) => ok(presentWorkspace(w))),
+    handler: (req) =>
+      Effect.map(Effect.zip(Workspaces.rename(req, req.body.name), currentTime), ([w, now]) =>
+        ok(presentWorkspace(w, now)),
+      ),
   }),
   route({
     method: 'POST',

@@ -54,7 +54,7 @@ const windows = new Map<string, { last: number; due: boolean }>()
 export const throttledChange = (workspaceId: number, broadcastId: number, reason: 'receipt' | 'reply') =>
   Effect.gen(function* () {
     const key = `${broadcastId}:${reason}`
-    const publish = Effect.gen(function* () {
+    const publishCounts = Effect.gen(function* () {
       windows.set(key, { last: yield* Clock.currentTimeMillis, due: false })
       const counts = (yield* Broadcasts.countsOf([broadcastId])).get(broadcastId)
       yield* broadcastsChanged(workspaceId, broadcastId, reason, {
@@ -66,13 +66,13 @@ export const throttledChange = (workspaceId: number, broadcastId: number, reason
     if (!w || now - w.last >= EVENT_GAP_MS) {
       if (windows.size > 10_000)
         for (const [k, v] of windows) if (!v.due && now - v.last >= EVENT_GAP_MS) windows.delete(k)
-      return yield* publish
+      return yield* publishCounts
     }
     if (w.due) return
     w.due = true
     yield* Effect.forkDaemon(
       Effect.sleep(Duration.millis(w.last + EVENT_GAP_MS - now)).pipe(
-        Effect.zipRight(publish),
+        Effect.zipRight(publishCounts),
         Effect.catchAllCause(() => Effect.sync(() => windows.delete(key))),
       ),
     )

@@ -1,4 +1,4 @@
-import { Data, Effect } from 'effect'
+import { Clock, Data, Effect } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import * as Channels from '../../store/channels'
@@ -47,7 +47,8 @@ export const definition = Actor.define({
         const limiter = yield* RateLimiter
         const r = yield* limiter.hit(`channel-out:${ctx.id}`, OUTBOUND_PER_MINUTE, m.nowMs)
         if (!r.allowed) {
-          const now = m.nowMs ?? Date.now()
+          // The limiter's clock (Effect's), which set resetAtMs.
+          const now = m.nowMs ?? (yield* Clock.currentTimeMillis)
           return yield* Effect.fail(
             new Throttled({ retryAfterSeconds: Math.max(1, Math.ceil((r.resetAtMs - now) / 1000)) }),
           )

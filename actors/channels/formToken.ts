@@ -21,7 +21,7 @@ interface Payload {
 const keyOf = (deploymentKey: Buffer) =>
   createHash('sha256').update(deploymentKey).update('kotak/livechat-form').digest()
 
-export const issue = (deploymentKey: Buffer, channelId: number, nowMs = Date.now()) =>
+export const issue = (deploymentKey: Buffer, channelId: number, nowMs: number) =>
   signJson(keyOf(deploymentKey), { p: 'lcf', c: channelId, t: nowMs, n: randomToken(12) } satisfies Payload)
 
 export type FormTokenVerdict =
@@ -33,7 +33,7 @@ export const check = (
   token: string,
   channelId: number,
   minFillMs: number,
-  nowMs = Date.now(),
+  nowMs: number,
 ): FormTokenVerdict => {
   const p = verifyJson(keyOf(deploymentKey), token) as Partial<Payload> | null
   if (p?.p !== 'lcf' || p.c !== channelId || typeof p.t !== 'number' || typeof p.n !== 'string')

@@ -1,4 +1,5 @@
 import { Effect } from 'effect'
+import { currentTime } from '../../engine/clock'
 import * as Livechat from '../../store/livechat'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
@@ -45,7 +46,7 @@ export const upload = (workspace: WorkspaceRow, id: number, files: readonly Uplo
       )
     }
     yield* Livechat.setIcon(c.id, verdict.info.mime, file.bytes)
-    const row = yield* updateCommon(c, {}, { icon: new Date().toISOString() })
+    const row = yield* updateCommon(c, {}, { icon: (yield* currentTime).toISOString() })
     if (!row) return yield* Effect.fail(notFound())
     yield* changed(row)
     return {

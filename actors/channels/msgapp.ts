@@ -1,4 +1,5 @@
 import { Context, Effect, Schema } from 'effect'
+import { currentMillis } from '../../engine/clock'
 import { invalidateCredentials } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Channels from '../../store/channels'
@@ -112,14 +113,14 @@ const setStatus = (channelId: number, status: string) =>
     Effect.catchTag('ChannelNotFound', () => Effect.fail(notFound())),
   )
 
-const presentStatus = (c: Channels.ChannelRow, n: Msgapp.NumberRow) => ({
+const presentStatus = (c: Channels.ChannelRow, n: Msgapp.NumberRow, nowMs: number) => ({
   channel_id: c.id,
   status: c.status,
   phone: n.phone,
   linked_at: iso(n.linked_at),
   last_connected_at: iso(n.last_connected_at),
   last_close_code: n.last_close_code,
-  qr_available: n.qr !== null && (n.qr_expires_at?.getTime() ?? 0) > Date.now(),
+  qr_available: n.qr !== null && (n.qr_expires_at?.getTime() ?? 0) > nowMs,
   history: n.history_days
     ? {
         days: n.history_days,
@@ -133,7 +134,7 @@ const presentStatus = (c: Channels.ChannelRow, n: Msgapp.NumberRow) => ({
 /** The number's status as it is now in the database (after a request the session acts on). */
 const statusNow = (channel: Channels.ChannelRow) =>
   Effect.flatMap(Msgapp.byChannel(channel.id), (n) =>
-    n ? Effect.succeed(presentStatus(channel, n)) : Effect.fail(notFound()),
+    n ? Effect.map(currentMillis, (nowMs) => presentStatus(channel, n, nowMs)) : Effect.fail(notFound()),
   )
 
 /**
@@ -141,27 +142,30 @@ const statusNow = (channel: Channels.ChannelRow) =>
  * a new number (null once warmed up).
  */
 const healthOf = (link: NumberLinkShape, n: Msgapp.NumberRow) =>
-  Effect.map(Msgapp.sendLog(n.channel_id, LOG_SIZE), ({ rows, counts }) => {
-    const warmup = warmupOf(n.linked_at, Date.now())
-    return {
-      sent_24h: counts.sent,
-      failed_24h: counts.failed,
-      warmup: warmup
-        ? {
-            limit: warmup.limit,
-            remaining: Math.max(0, warmup.limit - counts.sent),
-            ends_at: iso(warmup.endsAt),
-          }
-        : null,
-      log: rows.map((r) => ({
-        at: iso(r.at),
-        message_id: r.message_id,
-        to: link.phoneOf(r.jid) ?? (r.jid || null),
-        ok: r.ok,
-        error: r.error,
-      })),
-    }
-  })
+  Effect.map(
+    Effect.zip(Msgapp.sendLog(n.channel_id, LOG_SIZE), currentMillis),
+    ([{ rows, counts }, nowMs]) => {
+      const warmup = warmupOf(n.linked_at, nowMs)
+      return {
+        sent_24h: counts.sent,
+        failed_24h: counts.failed,
+        warmup: warmup
+          ? {
+              limit: warmup.limit,
+              remaining: Math.max(0, warmup.limit - counts.sent),
+              ends_at: iso(warmup.endsAt),
+            }
+          : null,
+        log: rows.map((r) => ({
+          at: iso(r.at),
+          message_id: r.message_id,
+          to: link.phoneOf(r.jid) ?? (r.jid || null),
+          ok: r.ok,
+          error: r.error,
+        })),
+      }
+    },
+  )
 
 // ---- Operations ------------------------------------------------------------------------------
 
@@ -189,7 +193,7 @@ export const add = (workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
 export const qr = (workspace: WorkspaceRow, id: number) =>
   Effect.gen(function* () {
     const { channel, number } = yield* unlinkedOr409(workspace.id, id)
-    const lifetime = Math.floor(((number.qr_expires_at?.getTime() ?? 0) - Date.now()) / 1000)
+    const lifetime = Math.floor(((number.qr_expires_at?.getTime() ?? 0) - (yield* currentMillis)) / 1000)
     const code = number.qr && lifetime > 0 ? number.qr : null
     const png = code
       ? yield* Effect.promise(async () =>
@@ -211,8 +215,9 @@ export const pair = (workspace: WorkspaceRow, id: number, phone: string) =>
     const requested = yield* Msgapp.requestPair(channel.id, `+${digits}`)
     if (!requested?.pair_requested_at) return yield* Effect.fail(notFound())
     link.nudge()
-    const deadline = Date.now() + PAIR_WAIT_MS
-    while (Date.now() < deadline) {
+    // A wait of real time, not a time of day: the monotonic clock.
+    const deadline = performance.now() + PAIR_WAIT_MS
+    while (performance.now() < deadline) {
       yield* Effect.sleep('100 millis')
       const n = yield* Msgapp.byChannel(channel.id)
       if (n?.pair_code && n.pair_requested_at?.getTime() === requested.pair_requested_at.getTime()) {
@@ -227,7 +232,7 @@ export const status = (workspace: WorkspaceRow, id: number) =>
   Effect.gen(function* () {
     const link = yield* NumberLink
     const { channel, number } = yield* numberOr404(workspace.id, id)
-    return { ...presentStatus(channel, number), health: yield* healthOf(link, number) }
+    return { ...presentStatus(channel, number, yield* currentMillis), health: yield* healthOf(link, number) }
   })
 
 /** Logs the number out; its link and auth state go (the running session logs the socket out first). */
@@ -269,7 +274,7 @@ export const importHistory = (workspace: WorkspaceRow, id: number, days: number)
     yield* publishHistory(channel.id)
     link.nudge()
     if (!n) return yield* Effect.fail(notFound())
-    return presentStatus(channel, n)
+    return presentStatus(channel, n, yield* currentMillis)
   })
 
 /** The business labels read from the phone. */

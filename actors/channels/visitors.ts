@@ -1,5 +1,5 @@
 import { Clock, Effect, Schema } from 'effect'
-import { currentTime } from '../../engine/clock'
+import { currentMillis, currentTime } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import { SigningKey } from '../../engine/tokens'
@@ -15,7 +15,7 @@ import { ApiError, invalid, notFound, rateLimitedUntil } from '../errors'
 import { publish, topics } from '../events'
 import { EmailAddress, humanSize, PhoneNumber, type UploadedFile, WebUrl } from '../fields'
 import { addMessages } from '../i18n'
-import { ConversationActor, ConversationNotFound } from '../inbox/ConversationActor'
+import { ConversationActor } from '../inbox/ConversationActor'
 import { inboxCreated } from '../inbox/outbound'
 import * as FormToken from './formToken'
 import { sniffImage } from './image'
@@ -161,7 +161,7 @@ export const config = (key: string, from: Origin) =>
       logo_url: logoUrl(channel, key),
       open: yield* openNow(channel, workspace),
       allowed: hostAllowed(w.allowed_domains, pageHost(from)),
-      form_token: FormToken.issue(signing, channel.id),
+      form_token: FormToken.issue(signing, channel.id, yield* currentMillis),
       min_fill_ms: cfg.livechatMinFillMs,
     }
   })
@@ -193,7 +193,13 @@ export const start = (
     const problems: Record<string, { key: string }> = {}
     if (body.name.trim() === '') problems.name = { key: 'field.required' }
     if (w.consent !== '' && body.consent !== true) problems.consent = { key: 'field.consent' }
-    const verdict = FormToken.check(yield* SigningKey, body.form_token, channel.id, cfg.livechatMinFillMs)
+    const verdict = FormToken.check(
+      yield* SigningKey,
+      body.form_token,
+      channel.id,
+      cfg.livechatMinFillMs,
+      yield* currentMillis,
+    )
     if (!verdict.ok) problems.form_token = { key: 'field.form_token' }
     if (Object.keys(problems).length > 0) return yield* Effect.fail(invalid(problems))
     if (verdict.ok && !(yield* Livechat.spendNonce(verdict.nonce, FormToken.FORM_TOKEN_TTL_MS / 1000 + 600)))

@@ -634,7 +634,7 @@ export const definition = Actor.define({
     ) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        const now = m.nowMs ?? Date.now()
+        const now = m.nowMs ?? (yield* currentMillis)
         const typing = new Map([...state.typing].filter(([, until]) => until > now))
         const was = typing.has(m.userId)
         if (m.typing) typing.set(m.userId, now + TYPING_TTL_MS)
@@ -724,11 +724,10 @@ export const definition = Actor.define({
       }),
     /** Who is typing now (read from memory). */
     WhoIsTyping: (state: ConversationState, m: { readonly nowMs?: number }) => {
-      const now = m.nowMs ?? Date.now()
-      return Effect.succeed([
-        [...state.typing].filter(([, until]) => until > now).map(([id]) => id),
-        state,
-      ] as const)
+      return Effect.map(
+        m.nowMs === undefined ? currentMillis : Effect.succeed(m.nowMs),
+        (now) => [[...state.typing].filter(([, until]) => until > now).map(([id]) => id), state] as const,
+      )
     },
   },
 })

@@ -187,6 +187,8 @@ const sleepUntil = (untilMs: number, tickMs: number) =>
 /** The sender's loop for one broadcast; ends when it is completed, paused, cancelled or gone. */
 export const run = (broadcastId: number, tickMs: number) =>
   Effect.gen(function* () {
+    // The events' spacing is real time (Effect's Clock, which WallClock is built on), not the
+    // wall clock a test moves: a moved clock must neither flood nor silence progress events.
     let lastEvent = 0
     let jitter: number | null = null
     let resolved = false

@@ -6,6 +6,7 @@ import {
   type ChatOptions,
   unit,
 } from '../../actors/ai/AiProvider'
+import { systemMillis } from '../../engine/clock'
 import type { AiConfig } from '../../engine/config'
 
 /**
@@ -35,7 +36,8 @@ const retryAfter = (res: Response): number | null => {
   const s = Number(h)
   if (Number.isFinite(s)) return Math.min(30_000, Math.max(0, s * 1000))
   const at = Date.parse(h)
-  return Number.isNaN(at) ? null : Math.min(30_000, Math.max(0, at - Date.now()))
+  // The provider's date against this process's clock (no WallClock instance here).
+  return Number.isNaN(at) ? null : Math.min(30_000, Math.max(0, at - systemMillis()))
 }
 
 /** The provider's own error text, short, for the log (never shown to API callers). */

@@ -1,6 +1,7 @@
 import type { SqlClient } from '@effect/sql'
 import { Effect, Layer } from 'effect'
 import type { ConnectorShape, Delivery, OutboundMessage } from '../../actors/channels/Connector'
+import type { WallClock } from '../../engine/clock'
 import type { Config } from '../../engine/config'
 import type { SigningKey } from '../../engine/tokens'
 import * as ChannelApi from '../../store/channelApi'
@@ -16,7 +17,7 @@ import { queueReply } from './webhooks'
  */
 const make = Effect.gen(function* () {
   // The ChannelActor calls the adapter without services: it keeps its own.
-  const services = yield* Effect.context<SqlClient.SqlClient | Config | SigningKey>()
+  const services = yield* Effect.context<SqlClient.SqlClient | Config | SigningKey | WallClock>()
 
   const send = (channel: ChannelRow, message: OutboundMessage) =>
     Effect.gen(function* () {

@@ -1,5 +1,6 @@
 import { Effect } from 'effect'
 import { notFound } from '../../actors/errors'
+import { currentMillis } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { iso } from '../../engine/time'
 import { SigningKey, signJson, verifyJson } from '../../engine/tokens'
@@ -24,7 +25,7 @@ interface FileLink {
   readonly exp: number
 }
 
-export const readLink = (key: Buffer, token: string, nowMs = Date.now()) => {
+export const readLink = (key: Buffer, token: string, nowMs: number) => {
   const l = verifyJson(key, token) as Partial<FileLink> | null
   if (l?.t !== 'channel-file' || typeof l.f !== 'number' || typeof l.c !== 'number') return null
   return typeof l.exp === 'number' && l.exp * 1000 > nowMs ? { fileId: l.f, channelId: l.c } : null
@@ -38,7 +39,7 @@ export const attachmentsOf = (workspaceId: number, channelId: number, fileId: nu
     if (!file) return []
     const key = yield* SigningKey
     const { publicUrl } = yield* Config
-    const exp = Math.floor(Date.now() / 1000) + LINK_TTL_SECONDS
+    const exp = Math.floor((yield* currentMillis) / 1000) + LINK_TTL_SECONDS
     const link: FileLink = { t: 'channel-file', f: file.id, c: channelId, exp }
     return [
       {
@@ -54,7 +55,7 @@ export const attachmentsOf = (workspaceId: number, channelId: number, fileId: nu
 /** The file a signed link names, for the channel that calls with it; another channel's, an expired or forged link: all 404. */
 export const linkedFile = (channel: { readonly id: number; readonly workspace_id: number }, token: string) =>
   Effect.gen(function* () {
-    const link = readLink(yield* SigningKey, token)
+    const link = readLink(yield* SigningKey, token, yield* currentMillis)
     const file =
       link && link.channelId === channel.id ? yield* Files.byId(channel.workspace_id, link.fileId) : null
     return file ?? (yield* Effect.fail(notFound()))

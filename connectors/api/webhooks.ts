@@ -2,6 +2,7 @@ import { SqlClient } from '@effect/sql'
 import { Duration, Effect, Schedule } from 'effect'
 import { webhookPolicy } from '../../actors/channels/apiChannel'
 import { ConversationActor, presentMessage } from '../../actors/inbox/ConversationActor'
+import { currentTime, systemMillis } from '../../engine/clock'
 import { type AppConfig, Config } from '../../engine/config'
 import { Log } from '../../engine/log'
 import { type OutboundPolicy, OutboundRefused, send } from '../../engine/net/outbound'
@@ -37,7 +38,7 @@ export const headersFor = (
   event: string,
   deliveryId: string,
   body: string,
-  nowMs = Date.now(),
+  nowMs: number,
 ) => {
   const timestamp = Math.floor(nowMs / 1000)
   return {
@@ -64,7 +65,7 @@ export const attempt = (
     try {
       const res = await send(
         url,
-        { method: 'POST', headers: headersFor(secret, event, deliveryId, body), body },
+        { method: 'POST', headers: headersFor(secret, event, deliveryId, body, systemMillis()), body },
         policy,
       )
       const ok = res.status >= 200 && res.status < 300
@@ -90,7 +91,8 @@ export const attempt = (
   })
 
 export const envelope = (deliveryId: string, event: string, data: unknown) =>
-  JSON.stringify({ id: deliveryId, event, created_at: iso(new Date()), data })
+  // Read by another process: the process clock (engine/clock), as log lines.
+  JSON.stringify({ id: deliveryId, event, created_at: iso(new Date(systemMillis())), data })
 
 /**
  * `POST /channels/{id}/api/test-webhook`: a `ping` sent now (one attempt, no retries), recorded
@@ -114,7 +116,7 @@ export const ping = (channel: Channels.ChannelRow, api: ChannelApi.ChannelApiRow
       ? yield* attempt(api.webhook_url, api.webhook_secret, 'ping', uid, body, policy)
       : { status: 'failed', http_status: null, duration_ms: 0, error: 'no webhook_url set' }
     yield* ChannelApi.recordAttempt(stored!.id, {
-      at: iso(new Date())!,
+      at: iso(yield* currentTime)!,
       http_status: result.http_status,
       duration_ms: result.duration_ms,
       error: result.error,
@@ -274,7 +276,7 @@ export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
           const n = d.attempts + 1
           const retry = result.status === 'failed' && n < d.max_attempts
           yield* ChannelApi.recordAttempt(d.id, {
-            at: iso(new Date())!,
+            at: iso(yield* currentTime)!,
             http_status: result.http_status,
             duration_ms: result.duration_ms,
             error: result.error,

@@ -1,11 +1,12 @@
 import type { SqlClient } from '@effect/sql'
-import { Effect, Layer } from 'effect'
+import { Clock, Effect, Layer } from 'effect'
 import { Mailer } from '../../actors/admin/Mailer'
 import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
 import { widgetOf } from '../../actors/channels/livechatSettings'
 import { visibleToVisitor, visitorMessage } from '../../actors/channels/visitorPresenters'
 import { publish, topics } from '../../actors/events'
 import type { Bus } from '../../engine/bus/Bus'
+import { currentTime, type WallClock } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { Log } from '../../engine/log'
 import type { ChannelRow } from '../../store/channels'
@@ -24,7 +25,8 @@ import { ConnectorFor } from '../router'
  */
 export const AWAY_AFTER_MS = 75_000
 
-export const isAway = (v: Livechat.VisitorRow, nowMs = Date.now()) =>
+/** `seen_at` is the database's now(): `nowMs` is real time (Effect's Clock), not a test's offset. */
+export const isAway = (v: Livechat.VisitorRow, nowMs: number) =>
   v.seen_at === null || nowMs - v.seen_at.getTime() > AWAY_AFTER_MS
 
 /** Tells every visitor still waiting on the channel their place. */
@@ -41,7 +43,7 @@ export const announceQueue = (channelId: number) =>
 
 const make = Effect.gen(function* () {
   // The ChannelActor calls the adapter without services: it keeps its own.
-  const services = yield* Effect.context<SqlClient.SqlClient | Bus | Config | Log>()
+  const services = yield* Effect.context<SqlClient.SqlClient | Bus | Config | Log | WallClock>()
   const mailer = yield* Mailer
 
   const send = (channel: ChannelRow, message: OutboundMessage) =>
@@ -59,7 +61,11 @@ const make = Effect.gen(function* () {
       if (view)
         yield* publish(topics.visitor(visitor.session), 'message', visitorMessage(view, lc.public_key))
       const widget = widgetOf(lc.widget)
-      if (widget.email_fallback && isAway(visitor) && message.body.trim() !== '') {
+      if (
+        widget.email_fallback &&
+        isAway(visitor, yield* Clock.currentTimeMillis) &&
+        message.body.trim() !== ''
+      ) {
         const cfg = yield* Config
         const link = visitor.page_url ?? cfg.publicUrl
         // In the background: the channel's actor hands out one delivery at a time, and no reply on
@@ -96,7 +102,7 @@ const make = Effect.gen(function* () {
         yield* publish(topic, 'queue', { position: 0, waiting: false, agent: { name: s.agentName } })
         yield* announceQueue(channel.id)
       } else if (s.kind === 'read') {
-        yield* publish(topic, 'read', { by: 'agent', at: new Date().toISOString() })
+        yield* publish(topic, 'read', { by: 'agent', at: (yield* currentTime).toISOString() })
       } else if (s.kind === 'typing') {
         yield* publish(topic, 'typing', { from: 'agent', name: s.name, typing: s.typing })
       }

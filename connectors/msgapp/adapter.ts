@@ -3,6 +3,7 @@ import type { AnyMessageContent, WAMessage } from 'baileys'
 import { Effect, Layer } from 'effect'
 import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
 import { WARMUP_DAYS, warmupOf } from '../../actors/channels/msgapp'
+import { currentMillis, currentTime, systemMillis, type WallClock } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { FileStorage } from '../../engine/storage/FileStorage'
 import type { ChannelRow } from '../../store/channels'
@@ -45,16 +46,17 @@ const pace = (channelId: number, paceMs: number) =>
   Effect.promise(async () => {
     if (paceMs <= 0) return
     const gap = paceMs * (0.5 + Math.random())
-    const wait = (lastSend.get(channelId) ?? 0) + gap - Date.now()
+    const wait = (lastSend.get(channelId) ?? 0) + gap - performance.now()
     if (wait > 0) await new Promise((r) => setTimeout(r, wait))
   })
 
 const warmupRefusal = (channelId: number) =>
   Effect.gen(function* () {
     const n = yield* Msgapp.byChannel(channelId)
-    const warmup = warmupOf(n?.linked_at ?? null, Date.now())
+    const now = yield* currentMillis
+    const warmup = warmupOf(n?.linked_at ?? null, now)
     if (!warmup) return null
-    const sent = yield* Msgapp.sentSince(channelId, new Date(Date.now() - 86_400_000))
+    const sent = yield* Msgapp.sentSince(channelId, new Date(now - 86_400_000))
     return sent >= warmup.limit
       ? `Warm-up limit of this new number reached (${warmup.limit} messages per 24 hours during its first ${WARMUP_DAYS} days).`
       : null
@@ -120,7 +122,7 @@ const send = (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
     const content = yield* contentOf(m)
     if (!content) return yield* refuse('The file to send is missing.')
     yield* pace(channel.id, cfg.msgappPaceMs)
-    if (startBy !== undefined && Date.now() > startBy) return yield* refuse(Forward.TIMED_OUT)
+    if (startBy !== undefined && systemMillis() > startBy) return yield* refuse(Forward.TIMED_OUT)
     const quoted = m.replyTo
       ? ({ key: { remoteJid: jid, id: m.replyTo }, message: { conversation: '' } } as WAMessage)
       : undefined
@@ -130,7 +132,7 @@ const send = (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
         (e: unknown) => ({ ok: false as const, error: reasonOf(e) }),
       ),
     )
-    lastSend.set(channel.id, Date.now())
+    lastSend.set(channel.id, performance.now())
     if (!result.ok) {
       if (result.error.code === 403 || result.error.code === 463)
         Live.reportTrouble(channel.id, result.error.text)
@@ -145,7 +147,7 @@ const send = (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
         messageId: m.messageId,
         jid,
         fromMe: true,
-        at: new Date(),
+        at: yield* currentTime,
       })
     }
     return { _tag: 'Sent', externalId: waId } as Delivery
@@ -189,7 +191,7 @@ export const layer = Layer.scoped(
   ConnectorFor('msgapp'),
   Effect.gen(function* () {
     const cfg = yield* Config
-    const ctx = yield* Effect.context<Config | FileStorage | SqlClient.SqlClient>()
+    const ctx = yield* Effect.context<Config | FileStorage | SqlClient.SqlClient | WallClock>()
     const local = {
       send: (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
         Effect.provide(send(channel, m, startBy), ctx),

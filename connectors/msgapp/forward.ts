@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto'
 import { Deferred, Duration, Effect, Option, Runtime, type Scope } from 'effect'
 import type { Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
 import { Bus } from '../../engine/bus/Bus'
+import { systemMillis } from '../../engine/clock'
 import * as Live from './live'
 
 /**
@@ -143,7 +144,8 @@ export const make = <R>(
           id,
           replyTo: replies,
           channelId,
-          startBy: Date.now() + Math.floor((timeoutMs * 3) / 4),
+          // A deadline another node reads: the process clock both sides share (engine/clock).
+          startBy: systemMillis() + Math.floor((timeoutMs * 3) / 4),
           message,
         }
         const got = yield* bus

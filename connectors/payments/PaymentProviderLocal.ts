@@ -8,6 +8,7 @@ import {
   type PaymentProviderShape,
   type PaymentStatus,
 } from '../../actors/admin/PaymentProvider'
+import { systemTime } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { verify } from '../../engine/net/signature'
 import { randomToken } from '../../engine/tokens'
@@ -110,8 +111,8 @@ export const make = Effect.gen(function* () {
       ),
     status: (externalId) =>
       run(
-        Effect.flatMap(checkout(externalId), (row) =>
-          row ? Effect.succeed(storedStatus(row, new Date())) : refuse('unknown checkout'),
+        Effect.flatMap(Effect.zip(checkout(externalId), systemTime), ([row, now]) =>
+          row ? Effect.succeed(storedStatus(row, now)) : refuse('unknown checkout'),
         ),
       ),
     verifyCallback: (input: CallbackInput) =>
@@ -133,7 +134,7 @@ export const make = Effect.gen(function* () {
         yield* run(confirm(id, status))
         const row = yield* run(checkout(id))
         if (!row) return yield* refuse('unknown checkout')
-        return { externalId: id, status: storedStatus(row, new Date()) }
+        return { externalId: id, status: storedStatus(row, yield* systemTime) }
       }),
   }
   return shape

@@ -2,6 +2,7 @@ import { Effect, type Layer, ManagedRuntime } from 'effect'
 import * as Billing from './actors/admin/billing'
 import * as Rollup from './actors/reports/rollup'
 import * as PaymentProviderLocal from './connectors/payments/PaymentProviderLocal'
+import { currentTime } from './engine/clock'
 import { parse, need as requireOption, UsageError, usageText, type Values } from './engine/commandLine'
 import { loadConfig } from './engine/config'
 import { makeLogger } from './engine/log'
@@ -164,7 +165,7 @@ const command = (
       return Effect.gen(function* () {
         const w = yield* Workspaces.byId(id)
         if (!w) return yield* fail(`no workspace ${id}`)
-        if (!isPaidActive(w, new Date())) {
+        if (!isPaidActive(w, yield* currentTime)) {
           return yield* fail(
             `workspace ${id} is on the ${w.plan} plan; API keys need an active Pro or Custom plan`,
           )

@@ -1,3 +1,4 @@
+import { systemMillis } from './engine/clock'
 import { loadConfig } from './engine/config'
 import { start } from './http/app'
 import type { Pending } from './http/server'
@@ -11,9 +12,11 @@ const main = async () => {
   const cfg = loadConfig()
   const app = await start(cfg)
   const line = (level: string, msg: string, fields: Record<string, unknown> = {}) =>
-    process.stdout.write(`${JSON.stringify({ t: new Date().toISOString(), level, msg, ...fields })}\n`)
+    process.stdout.write(
+      `${JSON.stringify({ t: new Date(systemMillis()).toISOString(), level, msg, ...fields })}\n`,
+    )
   const running = (pending: readonly Pending[]) =>
-    pending.map((p) => `${p.method} ${p.path} (${Date.now() - p.since} ms)`)
+    pending.map((p) => `${p.method} ${p.path} (${Math.round(performance.now() - p.since)} ms)`)
   let stopping = false
   const shutdown = async (signal: string) => {
     // A second signal while stopping: the operator wants out now.

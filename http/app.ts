@@ -239,8 +239,9 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
         // New requests are refused (503) from here; those in progress may finish.
         server.close()
         gateway.close()
-        const until = Date.now() + drainMs
-        while (server.pending().length > 0 && Date.now() < until) await new Promise((r) => setTimeout(r, 25))
+        const until = performance.now() + drainMs
+        while (server.pending().length > 0 && performance.now() < until)
+          await new Promise((r) => setTimeout(r, 25))
         const left = server.pending()
         onDrained?.(left)
         await runtime.runPromise(Fiber.interrupt(webhooks))

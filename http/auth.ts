@@ -65,8 +65,9 @@ const cached = <R>(
 const lastTouched = new Map<number, number>()
 const touchKey = (caller: Caller) => {
   if (caller.via !== 'key') return Effect.void
-  const now = Date.now()
-  if ((lastTouched.get(caller.keyId) ?? 0) > now - 60_000) return Effect.void
+  // A minute of real time between writes: the monotonic clock.
+  const now = performance.now()
+  if ((lastTouched.get(caller.keyId) ?? Number.NEGATIVE_INFINITY) > now - 60_000) return Effect.void
   lastTouched.set(caller.keyId, now)
   return Effect.forkDaemon(Effect.ignore(ApiKeys.touch(caller.keyId))).pipe(Effect.asVoid)
 }

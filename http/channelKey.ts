@@ -1,5 +1,6 @@
 import { Effect } from 'effect'
 import { ApiError } from '../actors/errors'
+import { systemMillis } from '../engine/clock'
 import { andThen } from '../engine/step'
 import { digestText } from '../engine/tokens'
 import * as ChannelApi from '../store/channelApi'
@@ -48,7 +49,9 @@ const withAccess = ({ channel, workspace }: ChannelCredential) => ({
   channel,
   workspace,
   authorize: (method: Method): Effect.Effect<void, ApiError> => {
-    if (!isPaidActive(workspace, new Date())) return Effect.fail(new ApiError({ code: 'plan_required' }))
+    // Every request with a channel key: the synchronous read of the clock.
+    if (!isPaidActive(workspace, new Date(systemMillis())))
+      return Effect.fail(new ApiError({ code: 'plan_required' }))
     if (workspace.frozen_at !== null && method !== 'GET')
       return Effect.fail(new ApiError({ code: 'workspace_frozen' }))
     return Effect.void

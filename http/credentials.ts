@@ -90,7 +90,8 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
     // Least recently looked up first out when full (Map keeps insertion order): a refreshed entry
     // moves to the end, and replacing one evicts nothing.
     if (!entries.delete(digest) && entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
-    entries.set(digest, { value, until: Date.now() + TTL_MS })
+    // An entry's age is a duration: the monotonic clock.
+    entries.set(digest, { value, until: performance.now() + TTL_MS })
   }
   const load = <E, R>(digest: string, lookup: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> => {
     const running = pending.get(digest) as Deferred.Deferred<V, E> | undefined
@@ -110,7 +111,7 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
     get: (digest: string): V | undefined => {
       const e = entries.get(digest)
       if (!e) return undefined
-      if (e.until < Date.now()) {
+      if (e.until < performance.now()) {
         entries.delete(digest)
         return undefined
       }
@@ -122,7 +123,7 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
       lookup: () => Effect.Effect<V, E, R>,
     ): Effect.Effect<void, never, R> | undefined => {
       const e = entries.get(digest)
-      if (!e || e.until - Date.now() >= REFRESH_AHEAD_MS || pending.has(digest)) return undefined
+      if (!e || e.until - performance.now() >= REFRESH_AHEAD_MS || pending.has(digest)) return undefined
       return Effect.suspend(() => {
         if (pending.has(digest)) return Effect.void
         const startedAt = generation

@@ -209,7 +209,8 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
         )
       })
       if (!settled) {
-        entry = { method: base.method, path: base.path, since: Date.now() }
+        // Shown as an age at shutdown: the monotonic clock.
+        entry = { method: base.method, path: base.path, since: performance.now() }
         pending.add(entry)
       }
     }

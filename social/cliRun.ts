@@ -1,5 +1,6 @@
 import * as fs from 'node:fs'
 import { Effect, ManagedRuntime } from 'effect'
+import { systemMillis, systemTime } from '../engine/clock'
 import { usageText } from '../engine/commandLine'
 import { makeLogger } from '../engine/log'
 import { servicesLayer } from './app'
@@ -72,7 +73,7 @@ const demo = (c: Extract<Command, { _tag: 'demo' }>, port: number) =>
     const seed = c.seed ?? workspace.id
     const report = yield* importNdjson(
       workspace.id,
-      toNdjson(generate({ seed, days: c.days, now: new Date() })),
+      toNdjson(generate({ seed, days: c.days, now: yield* systemTime })),
     )
     if (report.refused > 0) {
       const first = report.errors[0]
@@ -175,7 +176,7 @@ export const execute = async (
   if (command._tag === 'help') return { code: 0, stdout: `${usage}\n`, stderr: '' }
   if (command._tag === 'demo' && command.out !== undefined) {
     const seed = command.seed ?? 1
-    const records = generate({ seed, days: command.days, now: new Date() })
+    const records = generate({ seed, days: command.days, now: new Date(systemMillis()) })
     fs.writeFileSync(command.out, toNdjson(records))
     return {
       code: 0,

@@ -163,7 +163,7 @@ const mentionItem = (channel: Channels.ChannelRow, m: typeof Mention.Type, at: D
 }
 
 /** Writes one notification in one transaction and refreshes the conversations it touched. */
-export const ingest = (payload: Payload, now: Date = new Date()) =>
+export const ingest = (payload: Payload, now: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {

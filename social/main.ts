@@ -1,3 +1,4 @@
+import { systemMillis } from '../engine/clock'
 import { start } from './app'
 import { loadSocialConfig } from './config'
 
@@ -7,7 +8,7 @@ const main = async () => {
   const app = await start(cfg)
   const shutdown = async (signal: string) => {
     process.stdout.write(
-      `${JSON.stringify({ t: new Date().toISOString(), level: 'info', msg: 'stopping', service: 'social', signal })}\n`,
+      `${JSON.stringify({ t: new Date(systemMillis()).toISOString(), level: 'info', msg: 'stopping', service: 'social', signal })}\n`,
     )
     await app.stop()
     process.exit(0)

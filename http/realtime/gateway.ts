@@ -1,6 +1,7 @@
 import type uws from 'uWebSockets.js'
 import { Effect } from 'effect'
 import type { BusShape } from '../../engine/bus/Bus'
+import { systemMillis } from '../../engine/clock'
 import { type ControlMessage, RECHECK_FRAME, userControlTopic } from '../../engine/events'
 import type { Logger } from '../../engine/log'
 import * as Livechat from '../../store/livechat'
@@ -200,7 +201,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
                 .writeHeader('Content-Type', 'application/json')
                 .end(text({ error: { code, message } }))
             })
-          const grant: Grant | null = verify(deps.signingKey, query.get('token'))
+          const grant: Grant | null = verify(deps.signingKey, query.get('token'), systemMillis())
           if (!grant) {
             refuse('401 Unauthorized', 'unauthorized', 'Missing, invalid or expired real-time token.')
             return

@@ -6,6 +6,7 @@ import { MsgappFields } from '../../actors/channels/msgappSettings'
 import { Text } from '../../actors/fields'
 import * as ApiInbound from '../../connectors/api/inbound'
 import * as Webhooks from '../../connectors/api/webhooks'
+import { currentMillis } from '../../engine/clock'
 import { created, ok, type Route, route } from '../route'
 
 /**
@@ -146,8 +147,11 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({ text: Schema.optional(Text(1, 4000)) }),
     handler: ({ workspace, params, body }) =>
       Effect.flatMap(ApiChannel.apiChannelOr404(workspace.id, params.id), ({ channel }) =>
-        Effect.map(ApiInbound.receive(channel, ApiChannel.testMessage(body.text, Date.now())), (r) =>
-          created(r.data),
+        Effect.map(
+          Effect.flatMap(currentMillis, (now) =>
+            ApiInbound.receive(channel, ApiChannel.testMessage(body.text, now)),
+          ),
+          (r) => created(r.data),
         ),
       ),
   }),

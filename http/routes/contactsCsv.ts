@@ -3,6 +3,7 @@ import { exportCsv } from '../../actors/contacts/csvExport'
 import { importCsv } from '../../actors/contacts/csvImport'
 import { asApiError, ctxOf, FilterFields, filterOf } from '../../actors/contacts/requests'
 import { addMessages, t } from '../../actors/i18n'
+import { currentTime } from '../../engine/clock'
 import { fileStream } from '../multipart'
 import { ok, type Reply, type Route, route, type Services } from '../route'
 
@@ -75,7 +76,7 @@ export const routes: readonly Route[] = [
         const stream = yield* exportCsv(workspace.id, filterOf(caller, query))
         // Written page by page as the client reads (http/server.ts streams a Raw reply's `stream`).
         const runtime = yield* Effect.runtime<Services>()
-        const day = new Date().toISOString().slice(0, 10)
+        const day = (yield* currentTime).toISOString().slice(0, 10)
         const reply: Reply = {
           _tag: 'Raw',
           status: 200,

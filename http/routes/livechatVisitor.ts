@@ -1,4 +1,4 @@
-import { Effect, Schema } from 'effect'
+import { Clock, Effect, Schema } from 'effect'
 import * as Visitors from '../../actors/channels/visitors'
 import { topics } from '../../actors/events'
 import { BigIdFromString } from '../../actors/fields'
@@ -139,7 +139,8 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         const cfg = yield* Config
         const key = yield* SigningKey
-        const exp = Math.floor(Date.now() / 1000) + TOKEN_TTL_SECONDS
+        // Verified on the process clock (realtime/token), which Effect's Clock reads.
+        const exp = Math.floor((yield* Clock.currentTimeMillis) / 1000) + TOKEN_TTL_SECONDS
         const channel = topics.visitor(visitor.session)
         const token = sign(key, { u: 0, w: visitor.workspace_id, exp, ch: [channel], v: visitor.session })
         return ok({

@@ -9,6 +9,7 @@ import * as Leads from '../../actors/pipeline/leads'
 import * as Pipelines from '../../actors/pipeline/pipelines'
 import * as Settings from '../../actors/pipeline/settings'
 import * as Work from '../../actors/pipeline/work'
+import { currentTime } from '../../engine/clock'
 import { DownloadQuery, fileReply, wantsDownload } from '../files'
 import { answer, type Reply, type Route, route, type Services } from '../route'
 
@@ -290,7 +291,7 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         const stream = yield* Export.exportCsv({ caller, workspace }, query)
         const runtime = yield* Effect.runtime<Services>()
-        const day = new Date().toISOString().slice(0, 10)
+        const day = (yield* currentTime).toISOString().slice(0, 10)
         const reply: Reply = {
           _tag: 'Raw',
           status: 200,

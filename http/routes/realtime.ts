@@ -1,4 +1,4 @@
-import { Effect, Schema } from 'effect'
+import { Clock, Effect, Schema } from 'effect'
 import { Config } from '../../engine/config'
 import { iso } from '../../engine/time'
 import { SigningKey } from '../../engine/tokens'
@@ -23,7 +23,8 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         const cfg = yield* Config
         const key = yield* SigningKey
-        const exp = Math.floor(Date.now() / 1000) + TOKEN_TTL_SECONDS
+        // Verified on the process clock (realtime/token), which Effect's Clock reads.
+        const exp = Math.floor((yield* Clock.currentTimeMillis) / 1000) + TOKEN_TTL_SECONDS
         const token = sign(key, { u: caller.user.id, w: workspace.id, exp, ch: body.channels ?? [] })
         const base = cfg.publicUrl.replace(/^http/, 'ws')
         return ok({

@@ -1,5 +1,6 @@
 import { Effect, Schema } from 'effect'
 import { invalid } from '../../actors/errors'
+import { systemTime } from '../../engine/clock'
 import { DateParam, TypeParam } from '../query'
 import { envelope, keyRoute } from '../route'
 import * as Summary from '../store/summary'
@@ -32,7 +33,7 @@ export const routes = [
     handler: (req) =>
       Effect.gen(function* () {
         const q = req.query
-        const today = dayOf(new Date())
+        const today = dayOf(yield* systemTime)
         const to = q.to ?? (q.from && q.from > today ? q.from : today)
         const from = q.from ?? addDays(to, -(DEFAULT_DAYS - 1))
         if (to < from) return yield* Effect.fail(invalid({ to: { key: 'social.field.date_order' } }))

@@ -1,5 +1,6 @@
 import { Effect } from 'effect'
 import { ApiError } from '../../actors/errors'
+import { systemTime } from '../../engine/clock'
 import { safeEqual } from '../../engine/tokens'
 import { raw } from '../../http/route'
 import { SocialConfig } from '../config'
@@ -60,7 +61,7 @@ export const routes = [
             new ApiError({ code: 'validation_error', message: 'social.webhook.payload' }),
           )
         }
-        return envelope(yield* ingest(payload))
+        return envelope(yield* ingest(payload, yield* systemTime))
       }),
   }),
 ]

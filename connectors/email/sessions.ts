@@ -4,7 +4,7 @@ import type { ImapFlow } from 'imapflow'
 import { ChannelActor } from '../../actors/channels/ChannelActor'
 import type { ConversationActor } from '../../actors/inbox/ConversationActor'
 import type { Bus } from '../../engine/bus/Bus'
-import type { WallClock } from '../../engine/clock'
+import { WallClock, type WallClockShape } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { Log } from '../../engine/log'
 import * as ClaimsPg from '../../engine/owner/ClaimsPg'
@@ -62,6 +62,8 @@ interface Deps {
   readonly policy: Policy
   readonly backoffBaseMs: number
   readonly pollMs: number
+  /** The node's clock, read synchronously by the session's loop. */
+  readonly clock: WallClockShape
   readonly log: (msg: string, fields: Record<string, unknown>) => void
 }
 
@@ -136,7 +138,9 @@ class Session {
       await this.sleep(this.deps.pollMs)
       return
     }
-    const pausedFor = mailbox.paused_until ? mailbox.paused_until.getTime() - Date.now() : 0
+    const pausedFor = mailbox.paused_until
+      ? mailbox.paused_until.getTime() - this.deps.clock.unsafeMillis()
+      : 0
     if (pausedFor > 0 && !this.kicked) {
       await this.sleep(pausedFor)
       return
@@ -152,7 +156,7 @@ class Session {
       if (!(e instanceof SignInRefused) || this.stopped) throw e
       const failures = await run(Email.recordFailure(this.channelId, e.refusal.reason, null))
       const pause = Math.min(this.deps.backoffBaseMs * 3 ** Math.max(0, failures - 1), MAX_PAUSE_MS)
-      await run(Email.setPause(this.channelId, new Date(Date.now() + pause)))
+      await run(Email.setPause(this.channelId, new Date(this.deps.clock.unsafeMillis() + pause)))
       await run(setStatus(this.channelId, e.refusal.reason === 'auth' ? 'auth_failed' : 'unreachable'))
       this.deps.log('mailbox sign-in failed', {
         channel_id: this.channelId,
@@ -179,15 +183,16 @@ class Session {
       // Active once the first read is done: mail arriving from then on is new mail.
       await this.syncAll(client, channel, mailbox)
       await run(setStatus(this.channelId, 'active'))
-      let lastFull = Date.now()
+      // The poll's spacing is real time: the monotonic clock.
+      let lastFull = performance.now()
       while (!this.stopped && !closed) {
-        await this.sleep(Math.max(0, FOLDER_POLL_MS - (Date.now() - lastFull)))
+        await this.sleep(Math.max(0, FOLDER_POLL_MS - (performance.now() - lastFull)))
         if (this.stopped || closed) break
-        if (this.kicked || Date.now() - lastFull >= FOLDER_POLL_MS) {
+        if (this.kicked || performance.now() - lastFull >= FOLDER_POLL_MS) {
           this.kicked = false
           this.inboxChanged = false
           await this.syncAll(client, channel, mailbox)
-          lastFull = Date.now()
+          lastFull = performance.now()
         } else if (this.inboxChanged) {
           this.inboxChanged = false
           await this.reopenInbox(client, await this.syncFolder(client, channel, mailbox, 'INBOX'))
@@ -256,7 +261,10 @@ class Session {
       // First read, or the server renumbered the folder: the history window again; Message-IDs
       // already stored are skipped.
       const days = Math.max(mailbox.history_days, state ? 1 : 0)
-      const found = await client.search({ since: new Date(Date.now() - days * 86_400_000) }, { uid: true })
+      const found = await client.search(
+        { since: new Date(this.deps.clock.unsafeMillis() - days * 86_400_000) },
+        { uid: true },
+      )
       uids = found || []
     }
     uids.sort((a, b) => a - b)
@@ -294,6 +302,7 @@ const make = Effect.gen(function* () {
     policy: { allowInsecure: cfg.emailAllowInsecure },
     backoffBaseMs: cfg.emailBackoffBaseMs,
     pollMs: cfg.emailPollMs,
+    clock: Context.get(rt.context, WallClock),
     log: (msg, fields) => logger.warn(msg, fields),
   }
   const owned = yield* Owned.supervise({

@@ -9,6 +9,8 @@ import {
   type WAMessage,
   type WAMessageKey,
 } from 'baileys'
+import { systemMillis } from '../../engine/clock'
+
 import type { MsgappSocket, TransportShape } from './Transport'
 import { quietLogger } from './Transport'
 
@@ -99,7 +101,7 @@ export class FakeSocket implements MsgappSocket {
     this.ended = true
     this.emit('connection.update', {
       connection: 'close',
-      lastDisconnect: { error: closeError(statusCode), date: new Date() },
+      lastDisconnect: { error: closeError(statusCode), date: new Date(systemMillis()) },
     })
   }
 
@@ -123,7 +125,8 @@ export class FakeSocket implements MsgappSocket {
     return {
       key: { remoteJid: jid, fromMe: true, id },
       message: { conversation: 'text' in content ? String(content.text) : '' },
-      messageTimestamp: Math.floor(Date.now() / 1000),
+      // The remote service's clock, which this fake stands in for: the process clock.
+      messageTimestamp: Math.floor(systemMillis() / 1000),
       status: proto.WebMessageInfo.Status.SERVER_ACK,
     } as WAMessage
   }
@@ -193,11 +196,11 @@ export const socketsOf = (channelId: number): readonly FakeSocket[] => sockets.g
 
 /** Waits until the channel has had `count` sockets (connects), then returns the latest. */
 export const nthSocket = async (channelId: number, count = 1, timeoutMs = 5000): Promise<FakeSocket> => {
-  const deadline = Date.now() + timeoutMs
+  const deadline = performance.now() + timeoutMs
   for (;;) {
     const list = socketsOf(channelId)
     if (list.length >= count) return list[list.length - 1]!
-    if (Date.now() > deadline)
+    if (performance.now() > deadline)
       throw new Error(`channel ${channelId}: ${list.length} connects, wanted ${count}`)
     await new Promise<void>((resolve) => {
       const done = () => {

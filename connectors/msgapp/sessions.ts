@@ -3,6 +3,7 @@ import { Context, Effect, Layer, Runtime } from 'effect'
 import { ChannelActor } from '../../actors/channels/ChannelActor'
 import { publishHistory } from '../../actors/channels/msgapp'
 import * as Notifications from '../../actors/notifications'
+import { currentMillis, systemMillis } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { Log } from '../../engine/log'
 import * as ClaimsPg from '../../engine/owner/ClaimsPg'
@@ -186,7 +187,10 @@ class Session {
     if (conn?.qr) {
       this.qrCount++
       const ttl = this.qrCount === 1 ? FIRST_QR_SECONDS : NEXT_QR_SECONDS
-      await run(Msgapp.setQr(this.channelId, conn.qr, new Date(Date.now() + ttl * 1000)))
+      const qr = conn.qr
+      await run(
+        Effect.flatMap(currentMillis, (now) => Msgapp.setQr(this.channelId, qr, new Date(now + ttl * 1000))),
+      )
       await run(setStatus(this.channelId, 'qr'))
     }
     if (conn?.connection === 'open') {
@@ -378,7 +382,8 @@ const make = Effect.gen(function* () {
     wake: Live.onNudge,
     start: (r) =>
       Effect.sync(() => {
-        const session = new Session(r.channel_id, Date.now(), deps)
+        // Compared with logout_requested_at, the database's now(): the process clock.
+        const session = new Session(r.channel_id, systemMillis(), deps)
         // A logout asked for while this session ran (a bumped version) logs the number out on stop.
         const logoutAsked = (row: Msgapp.NumberRow | null) =>
           (row?.logout_requested_at?.getTime() ?? 0) >= session.startedAt

@@ -1,4 +1,4 @@
-import { Duration, Effect, Exit, Runtime, type Scope } from 'effect'
+import { Duration, Effect, Exit, Fiber, Runtime, type Scope } from 'effect'
 import { OneShot } from './oneShot'
 
 /**
@@ -13,6 +13,10 @@ import { OneShot } from './oneShot'
  * Guarantees: every submitted item is flushed exactly once and its submitter answered with what
  * the flush said of it (a flush's defect or missing exit answers its items with a defect). A
  * submitter interrupted while waiting does not withdraw its item: once submitted, it is written.
+ *
+ * A scoped resource: when its scope closes (the node stopping), what waits is flushed at once,
+ * without the gathering time, and the close waits for every flush under way, so a node that
+ * stops has written what it was given before the database goes (docs/architecture.md, "Shutdown").
  */
 export interface GroupCommit<I, O, E> {
   readonly submit: (item: I) => Effect.Effect<O, E>
@@ -40,14 +44,19 @@ export const make = <I, O, E, R>(
     let running = 0
     let lastStart = Number.NEGATIVE_INFINITY
     let waiting = false
+    let closing = false
+    // Flushes run as root fibers (started from plain callbacks, often with no fiber at hand); kept
+    // here so that closing can wait for them. The gathering wait is cut short instead.
+    const flushes = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+    let gathering: Fiber.RuntimeFiber<unknown, unknown> | undefined
 
     const kick = (): void => {
       while (running < options.concurrency && pending.length > 0) {
         const wait = lastStart + gatherMs - clock.unsafeCurrentTimeMillis()
-        if (wait > 0 && pending.length < options.maxItems) {
+        if (wait > 0 && pending.length < options.maxItems && !closing) {
           if (!waiting) {
             waiting = true
-            fork(
+            gathering = fork(
               Effect.sleep(Duration.millis(wait)).pipe(
                 Effect.ensuring(
                   Effect.sync(() => {
@@ -63,7 +72,7 @@ export const make = <I, O, E, R>(
         lastStart = clock.unsafeCurrentTimeMillis()
         const batch = pending.splice(0, options.maxItems)
         running++
-        fork(
+        const flushing = fork(
           Effect.suspend(() => options.flush(batch.map((p) => p.item))).pipe(
             Effect.exit,
             Effect.tap((exit) => {
@@ -82,8 +91,24 @@ export const make = <I, O, E, R>(
             ),
           ),
         )
+        flushes.add(flushing)
+        flushing.addObserver(() => flushes.delete(flushing))
       }
     }
+
+    // Until nothing waits and no flush runs: each flush that ends starts the next (`kick`), whose
+    // fiber is in `flushes` before the one that started it leaves.
+    const drain: Effect.Effect<void> = Effect.suspend(() => {
+      closing = true
+      kick()
+      return flushes.size === 0 ? Effect.void : Effect.zipRight(Fiber.awaitAll([...flushes]), drain)
+    })
+    const close = Effect.suspend(() => {
+      closing = true
+      // Its end kicks, now without a gathering time; the flush it starts is in `flushes`.
+      return gathering === undefined ? drain : Effect.zipRight(Fiber.interrupt(gathering), drain)
+    })
+    yield* Effect.addFinalizer(() => close)
 
     return {
       submit: (item) =>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@effect/vitest'
-import { Effect, Exit, Fiber, TestClock } from 'effect'
+import { Effect, Exit, Fiber, Scope, TestClock } from 'effect'
 import * as GroupCommit from '../../engine/groupCommit.js'
 
 // On the TestClock: the gathering time passes only when the test moves the clock.
@@ -63,6 +63,42 @@ describe('group commit', () => {
       yield* writer.submit(1)
       yield* writer.submit(2)
       expect(flushes).toEqual([[1], [2]])
+    }),
+  )
+
+  // On the real clock: a flush here takes real time, and the gathering time must not pass.
+  it.live('closing its scope flushes what waits at once and waits for the flushes under way', () =>
+    Effect.gen(function* () {
+      const flushes: number[][] = []
+      const scope = yield* Scope.make()
+      const writer = yield* Scope.extend(
+        GroupCommit.make({
+          // Recorded when done, so a flush the close did not wait for is missing.
+          flush: (items: readonly number[]) =>
+            Effect.sleep('30 millis').pipe(
+              Effect.map(() => {
+                flushes.push([...items])
+                return items.map((i) => Exit.succeed(i * 2))
+              }),
+            ),
+          maxItems: 100,
+          concurrency: 1,
+          gatherMs: 60_000,
+        }),
+        scope,
+      )
+      expect(yield* writer.submit(1)).toBe(2)
+      // Within the gathering time of the first flush: these would wait a minute for company.
+      const later = yield* Effect.fork(
+        Effect.all([writer.submit(2), writer.submit(3)], { concurrency: 'unbounded' }),
+      )
+      yield* Effect.sleep('5 millis')
+      expect(flushes).toEqual([[1]])
+      const started = Date.now()
+      yield* Scope.close(scope, Exit.void)
+      expect(flushes).toEqual([[1], [2, 3]])
+      expect(Date.now() - started).toBeLessThan(10_000)
+      expect(yield* Fiber.join(later)).toEqual([4, 6])
     }),
   )
 })

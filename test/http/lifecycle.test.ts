@@ -4,6 +4,7 @@ import * as net from 'node:net'
 import * as path from 'node:path'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as F from '../support/fixtures'
 import {
   compiled,
   freePort,
@@ -246,4 +247,46 @@ describe.each(stuckCases)('with $name stuck', ({ enabled, setup }) => {
     },
     90_000,
   )
+})
+
+describe('stopping the server', () => {
+  let s: TestServer | undefined
+  afterAll(async () => {
+    await s?.stop()
+  })
+
+  it('keeps every message it accepted while stopping: each is there after a restart', async () => {
+    s = await startTestServer({}, { durable: true })
+    const server = s
+    const w = await F.workspace(server, { plan: 'pro' })
+    const owner = await F.signIn(server, w.ownerEmail)
+    const made = await server.fetch('/v1/channels/api', F.json({ name: 'Shop' }, owner.headers()))
+    expect(made.status).toBe(201)
+    const key = ((await made.json()) as { data: { credentials: { key: string } } }).data.credentials.key
+    const send = (n: number) =>
+      server.fetch(
+        '/v1/channel-api/messages',
+        F.json(
+          { conversation_id: `stop-${n % 5}`, message: { id: `stop-m-${n}`, text: `message ${n}` } },
+          F.bearer(key),
+        ),
+      )
+    // The conversations and their actors exist, so the burst goes to the group commit.
+    for (let n = 0; n < 5; n++) expect((await send(n)).status).toBe(201)
+    // A burst in flight, and the node stopped as its first answers come: what it accepted (201)
+    // was written, whatever was still gathering or being flushed when the stop came.
+    const burst = Array.from({ length: 60 }, (_, i) =>
+      send(5 + i).then(
+        (res) => ({ n: 5 + i, status: res.status }),
+        () => ({ n: 5 + i, status: 0 }),
+      ),
+    )
+    await Promise.race(burst)
+    await server.restart()
+    const answered = await Promise.all(burst)
+    const accepted = answered.filter((a) => a.status === 201)
+    expect(accepted.length).toBeGreaterThan(0)
+    // A message stored before answers 200 when sent again (its `message.id` is known).
+    for (const a of accepted) expect((await send(a.n)).status, `message ${a.n}`).toBe(200)
+  }, 60_000)
 })

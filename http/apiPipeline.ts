@@ -2,6 +2,7 @@ import { Context, Effect, Either } from 'effect'
 import { type Caller, holds } from '../actors/admin/caller'
 import { ApiError, invalid } from '../actors/errors'
 import type { UploadedFile } from '../actors/fields'
+import { systemMillis } from '../engine/clock'
 import { Config } from '../engine/config'
 import { RateLimiter } from '../engine/ratelimit/RateLimiter'
 import { andThen } from '../engine/step'
@@ -111,7 +112,8 @@ const authorize = (
       ? Effect.void
       : Effect.fail(new ApiError({ code: 'workspace_required' }))
   }
-  if (caller.via === 'key' && !isPaidActive(ws, new Date())) {
+  // Every request with a key: the synchronous read of the clock.
+  if (caller.via === 'key' && !isPaidActive(ws, new Date(systemMillis()))) {
     return Effect.fail(new ApiError({ code: 'plan_required' }))
   }
   if (ws.frozen_at !== null && mutating && !route.whileFrozen) {

@@ -2,6 +2,7 @@ import { Effect } from 'effect'
 import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
 import { toText } from '../../actors/inbox/emailHtml'
 import { receiveInbound } from '../../actors/inbox/inbound'
+import { currentTime } from '../../engine/clock'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
@@ -68,7 +69,8 @@ export const importMail = (
           name: counterpart.name || counterpart.address,
           email: counterpart.address,
         })).id
-      const at = parsed.date && parsed.date.getTime() < Date.now() ? parsed.date : new Date()
+      const now = yield* currentTime
+      const at = parsed.date && parsed.date.getTime() < now.getTime() ? parsed.date : now
       conversationId = (yield* Conversations.create(channel.workspace_id, channel.id, {
         contactId,
         subject,

@@ -10,6 +10,7 @@ import { Effect } from 'effect'
 import * as BroadcastActivity from '../../actors/broadcasts/activity'
 import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/inbox/ConversationActor'
 import { receiveInbound } from '../../actors/inbox/inbound'
+import { currentTime } from '../../engine/clock'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
@@ -30,9 +31,9 @@ import { quietLogger } from './Transport'
 const MAX_MEDIA_BYTES = 64 * 1024 * 1024
 const SKIPPED_JIDS = /(@broadcast|@newsletter)$/
 
-const tsOf = (m: { messageTimestamp?: number | Long | null | undefined }) => {
+const tsOf = (m: { messageTimestamp?: number | Long | null | undefined }, now: Date) => {
   const t = Number(m.messageTimestamp ?? 0)
-  return t > 0 ? new Date(t * 1000) : new Date()
+  return t > 0 ? new Date(t * 1000) : now
 }
 interface Long {
   toNumber(): number
@@ -259,7 +260,7 @@ export const importMessage = (
     if (yield* Msgapp.lookup(channel.id, id)) return 'duplicate' as Imported
     const parsed = parse(content)
     if (!parsed) return 'skipped' as Imported
-    const at = tsOf(m)
+    const at = tsOf(m, yield* currentTime)
     const { row: conversation, reused } = yield* conversationFor(channel, sock, m, at)
     const fileId = yield* downloadTo(channel, sock, m, parsed.media)
     const quoted = parsed.quoted ? yield* Msgapp.lookup(channel.id, parsed.quoted) : null

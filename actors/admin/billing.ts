@@ -9,7 +9,7 @@ import * as Members from '../../store/members'
 import { inGrace, limitsOf, planLimits, planPrices } from '../../store/plans'
 import * as Users from '../../store/users'
 import type { WorkspaceRow } from '../../store/workspaces'
-import { type FieldMessage, invalid, notFound } from '../errors'
+import { type FieldMessage, invalid } from '../errors'
 import { publish, topics } from '../events'
 import { addMessages, t } from '../i18n'
 import * as Notifications from '../notifications'
@@ -136,9 +136,7 @@ export const usageOf = (workspace: WorkspaceRow) =>
   Effect.gen(function* () {
     const limits = limitsOf(workspace)
     const now = yield* currentTime
-    const counters = yield* Effect.flatMap(WorkspaceActor, (a) =>
-      a.ask(workspace.id, { _tag: 'Usage', now }),
-    ).pipe(Effect.catchTag('WorkspaceNotFound', () => Effect.fail(notFound())))
+    const counters = yield* Effect.flatMap(WorkspaceActor, (a) => a.ask(workspace.id, { _tag: 'Usage', now }))
     const channels = yield* Billing.channelUsage(workspace.id)
     const counter = (c: keyof typeof counters) => ({
       used: counters[c].used,

@@ -1,11 +1,10 @@
 import { Effect } from 'effect'
 import { currentTime } from '../../engine/clock'
 import { Log } from '../../engine/log'
-import { iso } from '../../engine/time'
 import { isPaidActive, limitsOf } from '../../store/plans'
 import type { WorkspaceRow } from '../../store/workspaces'
-import { WorkspaceActor } from '../admin/WorkspaceActor'
-import { ApiError, notFound } from '../errors'
+import { QuotaExceeded, WorkspaceActor } from '../admin/WorkspaceActor'
+import { ApiError } from '../errors'
 import { addMessages } from '../i18n'
 import { type AiError, AiProvider, type AiUnavailable } from './AiProvider'
 
@@ -32,18 +31,13 @@ export interface AiUsage {
 const usageNow = (workspace: WorkspaceRow) =>
   Effect.gen(function* () {
     const now = yield* currentTime
-    const all = yield* Effect.flatMap(WorkspaceActor, (a) =>
-      a.ask(workspace.id, { _tag: 'Usage', now }),
-    ).pipe(Effect.catchTag('WorkspaceNotFound', () => Effect.fail(notFound())))
+    const all = yield* Effect.flatMap(WorkspaceActor, (a) => a.ask(workspace.id, { _tag: 'Usage', now }))
     return all.ai_per_month
   })
 
 /** This month's AI usage (`meta.ai`). */
 export const aiUsage = (workspace: WorkspaceRow) =>
   Effect.map(usageNow(workspace), (c): AiUsage => ({ used: c.used, limit: c.limit }))
-
-const quotaError = (limit: number, resetAt: Date) =>
-  new ApiError({ code: 'plan_required', message: 'ai.quota', params: { limit, reset: iso(resetAt)! } })
 
 /** The workspace may use AI now and the server has a provider (background work asks this). */
 export const aiReady = (workspace: WorkspaceRow) =>
@@ -83,18 +77,20 @@ export const aiRequest = <A, R>(
     yield* aiAllowed(workspace)
     const before = yield* usageNow(workspace)
     if (before.limit !== 0 && before.used >= before.limit)
-      return yield* Effect.fail(quotaError(before.limit, before.endsAt))
+      return yield* Effect.fail(
+        new QuotaExceeded({
+          counter: 'ai_per_month',
+          used: before.used,
+          limit: before.limit,
+          resetAt: before.endsAt,
+        }),
+      )
     const value = yield* Effect.catchAll(call, asApiError(workspace, what))
     const now = yield* currentTime
     // Another request of the same workspace may have taken the last one meanwhile: the counter
     // stays within the limit, and this answer is refused like any over the quota.
     const after = yield* Effect.flatMap(WorkspaceActor, (a) =>
       a.ask(workspace.id, { _tag: 'Consume', counter: 'ai_per_month', now }),
-    ).pipe(
-      Effect.catchTags({
-        QuotaExceeded: (e) => Effect.fail(quotaError(e.limit, e.resetAt)),
-        WorkspaceNotFound: () => Effect.fail(notFound()),
-      }),
     )
     return { value, ai: { used: after.used, limit: after.limit } satisfies AiUsage }
   })

@@ -6,7 +6,6 @@ import type * as Files from '../../store/files'
 import type { WorkspaceRow } from '../../store/workspaces'
 import { ChannelActor } from '../channels/ChannelActor'
 import { ConversationActor } from '../inbox/ConversationActor'
-import { conversationGone } from '../inbox/conversations'
 import { mediaType } from '../inbox/messages'
 import * as Outbound from '../inbox/outbound'
 
@@ -43,7 +42,7 @@ const store = (
       replyToId: null,
       payload,
     }),
-  ).pipe(Effect.catchTag('ConversationNotFound', conversationGone))
+  )
 
 /** Opens (or finds) the chat and stores the message, once per client id. */
 export const prepare = (

@@ -109,9 +109,7 @@ const unlinkedOr409 = (workspaceId: number, id: number) =>
   )
 
 const setStatus = (channelId: number, status: string) =>
-  Effect.flatMap(ChannelActor, (a) => a.ask(channelId, { _tag: 'SetStatus', status })).pipe(
-    Effect.catchTag('ChannelNotFound', () => Effect.fail(notFound())),
-  )
+  Effect.flatMap(ChannelActor, (a) => a.ask(channelId, { _tag: 'SetStatus', status }))
 
 const presentStatus = (c: Channels.ChannelRow, n: Msgapp.NumberRow, nowMs: number) => ({
   channel_id: c.id,

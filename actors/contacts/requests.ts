@@ -1,39 +1,15 @@
-import { Effect, Schema } from 'effect'
+import { Schema } from 'effect'
 import type * as Contacts from '../../store/contacts'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
-import { type ApiError, forbidden, invalid, notFound } from '../errors'
 import { IdFromString } from '../fields'
 import type * as ContactWrites from './contacts'
-import type { ContactsError } from './errors'
 
 /**
  * What the contacts routes (contacts, contactsCsv, labels, customFields) share: the caller as the
- * domain's context, the list's filters (also the export's), and the domain's failures as the
- * API's errors, in one place.
+ * domain's context and the list's filters (also the export's). The domain's failures carry their
+ * answers (errors.ts).
  */
-
-/** The one place the contacts domain's failures become answers. */
-export const asApiError = <A, E, R>(
-  e: Effect.Effect<A, E | ContactsError, R>,
-): Effect.Effect<A, E | ApiError, R> =>
-  Effect.catchIf(
-    e,
-    (x): x is ContactsError =>
-      typeof x === 'object' && x !== null && '_tag' in x && String(x._tag).startsWith('Contacts'),
-    (x): Effect.Effect<never, ApiError> => {
-      switch (x._tag) {
-        case 'ContactsInvalid':
-          return Effect.fail(invalid(x.fields))
-        case 'ContactsMissing':
-          return Effect.fail(notFound())
-        case 'ContactsRefused':
-          return Effect.fail(forbidden(x.message))
-        case 'ContactsCsvRejected':
-          return Effect.fail(invalid({ file: { key: `contacts.csv_${x.reason}`, params: { line: x.line } } }))
-      }
-    },
-  ) as Effect.Effect<A, E | ApiError, R>
 
 export const ctxOf = (caller: Caller, workspace: WorkspaceRow): ContactWrites.Ctx => ({
   workspaceId: workspace.id,

@@ -14,7 +14,7 @@ import { withValues } from '../customValues'
 import { ApiError, notFound } from '../errors'
 import { addMessages } from '../i18n'
 import * as Metrics from '../metrics'
-import type { AlreadyPickedUp, ConversationNotFound } from './ConversationActor'
+import type { AlreadyPickedUp } from './ConversationActor'
 import { ConversationTickets } from './conversationTickets'
 
 /**
@@ -246,11 +246,10 @@ export const presentOrHidden = (ctx: Ctx, id: number, now: Date) =>
   })
 
 // ---------------------------------------------------------------------------------------------
-// Actor failures as API errors
+// The actor's failure whose answer needs the store (the others carry theirs: ConversationActor.ts)
 // ---------------------------------------------------------------------------------------------
 
-export const conversationGone = (_: ConversationNotFound) => Effect.fail(notFound())
-
+/** A lost pickup race, answered with the winner's name. */
 export const pickupLost = (e: AlreadyPickedUp) =>
   Effect.flatMap(Assignees.userName(e.assigneeId), (name) =>
     Effect.fail(new ApiError({ code: 'conflict', message: 'interactions.picked_up', params: { name } })),

@@ -11,8 +11,7 @@ import * as Messages from '../../store/messages'
 import { createdReply, reply } from '../answer'
 import { ChannelActor } from '../channels/ChannelActor'
 import { checkValues } from '../customValues'
-import { ProblemSet } from '../contacts/errors'
-import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
+import { ApiError, type FieldMessage, forbidden, invalid, notFound, ProblemSet } from '../errors'
 import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import { pageFields, pageMeta, pageOf } from '../pagination'
@@ -349,9 +348,7 @@ export const update = (ctx: Ctx, params: ById, body: typeof PatchBody.Type) =>
       ...(body.category_id !== undefined ? { categoryId: body.category_id } : {}),
       ...(body.custom !== undefined ? { customSet, customClear } : {}),
     }
-    yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'Update', patch })).pipe(
-      Effect.catchTag('ConversationNotFound', Inbox.conversationGone),
-    )
+    yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'Update', patch }))
     // Assigning a waiting live chat takes it out of the queue, as a pickup does: the visitor hears.
     if (c.assignee_id === null && assignee !== null && c.channel_id !== null) {
       const channel = yield* Outbound.channelOf(c)
@@ -427,9 +424,7 @@ export const markRead = (ctx: Ctx, params: ById) =>
   Effect.gen(function* () {
     const { caller, workspace } = ctx
     const c = yield* Inbox.visibleOr404({ caller, workspace }, params.id)
-    const row = yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'MarkRead' })).pipe(
-      Effect.catchTag('ConversationNotFound', Inbox.conversationGone),
-    )
+    const row = yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'MarkRead' }))
     if (c.channel_id !== null) {
       const externalIds = yield* Messages.unreadExternalIds(c.id)
       yield* Effect.flatMap(ChannelActor, (a) =>
@@ -454,7 +449,7 @@ export const typing = (ctx: Ctx, params: ById, body: { readonly typing: boolean 
         name: caller.user.name,
         typing: body.typing,
       }),
-    ).pipe(Effect.catchTag('ConversationNotFound', Inbox.conversationGone))
+    )
     // A live chat visitor sees the agent typing (their widget's `typing` event).
     const channel = yield* Outbound.channelOf(c)
     if (channel?.type === 'livechat') {
@@ -500,6 +495,6 @@ export const history = (ctx: Ctx, params: ById) =>
     }
     yield* Effect.flatMap(ChannelActor, (a) =>
       a.ask(channel.id, { _tag: 'Signal', conversationId: c.id, signal: { kind: 'history' } }),
-    ).pipe(Effect.catchTag('ChannelNotFound', () => Effect.fail(notFound())))
+    )
     return reply({ id: c.id, requested: true })
   })

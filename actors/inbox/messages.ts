@@ -11,7 +11,7 @@ import type { WorkspaceRow } from '../../store/workspaces'
 import { ChannelActor } from '../channels/ChannelActor'
 import type { Signal } from '../channels/Connector'
 import { sniffMsgappMedia, stickerMime } from '../channels/msgappMedia'
-import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
+import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
 import {
   AgentClientId,
   BigId,
@@ -23,9 +23,8 @@ import {
   type UploadedFile,
 } from '../fields'
 import { addMessages } from '../i18n'
-import type { EditRefused, UnsendRefused } from './ConversationActor'
 import { ConversationActor, resendable } from './ConversationActor'
-import { type Ctx, conversationGone, visibleOr404 } from './conversations'
+import { type Ctx, visibleOr404 } from './conversations'
 import { sanitize, toText } from './emailHtml'
 import * as Outbound from './outbound'
 
@@ -407,34 +406,6 @@ export const draftOf = (t: SendTarget, body: SendBody, files: readonly UploadedF
     } satisfies Outbound.Draft
   })
 
-export const editRefused = (e: EditRefused) =>
-  Effect.fail(
-    e.reason === 'not_own'
-      ? forbidden('messages.not_own')
-      : new ApiError({
-          code: 'conflict',
-          message:
-            e.reason === 'window'
-              ? 'messages.edit_window'
-              : e.reason === 'deleted'
-                ? 'messages.deleted'
-                : 'messages.not_text',
-        }),
-  )
-
-export const unsendRefused = (e: UnsendRefused) =>
-  Effect.fail(
-    new ApiError({
-      code: 'conflict',
-      message:
-        e.reason === 'window'
-          ? 'messages.unsend_window'
-          : e.reason === 'deleted'
-            ? 'messages.deleted'
-            : 'messages.unsend_incoming',
-    }),
-  )
-
 /** Tells the channel about a change of a delivered message (best effort). */
 export const relay = (c: ConversationRow, signal: Signal) =>
   c.channel_id === null
@@ -446,8 +417,6 @@ export const relay = (c: ConversationRow, signal: Signal) =>
 // ---------------------------------------------------------------------------------------------
 // Operations on a visible conversation's messages (the caller's visibility is checked first).
 // ---------------------------------------------------------------------------------------------
-
-const missingMessage = () => Effect.fail(notFound())
 
 /** Spec 2 §4.1 send: validates the draft for the channel, then the outbound path. */
 export const send = (ctx: Ctx, conversationId: number, body: SendBody, files: readonly UploadedFile[]) =>
@@ -480,12 +449,6 @@ export const edit = (ctx: Ctx, conversationId: number, messageId: number, text: 
         body: text.trim(),
         by: { userId: caller.user.id, keyId: caller.via === 'key' ? caller.keyId : null },
       }),
-    ).pipe(
-      Effect.catchTags({
-        ConversationNotFound: conversationGone,
-        MessageNotFound: missingMessage,
-        EditRefused: editRefused,
-      }),
     )
     if (view.external_id !== null && view.type !== 'note') {
       yield* relay(c, { kind: 'edit', externalId: view.external_id, body: view.body })
@@ -499,12 +462,6 @@ export const unsend = (ctx: Ctx, conversationId: number, messageId: number) =>
     const c = yield* visibleOr404(ctx, conversationId)
     const { view, was } = yield* Effect.flatMap(ConversationActor, (a) =>
       a.ask(c.id, { _tag: 'Unsend', messageId }),
-    ).pipe(
-      Effect.catchTags({
-        ConversationNotFound: conversationGone,
-        MessageNotFound: missingMessage,
-        UnsendRefused: unsendRefused,
-      }),
     )
     if (was.external_id !== null) yield* relay(c, { kind: 'unsend', externalId: was.external_id })
     return view
@@ -518,7 +475,7 @@ export const retry = (ctx: Ctx, conversationId: number, messageId: number) =>
   Effect.gen(function* () {
     const conversation = yield* visibleOr404(ctx, conversationId)
     const msg = yield* Messages.inConversation(conversation.id, messageId)
-    if (!msg) return yield* missingMessage()
+    if (!msg) return yield* Effect.fail(notFound())
     const notFailed = () => Effect.fail(new ApiError({ code: 'conflict', message: 'messages.not_failed' }))
     // A note is never sent, so never sent again (it is `internal`, never `failed`: belt and braces).
     if (msg.type === 'note' || !resendable(msg, yield* currentMillis)) return yield* notFailed()
@@ -526,7 +483,7 @@ export const retry = (ctx: Ctx, conversationId: number, messageId: number) =>
     yield* Outbound.takeSlot(channel)
     const pending = yield* Effect.flatMap(ConversationActor, (a) =>
       a.ask(conversation.id, { _tag: 'Resend', messageId: msg.id }),
-    ).pipe(Effect.catchTags({ ConversationNotFound: conversationGone, MessageNotFound: missingMessage }))
+    )
     if (!pending) return yield* notFailed()
     const sent = yield* Outbound.deliver({ ...ctx, conversation, channel }, pending)
     return { message: sent, replies: yield* Outbound.repliesUsage(ctx.workspace) }
@@ -546,7 +503,7 @@ export const react = (ctx: Ctx, conversationId: number, messageId: number, emoji
         userId: ctx.caller.user.id,
         name: sender.name,
       }),
-    ).pipe(Effect.catchTags({ ConversationNotFound: conversationGone, MessageNotFound: missingMessage }))
+    )
     if (was.external_id !== null)
       yield* relay(c, { kind: 'react', externalId: was.external_id, emoji: trimmed })
     return view

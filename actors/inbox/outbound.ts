@@ -1,6 +1,5 @@
 import { Effect } from 'effect'
 import { currentMillis, currentTime } from '../../engine/clock'
-import { iso } from '../../engine/time'
 import * as Channels from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import type * as Conversations from '../../store/conversations'
@@ -12,7 +11,7 @@ import type { Caller } from '../admin/caller'
 import { type CounterState, WorkspaceActor } from '../admin/WorkspaceActor'
 import { ChannelActor } from '../channels/ChannelActor'
 import type { Delivery, OutboundMessage } from '../channels/Connector'
-import { ApiError, notFound, rateLimited } from '../errors'
+import { ApiError } from '../errors'
 import { publish, topics } from '../events'
 import { ConversationActor, type MessageLike, presentMessage } from './ConversationActor'
 import { type Ctx, pickupLost } from './conversations'
@@ -189,19 +188,18 @@ export const send = (t: Target, draft: Draft, prepaid?: CounterState) =>
       t.channel.settings.agent_initial !== false
         ? initialOf(t.caller)
         : ''
-    const stored = yield* conv
-      .ask(t.conversation.id, {
-        _tag: 'Append',
-        direction: 'out',
-        type: draft.type,
-        body: draft.body,
-        sender,
-        status: deliverable ? 'pending' : 'internal',
-        clientId: draft.clientId,
-        fileId: draft.file?.id ?? null,
-        replyToId: draft.replyToId,
-        payload: initial === '' ? draft.payload : { ...draft.payload, agent_initial: initial },
-      })
+    const stored = yield* conv.ask(t.conversation.id, {
+      _tag: 'Append',
+      direction: 'out',
+      type: draft.type,
+      body: draft.body,
+      sender,
+      status: deliverable ? 'pending' : 'internal',
+      clientId: draft.clientId,
+      fileId: draft.file?.id ?? null,
+      replyToId: draft.replyToId,
+      payload: initial === '' ? draft.payload : { ...draft.payload, agent_initial: initial },
+    })
     if (!deliverable || stored.status !== 'pending') return { message: stored, replies }
     return { message: yield* deliver(t, stored), replies }
   })

@@ -97,8 +97,6 @@ export const summary = (ctx: Ctx, params: { readonly id: number }) =>
       }),
     )
     const text = bullets.map((b) => `- ${b}`).join('\n')
-    yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'SetSummary', summary: text })).pipe(
-      Effect.catchTag('ConversationNotFound', Inbox.conversationGone),
-    )
+    yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'SetSummary', summary: text }))
     return reply({ id: c.id, ai_summary: text, bullets }, { ai })
   })

@@ -104,9 +104,7 @@ export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
         Reports.agenda(viewer, filter, now, agendaEnd, AGENDA_MAX),
         Reports.overdueFollowups(viewer, filter, now),
         funnelPipeline ? Pipelines.stagesOf([funnelPipeline.id]) : Effect.succeed([] as Pipelines.StageRow[]),
-        Effect.flatMap(WorkspaceActor, (a) => a.ask(ctx.workspace.id, { _tag: 'Usage', now })).pipe(
-          Effect.catchTag('WorkspaceNotFound', () => Effect.fail(notFound())),
-        ),
+        Effect.flatMap(WorkspaceActor, (a) => a.ask(ctx.workspace.id, { _tag: 'Usage', now })),
       ],
       { concurrency: 'unbounded' },
     )

@@ -3,7 +3,6 @@ import { SqlClient } from '@effect/sql'
 import { Effect, Schema } from 'effect'
 import { currentTime } from '../../engine/clock'
 import { FileStorage } from '../../engine/storage/FileStorage'
-import { iso } from '../../engine/time'
 import { randomToken, SigningKey, signJson, verifyJson } from '../../engine/tokens'
 import * as Clients from '../../store/clients'
 import * as Contacts from '../../store/contacts'
@@ -11,13 +10,13 @@ import type { FieldRow } from '../../store/customFields'
 import * as CustomFields from '../../store/customFields'
 import * as Leads from '../../store/leads'
 import * as Pipelines from '../../store/pipelines'
-import { WorkspaceActor, WorkspaceNotFound } from '../admin/WorkspaceActor'
+import { WorkspaceActor } from '../admin/WorkspaceActor'
 import { reply } from '../answer'
 import { csv, inertRow } from '../cells'
 import { freeKey, fromText, keyFromLabel, MAX_PER_ENTITY } from '../customValues'
 import { contactsChanged } from '../contacts/events'
 import { normalizeEmail, normalizePhone, regionOf } from '../contacts/phone'
-import { ApiError, type FieldMessage, invalid, notFound } from '../errors'
+import { type FieldMessage, invalid } from '../errors'
 import { Id, type UploadedFile, unstorable } from '../fields'
 import { addMessages, type Locale, t } from '../i18n'
 import { type Ctx, leadViewerFor, pipelineViewerFor } from './access'
@@ -864,17 +863,9 @@ interface LeadRoom {
   readonly room: number
 }
 
-const askWorkspace = <A, E>(f: (a: WorkspaceActor['Type']) => Effect.Effect<A, E | WorkspaceNotFound>) =>
-  Effect.flatMap(WorkspaceActor, f).pipe(
-    Effect.catchIf(
-      (e): e is WorkspaceNotFound => e instanceof WorkspaceNotFound,
-      () => Effect.fail(notFound()),
-    ),
-  )
-
 const leadRoom = (ctx: Ctx, now: Date) =>
   Effect.map(
-    askWorkspace((a) => a.ask(ctx.workspace.id, { _tag: 'Usage', now })),
+    Effect.flatMap(WorkspaceActor, (a) => a.ask(ctx.workspace.id, { _tag: 'Usage', now })),
     (usage): LeadRoom => {
       const q = usage.leads_per_month
       return {
@@ -890,22 +881,14 @@ const leadRoom = (ctx: Ctx, now: Date) =>
  * transaction holds, forever (docs/decisions.md, "One connection, no waiting on it").
  */
 const reserveLeads = (ctx: Ctx, n: number, now: Date) =>
-  askWorkspace((a) => a.ask(ctx.workspace.id, { _tag: 'Consume', counter: 'leads_per_month', n, now })).pipe(
-    Effect.catchTag('QuotaExceeded', (e) =>
-      Effect.fail(
-        new ApiError({
-          code: 'plan_required',
-          message: 'leads.quota',
-          params: { limit: e.limit, reset: iso(e.resetAt)! },
-        }),
-      ),
-    ),
+  Effect.flatMap(WorkspaceActor, (a) =>
+    a.ask(ctx.workspace.id, { _tag: 'Consume', counter: 'leads_per_month', n, now }),
   )
 
 const releaseLeads = (ctx: Ctx, n: number, now: Date) =>
   n <= 0
     ? Effect.void
-    : askWorkspace((a) =>
+    : Effect.flatMap(WorkspaceActor, (a) =>
         a.ask(ctx.workspace.id, { _tag: 'Release', counter: 'leads_per_month', n, now }),
       ).pipe(Effect.asVoid)
 

@@ -13,11 +13,10 @@ import * as Pipelines from '../../store/pipelines'
 import { isAdminCaller } from '../admin/caller'
 import { WorkspaceActor } from '../admin/WorkspaceActor'
 import { createdReply, reply } from '../answer'
-import { checkValues, withValues } from '../customValues'
-import { ProblemSet } from '../contacts/errors'
 import { contactsChanged } from '../contacts/events'
 import { normalizeEmail, normalizePhone, regionOf } from '../contacts/phone'
-import { ApiError, conflict, type FieldMessage, forbidden, invalid, notFound } from '../errors'
+import { checkValues, withValues } from '../customValues'
+import { conflict, type FieldMessage, forbidden, invalid, notFound, ProblemSet } from '../errors'
 import { BigId, BigIdFromString, Id, IdFromString, IsoDateTime, Text } from '../fields'
 import { addMessages } from '../i18n'
 import * as Inbox from '../inbox/conversations'
@@ -558,18 +557,6 @@ const clientChoice = (
 const consumeLead = (ctx: Ctx, now: Date) =>
   Effect.flatMap(WorkspaceActor, (a) =>
     a.ask(ctx.workspace.id, { _tag: 'Consume', counter: 'leads_per_month', now }),
-  ).pipe(
-    Effect.catchTags({
-      QuotaExceeded: (e) =>
-        Effect.fail(
-          new ApiError({
-            code: 'plan_required',
-            message: 'leads.quota',
-            params: { limit: e.limit, reset: iso(e.resetAt)! },
-          }),
-        ),
-      WorkspaceNotFound: () => Effect.fail(notFound()),
-    }),
   )
 
 /** The workflow a new lead goes to (the one named, else the first active one the caller sees). */

@@ -7,18 +7,10 @@ import * as Settings from '../../store/settings'
 import type * as Tickets from '../../store/tickets'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
-import { conflict, invalid, notFound, rateLimitedUntil } from '../errors'
+import { invalid, rateLimitedUntil } from '../errors'
 import { addMessages } from '../i18n'
 import type { Context } from './presenters'
-import type {
-  BadTransition,
-  FeedbackAlreadySent,
-  ParticipantNotFound,
-  TicketMessageNotFound,
-  TicketNotActive,
-  TicketNotFound,
-  UpdateTooSoon,
-} from './TicketActor'
+import type { TicketNotActive, UpdateTooSoon } from './TicketActor'
 
 /**
  * What the ticket operations share: who acts (a member, or an API key under its name), the
@@ -98,19 +90,11 @@ export const contextOf = (workspace: WorkspaceRow, now: Date): Context => {
 }
 
 // ---------------------------------------------------------------------------------------------
-// The actor's failures as API errors
+// The actor's failures whose answer needs the call: the others carry theirs (TicketActor.ts)
 // ---------------------------------------------------------------------------------------------
-
-export const ticketGone = (_: TicketNotFound | TicketMessageNotFound | ParticipantNotFound) =>
-  Effect.fail(notFound())
-
-export const badTransition = (e: BadTransition) =>
-  Effect.fail(invalid({ status: { key: 'tickets.transition', params: { from: e.from, to: e.to } } }))
 
 export const notActive = (field: string) => (e: TicketNotActive) =>
   Effect.fail(invalid({ [field]: { key: 'tickets.not_active', params: { status: e.status } } }))
 
 export const tooSoon = (e: UpdateTooSoon) =>
   Effect.flatMap(currentMillis, (now) => Effect.fail(rateLimitedUntil(e.retryAtMs, now)))
-
-export const feedbackSent = (_: FeedbackAlreadySent) => Effect.fail(conflict('tickets.feedback_sent'))

@@ -10,8 +10,7 @@ import type { Caller } from '../admin/caller'
 import { WorkspaceActor } from '../admin/WorkspaceActor'
 import { createdReply, reply } from '../answer'
 import { checkValues } from '../customValues'
-import { ProblemSet } from '../contacts/errors'
-import { forbidden, invalid, notFound } from '../errors'
+import { forbidden, invalid, notFound, ProblemSet } from '../errors'
 import {
   BigId,
   BigIdFromString,

@@ -104,12 +104,9 @@ export const receive = (channel: ChannelRow, body: typeof InboundMessage.Type) =
   // The conversation went away between finding it and appending (its contact was deleted): once
   // more from the start, which opens a new conversation (and contact) for the customer's message.
   // Steps (engine/step.ts), not combinators: the usual message waits for its actor without a fiber.
+  // Gone again: it answers for itself (404).
   recover(receiveOnce(channel, body), 'ConversationNotFound', () =>
-    recover(
-      andThen(ApiThreads.forgetThread(channel.id, body.conversation_id), () => receiveOnce(channel, body)),
-      'ConversationNotFound',
-      () => Effect.fail(notFound()),
-    ),
+    andThen(ApiThreads.forgetThread(channel.id, body.conversation_id), () => receiveOnce(channel, body)),
   )
 
 /** The API channel posts its messages now: they are always fresh, and from the customer. */
@@ -194,17 +191,10 @@ export const receipt = (channel: ChannelRow, messageId: number, status: 'deliver
     const row = yield* ChannelApi.replyOf(channel.id, messageId)
     if (!row) return yield* Effect.fail(notFound())
     const actor = yield* ConversationActor
-    const view = yield* actor
-      .ask(row.conversation_id, {
-        _tag: 'Remote',
-        messageId: row.id,
-        change: { kind: 'status', status },
-      })
-      .pipe(
-        Effect.catchTags({
-          ConversationNotFound: () => Effect.fail(notFound()),
-          MessageNotFound: () => Effect.fail(notFound()),
-        }),
-      )
+    const view = yield* actor.ask(row.conversation_id, {
+      _tag: 'Remote',
+      messageId: row.id,
+      change: { kind: 'status', status },
+    })
     return { id: row.id, status: view?.status ?? row.status }
   })

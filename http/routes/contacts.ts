@@ -4,7 +4,7 @@ import * as Lifecycle from '../../actors/contacts/lifecycle'
 import * as Notes from '../../actors/contacts/notes'
 import { presentContact, presentNote } from '../../actors/contacts/presenters'
 import * as Profile from '../../actors/contacts/profile'
-import { asApiError, ctxOf, FilterFields, filterOf } from '../../actors/contacts/requests'
+import { ctxOf, FilterFields, filterOf } from '../../actors/contacts/requests'
 import { invalid } from '../../actors/errors'
 import { BigIdFromString, Id, IdFromString, Text } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
@@ -145,7 +145,7 @@ const decodeCursor = (sort: Contacts.Sort, raw: string): Contacts.Cursor | null 
   return null
 }
 
-/** The contact as writes asApiError it. */
+/** The contact as the writes answer it. */
 const presentOne = (workspaceId: number, c: Contacts.ContactView) =>
   Effect.map(
     Effect.all([ContactWrites.labelMap(workspaceId), ContactWrites.definitions(workspaceId)]),
@@ -164,40 +164,38 @@ export const routes: readonly Route[] = [
     query: ListQuery,
     response: Schema.Array(ContactSchema),
     handler: ({ caller, workspace, query }) =>
-      asApiError(
-        Effect.gen(function* () {
-          const sort = query.sort ?? 'recent'
-          const after = query.cursor === undefined ? undefined : decodeCursor(sort, query.cursor)
-          if (after === null) return yield* Effect.fail(invalid({ cursor: { key: 'contacts.cursor' } }))
-          const filter = filterOf(caller, query)
-          const page = pageOf(query)
-          const [rows, total, labels, defs] = yield* Effect.all(
-            [
-              Contacts.list(workspace.id, filter, sort, {
-                limit: page.limit + 1,
-                offset: page.offset,
-                ...(after ? { after } : {}),
-              }),
-              Contacts.count(workspace.id, filter),
-              ContactWrites.labelMap(workspace.id),
-              ContactWrites.definitions(workspace.id),
-            ],
-            { concurrency: 'unbounded' },
-          )
-          const shown = rows.slice(0, page.limit)
-          const last = shown[shown.length - 1]
-          const more = rows.length > page.limit
-          return ok(
-            shown.map((c) => presentContact(c, labels, defs)),
-            {
-              ...pageMeta(page, total),
-              has_more: more,
-              next_cursor: more && last ? encodeCursor(sort, last.sort_key, last.id) : null,
-              sort,
-            },
-          )
-        }),
-      ),
+      Effect.gen(function* () {
+        const sort = query.sort ?? 'recent'
+        const after = query.cursor === undefined ? undefined : decodeCursor(sort, query.cursor)
+        if (after === null) return yield* Effect.fail(invalid({ cursor: { key: 'contacts.cursor' } }))
+        const filter = filterOf(caller, query)
+        const page = pageOf(query)
+        const [rows, total, labels, defs] = yield* Effect.all(
+          [
+            Contacts.list(workspace.id, filter, sort, {
+              limit: page.limit + 1,
+              offset: page.offset,
+              ...(after ? { after } : {}),
+            }),
+            Contacts.count(workspace.id, filter),
+            ContactWrites.labelMap(workspace.id),
+            ContactWrites.definitions(workspace.id),
+          ],
+          { concurrency: 'unbounded' },
+        )
+        const shown = rows.slice(0, page.limit)
+        const last = shown[shown.length - 1]
+        const more = rows.length > page.limit
+        return ok(
+          shown.map((c) => presentContact(c, labels, defs)),
+          {
+            ...pageMeta(page, total),
+            has_more: more,
+            next_cursor: more && last ? encodeCursor(sort, last.sort_key, last.id) : null,
+            sort,
+          },
+        )
+      }),
   }),
   route({
     method: 'POST',
@@ -209,12 +207,10 @@ export const routes: readonly Route[] = [
     body: CreateBody,
     response: ContactSchema,
     handler: ({ caller, workspace, body }) =>
-      asApiError(
-        Effect.gen(function* () {
-          const c = yield* ContactWrites.create(ctxOf(caller, workspace), body)
-          return created(yield* presentOne(workspace.id, c))
-        }),
-      ),
+      Effect.gen(function* () {
+        const c = yield* ContactWrites.create(ctxOf(caller, workspace), body)
+        return created(yield* presentOne(workspace.id, c))
+      }),
   }),
   route({
     method: 'GET',
@@ -226,18 +222,16 @@ export const routes: readonly Route[] = [
       'The full profile: identities, service and messaging-app labels, custom fields, statistics, 12-month activity',
     params: IdParam,
     handler: ({ caller, workspace, params }) =>
-      asApiError(
-        Effect.map(
-          Effect.flatMap(currentTime, (at) =>
-            Profile.profile(
-              { caller, workspace },
-              params.id,
-              at,
-              Pipeline.ofContact({ caller, workspace }, params.id, PROFILE_LEADS),
-            ),
+      Effect.map(
+        Effect.flatMap(currentTime, (at) =>
+          Profile.profile(
+            { caller, workspace },
+            params.id,
+            at,
+            Pipeline.ofContact({ caller, workspace }, params.id, PROFILE_LEADS),
           ),
-          (p) => ok(p),
         ),
+        (p) => ok(p),
       ),
   }),
   route({
@@ -251,12 +245,10 @@ export const routes: readonly Route[] = [
     body: PatchBody,
     response: ContactSchema,
     handler: ({ caller, workspace, params, body }) =>
-      asApiError(
-        Effect.gen(function* () {
-          const c = yield* ContactWrites.update(ctxOf(caller, workspace), params.id, body)
-          return ok(yield* presentOne(workspace.id, c))
-        }),
-      ),
+      Effect.gen(function* () {
+        const c = yield* ContactWrites.update(ctxOf(caller, workspace), params.id, body)
+        return ok(yield* presentOne(workspace.id, c))
+      }),
   }),
   route({
     method: 'POST',
@@ -269,12 +261,10 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({ label_id: Id }),
     response: ContactSchema,
     handler: ({ caller, workspace, params, body }) =>
-      asApiError(
-        Effect.gen(function* () {
-          const c = yield* ContactWrites.addLabel(ctxOf(caller, workspace), params.id, body.label_id)
-          return ok(yield* presentOne(workspace.id, c))
-        }),
-      ),
+      Effect.gen(function* () {
+        const c = yield* ContactWrites.addLabel(ctxOf(caller, workspace), params.id, body.label_id)
+        return ok(yield* presentOne(workspace.id, c))
+      }),
   }),
   route({
     method: 'DELETE',
@@ -286,12 +276,10 @@ export const routes: readonly Route[] = [
     params: Schema.Struct({ id: BigIdFromString, label: IdFromString }),
     response: ContactSchema,
     handler: ({ caller, workspace, params }) =>
-      asApiError(
-        Effect.gen(function* () {
-          const c = yield* ContactWrites.removeLabel(ctxOf(caller, workspace), params.id, params.label)
-          return ok(yield* presentOne(workspace.id, c))
-        }),
-      ),
+      Effect.gen(function* () {
+        const c = yield* ContactWrites.removeLabel(ctxOf(caller, workspace), params.id, params.label)
+        return ok(yield* presentOne(workspace.id, c))
+      }),
   }),
   route({
     method: 'GET',
@@ -306,20 +294,18 @@ export const routes: readonly Route[] = [
       limit: Schema.optional(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100))),
     }),
     handler: ({ caller, workspace, params, query }) =>
-      asApiError(
-        Effect.gen(function* () {
-          const limit = query.limit ?? Profile.TIMELINE_PAGE
-          const r = yield* Profile.timeline(
-            workspace.id,
-            params.id,
-            Inbox.viewerFor(caller, workspace),
-            limit,
-            query.before,
-          )
-          const last = r.items[r.items.length - 1]
-          return ok(r.items, { has_more: r.hasMore, next_before: r.hasMore && last ? last.id : null })
-        }),
-      ),
+      Effect.gen(function* () {
+        const limit = query.limit ?? Profile.TIMELINE_PAGE
+        const r = yield* Profile.timeline(
+          workspace.id,
+          params.id,
+          Inbox.viewerFor(caller, workspace),
+          limit,
+          query.before,
+        )
+        const last = r.items[r.items.length - 1]
+        return ok(r.items, { has_more: r.hasMore, next_before: r.hasMore && last ? last.id : null })
+      }),
   }),
   route({
     method: 'GET',
@@ -330,13 +316,11 @@ export const routes: readonly Route[] = [
     summary: 'Tickets of the contact the caller may see, newest first, each with its status log',
     params: IdParam,
     handler: ({ caller, workspace, params }) =>
-      asApiError(
-        Effect.gen(function* () {
-          yield* ContactWrites.find(workspace.id, params.id)
-          const items = yield* ContactTickets.ofContact({ caller, workspace }, params.id, yield* currentTime)
-          return ok(items, { total: items.length })
-        }),
-      ),
+      Effect.gen(function* () {
+        yield* ContactWrites.find(workspace.id, params.id)
+        const items = yield* ContactTickets.ofContact({ caller, workspace }, params.id, yield* currentTime)
+        return ok(items, { total: items.length })
+      }),
   }),
   route({
     method: 'GET',
@@ -347,11 +331,9 @@ export const routes: readonly Route[] = [
     summary: 'Leads of the contact the caller may see by the lead rule (none without a leads permission)',
     params: IdParam,
     handler: ({ caller, workspace, params }) =>
-      asApiError(
-        Effect.flatMap(ContactWrites.find(workspace.id, params.id), () =>
-          Effect.map(Pipeline.ofContact({ caller, workspace }, params.id), (r) =>
-            ok(r.items, { total: r.total }),
-          ),
+      Effect.flatMap(ContactWrites.find(workspace.id, params.id), () =>
+        Effect.map(Pipeline.ofContact({ caller, workspace }, params.id), (r) =>
+          ok(r.items, { total: r.total }),
         ),
       ),
   }),
@@ -365,12 +347,10 @@ export const routes: readonly Route[] = [
     params: IdParam,
     response: Schema.Array(NoteSchema),
     handler: ({ caller, workspace, params }) =>
-      asApiError(
-        Effect.map(Notes.list(ctxOf(caller, workspace), params.id), (rows) =>
-          ok(
-            rows.map((n) => presentNote(n, caller.user.id)),
-            { total: rows.length },
-          ),
+      Effect.map(Notes.list(ctxOf(caller, workspace), params.id), (rows) =>
+        ok(
+          rows.map((n) => presentNote(n, caller.user.id)),
+          { total: rows.length },
         ),
       ),
   }),
@@ -385,10 +365,8 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({ body: Text(1, 10_000) }),
     response: NoteSchema,
     handler: ({ caller, workspace, params, body }) =>
-      asApiError(
-        Effect.map(Notes.add(ctxOf(caller, workspace), params.id, body.body), (n) =>
-          created(presentNote(n, caller.user.id)),
-        ),
+      Effect.map(Notes.add(ctxOf(caller, workspace), params.id, body.body), (n) =>
+        created(presentNote(n, caller.user.id)),
       ),
   }),
   route({
@@ -402,10 +380,8 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({ body: Text(1, 10_000) }),
     response: NoteSchema,
     handler: ({ caller, workspace, params, body }) =>
-      asApiError(
-        Effect.map(Notes.change(ctxOf(caller, workspace), params.id, params.note, body.body), (n) =>
-          ok(presentNote(n, caller.user.id)),
-        ),
+      Effect.map(Notes.change(ctxOf(caller, workspace), params.id, params.note, body.body), (n) =>
+        ok(presentNote(n, caller.user.id)),
       ),
   }),
   route({
@@ -417,16 +393,14 @@ export const routes: readonly Route[] = [
     summary: 'Delete a note (its author, or with contacts.manage)',
     params: NoteParam,
     handler: ({ caller, workspace, params }) =>
-      asApiError(
-        Effect.as(
-          Notes.remove(
-            ctxOf(caller, workspace),
-            params.id,
-            params.note,
-            caller.permissions.has('contacts.manage'),
-          ),
-          ok({ id: params.note, deleted: true }),
+      Effect.as(
+        Notes.remove(
+          ctxOf(caller, workspace),
+          params.id,
+          params.note,
+          caller.permissions.has('contacts.manage'),
         ),
+        ok({ id: params.note, deleted: true }),
       ),
   }),
   route({
@@ -438,12 +412,7 @@ export const routes: readonly Route[] = [
     summary: 'Delete the contact with its conversations, messages, media, notes and timeline',
     params: IdParam,
     handler: ({ caller, workspace, params }) =>
-      asApiError(
-        Effect.as(
-          Lifecycle.remove(ctxOf(caller, workspace), params.id),
-          ok({ id: params.id, deleted: true }),
-        ),
-      ),
+      Effect.as(Lifecycle.remove(ctxOf(caller, workspace), params.id), ok({ id: params.id, deleted: true })),
   }),
   route({
     method: 'POST',
@@ -458,12 +427,10 @@ export const routes: readonly Route[] = [
     }),
     response: ContactSchema,
     handler: ({ caller, workspace, params, body }) =>
-      asApiError(
-        Effect.gen(function* () {
-          yield* Lifecycle.merge(ctxOf(caller, workspace), params.id, body.source_id)
-          return ok(yield* presentOne(workspace.id, yield* ContactWrites.find(workspace.id, params.id)))
-        }),
-      ),
+      Effect.gen(function* () {
+        yield* Lifecycle.merge(ctxOf(caller, workspace), params.id, body.source_id)
+        return ok(yield* presentOne(workspace.id, yield* ContactWrites.find(workspace.id, params.id)))
+      }),
   }),
   route({
     method: 'POST',
@@ -476,11 +443,9 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({ opt_out: Schema.Boolean }),
     response: ContactSchema,
     handler: ({ caller, workspace, params, body }) =>
-      asApiError(
-        Effect.gen(function* () {
-          const c = yield* ContactWrites.setOptOut(ctxOf(caller, workspace), params.id, body.opt_out)
-          return ok(yield* presentOne(workspace.id, c))
-        }),
-      ),
+      Effect.gen(function* () {
+        const c = yield* ContactWrites.setOptOut(ctxOf(caller, workspace), params.id, body.opt_out)
+        return ok(yield* presentOne(workspace.id, c))
+      }),
   }),
 ]

@@ -1,7 +1,7 @@
 import { Effect, Schema, Stream } from 'effect'
 import { exportCsv } from '../../actors/contacts/csvExport'
 import { importCsv } from '../../actors/contacts/csvImport'
-import { asApiError, ctxOf, FilterFields, filterOf } from '../../actors/contacts/requests'
+import { ctxOf, FilterFields, filterOf } from '../../actors/contacts/requests'
 import { addMessages, t } from '../../actors/i18n'
 import { currentTime } from '../../engine/clock'
 import { fileStream } from '../multipart'
@@ -100,24 +100,22 @@ export const routes: readonly Route[] = [
     streamBody: { maxBytes: MAX_UPLOAD_BYTES },
     response: ImportResult,
     handler: ({ caller, workspace, bodyStream, header, locale }) =>
-      asApiError(
-        Effect.gen(function* () {
-          const file = yield* fileStream(bodyStream, header('content-type'), 'file')
-          const r = yield* importCsv(ctxOf(caller, workspace), file)
-          return ok({
-            created: r.created,
-            updated: r.updated,
-            skipped: r.skipped,
-            errors: r.errors.map((e) => ({
-              line: e.line,
-              field: e.field,
-              code: e.problem.key,
-              message: t(locale, e.problem.key, e.problem.params),
-            })),
-            errors_total: r.errors_total,
-            ignored_columns: r.ignored_columns,
-          })
-        }),
-      ),
+      Effect.gen(function* () {
+        const file = yield* fileStream(bodyStream, header('content-type'), 'file')
+        const r = yield* importCsv(ctxOf(caller, workspace), file)
+        return ok({
+          created: r.created,
+          updated: r.updated,
+          skipped: r.skipped,
+          errors: r.errors.map((e) => ({
+            line: e.line,
+            field: e.field,
+            code: e.problem.key,
+            message: t(locale, e.problem.key, e.problem.params),
+          })),
+          errors_total: r.errors_total,
+          ignored_columns: r.ignored_columns,
+        })
+      }),
   }),
 ]

@@ -2,7 +2,6 @@ import { Effect, Schema } from 'effect'
 import * as Fields from '../../actors/contacts/customFields'
 import { FIELD_TYPES, MAX_PER_ENTITY } from '../../actors/customValues'
 import { presentField } from '../../actors/contacts/presenters'
-import { asApiError } from '../../actors/contacts/requests'
 import { IdFromString, Text } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import type { Entity } from '../../store/customFields'
@@ -78,7 +77,7 @@ const NewBody = {
 }
 
 const createAnswer = (workspaceId: number, input: Fields.NewFieldInput) =>
-  asApiError(Effect.map(Fields.create(workspaceId, input), (f) => created(presentField(f))))
+  Effect.map(Fields.create(workspaceId, input), (f) => created(presentField(f)))
 
 /** The four routes of one path family; `/contact-fields` passes its fixed entity. */
 const family = (base: string, tag: string, fixed: Entity | undefined): Route[] => [
@@ -96,17 +95,15 @@ const family = (base: string, tag: string, fixed: Entity | undefined): Route[] =
     query: Schema.Struct({ entity: Schema.optional(EntityField) }),
     response: Schema.Array(FieldSchema),
     handler: ({ caller, workspace, query }) =>
-      asApiError(
-        Effect.gen(function* () {
-          const entities = yield* Fields.readable(caller.permissions, fixed ?? query.entity)
-          const rows = yield* CustomFields.list(workspace.id, entities)
-          return ok(rows.map(presentField), {
-            total: rows.length,
-            max_per_entity: MAX_PER_ENTITY,
-            types: FIELD_TYPES,
-          })
-        }),
-      ),
+      Effect.gen(function* () {
+        const entities = yield* Fields.readable(caller.permissions, fixed ?? query.entity)
+        const rows = yield* CustomFields.list(workspace.id, entities)
+        return ok(rows.map(presentField), {
+          total: rows.length,
+          max_per_entity: MAX_PER_ENTITY,
+          types: FIELD_TYPES,
+        })
+      }),
   }),
   fixed
     ? route({
@@ -143,7 +140,7 @@ const family = (base: string, tag: string, fixed: Entity | undefined): Route[] =
     body: PatchBody,
     response: FieldSchema,
     handler: ({ workspace, params, body }) =>
-      asApiError(Effect.map(Fields.change(workspace.id, params.id, body, fixed), (f) => ok(presentField(f)))),
+      Effect.map(Fields.change(workspace.id, params.id, body, fixed), (f) => ok(presentField(f))),
   }),
   route({
     method: 'DELETE',
@@ -154,9 +151,7 @@ const family = (base: string, tag: string, fixed: Entity | undefined): Route[] =
     summary: 'Delete a field; its values are no longer shown (and are removed)',
     params: IdParam,
     handler: ({ workspace, params }) =>
-      asApiError(
-        Effect.as(Fields.remove(workspace.id, params.id, fixed), ok({ id: params.id, deleted: true })),
-      ),
+      Effect.as(Fields.remove(workspace.id, params.id, fixed), ok({ id: params.id, deleted: true })),
   }),
 ]
 

@@ -1,7 +1,6 @@
 import { Effect, Schema } from 'effect'
 import * as LabelRules from '../../actors/contacts/labels'
 import { presentLabel, presentLabelWithCount } from '../../actors/contacts/presenters'
-import { asApiError } from '../../actors/contacts/requests'
 import { IdFromString, Text } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import * as Labels from '../../store/contactLabels'
@@ -48,7 +47,7 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({ name: Text(1, 50), color: Schema.optional(Color) }),
     response: LabelSchema,
     handler: ({ workspace, body }) =>
-      asApiError(Effect.map(LabelRules.create(workspace.id, body), (l) => created(presentLabel(l)))),
+      Effect.map(LabelRules.create(workspace.id, body), (l) => created(presentLabel(l))),
   }),
   route({
     method: 'PATCH',
@@ -65,7 +64,7 @@ export const routes: readonly Route[] = [
     }),
     response: LabelSchema,
     handler: ({ workspace, params, body }) =>
-      asApiError(Effect.map(LabelRules.change(workspace.id, params.id, body), (l) => ok(presentLabel(l)))),
+      Effect.map(LabelRules.change(workspace.id, params.id, body), (l) => ok(presentLabel(l))),
   }),
   route({
     method: 'DELETE',
@@ -76,6 +75,6 @@ export const routes: readonly Route[] = [
     summary: 'Delete a label; it is removed from every contact',
     params: IdParam,
     handler: ({ workspace, params }) =>
-      asApiError(Effect.as(LabelRules.remove(workspace.id, params.id), ok({ id: params.id, deleted: true }))),
+      Effect.as(LabelRules.remove(workspace.id, params.id), ok({ id: params.id, deleted: true })),
   }),
 ]

@@ -1,6 +1,6 @@
 import { Schema } from 'effect'
 import type { Entity, FieldRow } from '../store/customFields'
-import type { ProblemSet } from './contacts/errors'
+import type { ProblemSet } from './errors'
 
 /**
  * Custom fields (spec 2 §2): the types a definition may have, the rules of a definition, and the

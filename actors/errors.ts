@@ -89,3 +89,14 @@ export const conflict = (message?: string) =>
   new ApiError({ code: 'conflict', ...(message ? { message } : {}) })
 export const invalid = (fields: Readonly<Record<string, FieldMessage>>) =>
   new ApiError({ code: 'validation_error', fields })
+
+/** Collects per-field problems while checking an input (every area's rules share it). */
+export class ProblemSet {
+  readonly fields: Record<string, FieldMessage> = {}
+  add(field: string, key: string, params?: Readonly<Record<string, string | number>>) {
+    this.fields[field] = params ? { key, params } : { key }
+  }
+  get empty(): boolean {
+    return Object.keys(this.fields).length === 0
+  }
+}

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
-import { channelOfKey, refuseIfFrozen } from '../actors/channels/visitors'
 import { ApiError } from '../actors/errors'
+import { channelOfKey, refuseIfFrozen } from '../actors/livechat/visitors'
 import type { ChannelRow } from '../store/channels'
 import * as Livechat from '../store/livechat'
 import type * as Workspaces from '../store/workspaces'

@@ -6,10 +6,11 @@ import * as Labels from '../../store/contactLabels'
 import type { LabelRow } from '../../store/contacts'
 import type { FieldRow } from '../../store/customFields'
 import * as CustomFields from '../../store/customFields'
+import { fromText } from '../customValues'
+import type { FieldMessage } from '../errors'
 import { unstorable } from '../fields'
 import type { Ctx } from './contacts'
-import { fromText } from '../customValues'
-import { CsvRejected, type FieldProblem } from './errors'
+import { CsvRejected } from './errors'
 import { contactsChanged } from './events'
 import { COLORS } from './labels'
 import { normalizeEmail, normalizePhone, regionOf } from './phone'
@@ -71,7 +72,7 @@ const IGNORED = new Set(['id', 'created_at', 'updated_at', 'owner_id'])
 export interface RowError {
   readonly line: number
   readonly field: string | null
-  readonly problem: FieldProblem
+  readonly problem: FieldMessage
 }
 
 export interface ImportResult {

@@ -10,7 +10,8 @@ import {
   MAX_PER_ENTITY,
   READ_PERMISSION,
 } from '../customValues'
-import { invalid, missing, ProblemSet, Refused } from './errors'
+import { ProblemSet } from '../errors'
+import { invalid, missing, Refused } from './errors'
 import { contactsSettings } from './events'
 
 /**

@@ -1,16 +1,11 @@
 import { Data } from 'effect'
-import { apiAnswer, forbidden, invalid as invalidFields, notFound } from '../errors'
+import { apiAnswer, type FieldMessage, forbidden, invalid as invalidFields, notFound } from '../errors'
 
 /**
  * The closed set of failures of the contacts domain, each with its answer (actors/errors.ts
  * `Answerable`, given by the request pipeline).
  */
-export interface FieldProblem {
-  /** A message key of the catalogue (http/i18n.ts), registered by the contacts routes. */
-  readonly key: string
-  readonly params?: Readonly<Record<string, string | number>>
-}
-export type Problems = Readonly<Record<string, FieldProblem>>
+export type Problems = Readonly<Record<string, FieldMessage>>
 
 /** Input the rules refuse, field by field (422). */
 export class Invalid extends Data.TaggedError('ContactsInvalid')<{ readonly fields: Problems }> {
@@ -44,14 +39,3 @@ export type ContactsError = Invalid | Missing | Refused | CsvRejected
 
 export const invalid = (fields: Problems) => new Invalid({ fields })
 export const missing = () => new Missing()
-
-/** Collects per-field problems while checking an input. */
-export class ProblemSet {
-  readonly fields: Record<string, FieldProblem> = {}
-  add(field: string, key: string, params?: Readonly<Record<string, string | number>>) {
-    this.fields[field] = params ? { key, params } : { key }
-  }
-  get empty(): boolean {
-    return Object.keys(this.fields).length === 0
-  }
-}

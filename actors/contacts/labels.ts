@@ -1,7 +1,8 @@
 import { Effect } from 'effect'
 import * as Labels from '../../store/contactLabels'
 import * as Contacts from '../../store/contacts'
-import { invalid, missing, ProblemSet } from './errors'
+import { ProblemSet } from '../errors'
+import { invalid, missing } from './errors'
 import { contactsSettings } from './events'
 
 /**

@@ -1,7 +1,7 @@
 import { Clock, Effect, Schema } from 'effect'
-import * as Visitors from '../../actors/channels/visitors'
 import { topics } from '../../actors/events'
 import { BigIdFromString } from '../../actors/fields'
+import * as Visitors from '../../actors/livechat/visitors'
 import * as LivechatInbound from '../../connectors/livechat/inbound'
 import { Config } from '../../engine/config'
 import { iso } from '../../engine/time'
@@ -12,7 +12,7 @@ import { sign, TOKEN_TTL_SECONDS } from '../realtime/token'
 import { created, ok, type Reply, type Route, route } from '../route'
 
 /**
- * Spec 1 §4.6, the live chat widget's endpoints (actors/channels/visitors.ts; the visitor's
+ * Spec 1 §4.6, the live chat widget's endpoints (actors/livechat/visitors.ts; the visitor's
  * messages come in through connectors/livechat/inbound.ts). `config` and `logo` are public (P),
  * and `config` alone answers any origin (CORS, §5 rule 6): the loader on the customer's page
  * reads it. The rest are called by the widget's own page, served by Kotak in an iframe (same

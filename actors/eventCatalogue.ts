@@ -100,6 +100,15 @@ export const catalogue = {
       'Channel status or settings changed, including history import progress',
       '`{channel_id, status}`, with `history {days, progress, imported}` while a number imports its history',
     ),
+    'labels.changed': event<{
+      readonly channel_id: number
+      readonly label_id: string
+      readonly name: string
+      readonly deleted: boolean
+    }>()(
+      "A channel's business labels changed (read from the phone)",
+      '`{channel_id, label_id, name, deleted}`; the list: `GET /v1/channels/{id}/labels`',
+    ),
     'tickets.changed': event<Reason & { readonly ticket_id: number }>()(
       'Ticket created or changed',
       '`{ticket_id, reason}`',

@@ -8,6 +8,7 @@ import {
 } from 'baileys'
 import { Effect } from 'effect'
 import * as BroadcastActivity from '../../actors/broadcasts/activity'
+import { publish, topics } from '../../actors/events'
 import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/inbox/ConversationActor'
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { currentTime } from '../../engine/clock'
@@ -396,6 +397,20 @@ export const presence = (
       a.ask(conversationId, { _tag: 'RemoteTyping', name: null, typing }),
     ).pipe(Effect.catchTag('ConversationNotFound', () => Effect.void))
   })
+
+/**
+ * `labels.edit`: a business label made, renamed or deleted on the phone; kept for
+ * `GET /channels/{id}/labels` and announced on the workspace (spec 1 §6 `labels.changed`).
+ */
+export const labelEdit = (channel: ChannelRow, label: Msgapp.LabelRow) =>
+  Effect.andThen(Msgapp.upsertLabel(channel.id, label), () =>
+    publish(topics.workspace(channel.workspace_id), 'labels.changed', {
+      channel_id: channel.id,
+      label_id: label.label_id,
+      name: label.name,
+      deleted: label.deleted,
+    }),
+  )
 
 /**
  * `labels.association` on a chat: remembered on the chat's contact (the contact list's

@@ -223,7 +223,7 @@ class Session {
       const label = events['labels.edit']
       if (label) {
         await run(
-          Msgapp.upsertLabel(channel.id, {
+          Inbound.labelEdit(channel, {
             label_id: label.id,
             name: label.name,
             color: label.color ?? 0,

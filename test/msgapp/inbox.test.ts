@@ -207,7 +207,11 @@ describe('messaging-app inbox', () => {
     const { ch, sock } = await linkedNumber(s, owner, '6281200000303')
     textFrom(sock, '6281399990003', 'Order')
     const conv = await waitFor(async () => (await conversationsOf(ch.id))[0])
+    const { c: ws } = await socketFor(s, owner, `ws:${w.workspaceId}`)
     sock.emit('labels.edit', { id: '7', name: 'Paid', color: 3, deleted: false })
+    // spec 1 §6: a channel's business labels changed, on the workspace's channel.
+    const changed = await ws.next((f) => f.event === 'labels.changed')
+    expect(changed.data).toEqual({ channel_id: ch.id, label_id: '7', name: 'Paid', deleted: false })
     await waitFor(async () => {
       const r = (await body(await s.fetch(`/v1/channels/${ch.id}/labels`, { headers: owner.headers() }))).data
       return r.length === 1 && r[0].name === 'Paid'

@@ -1,6 +1,7 @@
 import { Context, Deferred, Effect, Exit, FiberId, Layer } from 'effect'
 import type { Caller } from '../actors/admin/caller'
 import { Bus } from '../engine/bus/Bus'
+import { systemMillis } from '../engine/clock'
 import { CREDENTIALS_TOPIC, type CredentialScope } from '../engine/events'
 import type { ChannelRow } from '../store/channels'
 import type { WorkspaceRow } from '../store/workspaces'
@@ -90,8 +91,8 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
     // Least recently looked up first out when full (Map keeps insertion order): a refreshed entry
     // moves to the end, and replacing one evicts nothing.
     if (!entries.delete(digest) && entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!)
-    // An entry's age is a duration: the monotonic clock.
-    entries.set(digest, { value, until: performance.now() + TTL_MS })
+    // Entries expire by the process clock (engine/clock), read synchronously on every request.
+    entries.set(digest, { value, until: systemMillis() + TTL_MS })
   }
   const load = <E, R>(digest: string, lookup: Effect.Effect<V, E, R>): Effect.Effect<V, E, R> => {
     const running = pending.get(digest) as Deferred.Deferred<V, E> | undefined
@@ -111,7 +112,7 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
     get: (digest: string): V | undefined => {
       const e = entries.get(digest)
       if (!e) return undefined
-      if (e.until < performance.now()) {
+      if (e.until < systemMillis()) {
         entries.delete(digest)
         return undefined
       }
@@ -123,7 +124,7 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
       lookup: () => Effect.Effect<V, E, R>,
     ): Effect.Effect<void, never, R> | undefined => {
       const e = entries.get(digest)
-      if (!e || e.until - performance.now() >= REFRESH_AHEAD_MS || pending.has(digest)) return undefined
+      if (!e || e.until - systemMillis() >= REFRESH_AHEAD_MS || pending.has(digest)) return undefined
       return Effect.suspend(() => {
         if (pending.has(digest)) return Effect.void
         const startedAt = generation

@@ -1,6 +1,7 @@
 import { Cause, Data, Effect, Exit } from 'effect'
 import { describe, expect, it } from 'vitest'
 import * as Workspace from '../../actors/admin/WorkspaceActor'
+import { apiAnswer, isAnswerable } from '../../actors/errors'
 import * as Conversation from '../../actors/inbox/ConversationActor'
 import { ActorDefect, ActorLoadFailed, ActorStopped } from '../../engine/actor/Actor'
 import * as Codec from '../../engine/cluster/codec'
@@ -37,6 +38,12 @@ describe('actor codec', () => {
     expect(out.error).toMatchObject({ _tag: 'QuotaExceeded', used: 200, limit: 200, resetAt })
     const nf = roundTrip(Exit.fail(new Conversation.ConversationNotFound({ id: 5 })))
     expect(nf._tag === 'Failure' && nf.error instanceof Conversation.ConversationNotFound).toBe(true)
+    // The answer lives on the class, so the request pipeline still answers it (402, 404).
+    const quota = isAnswerable(out.error) ? out.error[apiAnswer]() : undefined
+    expect(quota?.status).toBe(402)
+    expect(quota?.message).toBe('messages.replies_quota')
+    expect(quota?.params).toEqual({ limit: 200, reset: '2026-12-01T00:00:00Z' })
+    expect(nf._tag === 'Failure' && isAnswerable(nf.error) && nf.error[apiAnswer]().status).toBe(404)
   })
 
   it("re-creates the kit's errors, a Cause crossing as its rendering", () => {

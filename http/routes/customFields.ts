@@ -1,7 +1,7 @@
 import { Effect, Schema } from 'effect'
 import * as Fields from '../../actors/contacts/customFields'
-import { FIELD_TYPES, MAX_PER_ENTITY } from '../../actors/customValues'
 import { presentField } from '../../actors/contacts/presenters'
+import { FIELD_TYPES, MAX_PER_ENTITY } from '../../actors/customValues'
 import { IdFromString, Text } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import type { Entity } from '../../store/customFields'

@@ -3,6 +3,8 @@ import * as ClusterActor from '../engine/cluster/ClusterActor'
 import * as AppendWriter from '../store/appendWriter'
 import * as Workspace from './admin/WorkspaceActor'
 import type { AiProvider } from './ai/AiProvider'
+import { windowsLayer as broadcastWindowsLayer, type EventWindows } from './broadcasts/events'
+import * as BroadcastNudge from './broadcasts/nudge'
 import * as ApiThreads from './channels/apiThreads'
 import * as Channel from './channels/ChannelActor'
 import type { MailServers } from './channels/MailServers'
@@ -23,6 +25,8 @@ export const layer = Layer.mergeAll(
   Ticket.layer,
   conversationTicketsLayer,
   ApiThreads.layer,
+  BroadcastNudge.layer,
+  broadcastWindowsLayer,
 ).pipe(Layer.provide(AppendWriter.layer))
 
 /**
@@ -36,6 +40,8 @@ export const clusterLayer = Layer.mergeAll(
   ClusterActor.layer(Ticket.TicketActor, Ticket.definition, { errors: [Ticket] }),
   conversationTicketsLayer,
   ApiThreads.layer,
+  BroadcastNudge.layer,
+  broadcastWindowsLayer,
 ).pipe(Layer.provide(AppendWriter.layer))
 
 /**
@@ -50,6 +56,8 @@ export type DomainServices =
   | Ticket.TicketActor
   | ConversationTickets
   | ApiThreads.ApiThreads
+  | BroadcastNudge.BroadcastNudge
+  | EventWindows
   | MailServers
   | NumberLink
   | AiProvider

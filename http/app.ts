@@ -7,8 +7,6 @@ import type { Mailer as MailerPort } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
 import type { AiProvider as AiProviderPort } from '../actors/ai/AiProvider'
 import * as BroadcastSenders from '../actors/broadcasts/senders'
-import { MailServers } from '../actors/channels/MailServers'
-import { NumberLink } from '../actors/channels/msgapp'
 import * as KbEmbedding from '../actors/kb/embedding'
 import * as LeadReminders from '../actors/pipeline/reminders'
 import * as Rollup from '../actors/reports/rollup'
@@ -16,12 +14,14 @@ import * as AiProvider from '../connectors/ai/AiProvider'
 import * as ApiAdapter from '../connectors/api/adapter'
 import * as Webhooks from '../connectors/api/webhooks'
 import * as EmailAdapter from '../connectors/email/adapter'
-import { mailServers } from '../connectors/email/servers'
+import * as EmailNudge from '../connectors/email/nudge'
+import * as MailServers from '../connectors/email/servers'
 import * as EmailSessions from '../connectors/email/sessions'
 import * as LivechatAdapter from '../connectors/livechat/adapter'
 import * as Mailer from '../connectors/mail/Mailer'
 import * as MsgappAdapter from '../connectors/msgapp/adapter'
-import { numberLink } from '../connectors/msgapp/numbers'
+import * as MsgappLive from '../connectors/msgapp/live'
+import * as NumberLink from '../connectors/msgapp/numbers'
 import * as MsgappSessions from '../connectors/msgapp/sessions'
 import * as PaymentProviderLocal from '../connectors/payments/PaymentProviderLocal'
 import * as ConnectorRouter from '../connectors/router'
@@ -109,15 +109,19 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     // What /healthz reports of the database, probed every second (never by the request).
     Database.healthLayer,
   ).pipe(Layer.provideMerge(migrated))
+  // What stateful connectors keep of this node, shared by their sessions (above the actors) and
+  // their adapters and ports (below): open sockets, local nudges. Made here, so every node of a
+  // process has its own.
+  const local = Layer.mergeAll(MsgappLive.layer, EmailNudge.layer).pipe(Layer.provideMerge(keyed))
   // The service's own ports: outgoing mail and the payment provider.
   const ports = Layer.mergeAll(
     opts.mailer ?? Mailer.layer,
     opts.paymentProvider ?? PaymentProviderLocal.layer,
     opts.aiProvider ?? AiProvider.layer,
     // The channel operations' ports to mail servers and to this node's number sessions.
-    Layer.succeed(MailServers, mailServers),
-    Layer.succeed(NumberLink, numberLink),
-  ).pipe(Layer.provideMerge(keyed))
+    MailServers.layer,
+    NumberLink.layer,
+  ).pipe(Layer.provideMerge(local))
   // Each channel type's outbound adapter (below the actors: it needs none of them), one line each.
   const adapters = Layer.mergeAll(
     Layer.empty,

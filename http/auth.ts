@@ -36,7 +36,7 @@ export const authenticateIn = (
   if (authorization !== undefined) {
     const secret = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1]
     return secret && ApiKeys.KEY_PATTERN.test(secret)
-      ? cached(cache, `k:${secret}`, byKey(secret), touchKey)
+      ? cached(cache, `k:${secret}`, byKey(secret), touchKey(cache))
       : Effect.fail(unauthorized())
   }
   return sessionToken
@@ -62,13 +62,10 @@ const cached = <R>(
 }
 
 /** `last_used_at` is kept to the minute, written in the background, never on the request's path. */
-const lastTouched = new Map<number, number>()
-const touchKey = (caller: Caller) => {
+const touchKey = (cache: CredentialCacheShape) => (caller: Caller) => {
   if (caller.via !== 'key') return Effect.void
   // A minute of real time between writes: the monotonic clock.
-  const now = performance.now()
-  if ((lastTouched.get(caller.keyId) ?? Number.NEGATIVE_INFINITY) > now - 60_000) return Effect.void
-  lastTouched.set(caller.keyId, now)
+  if (!cache.touchDue(caller.keyId, performance.now())) return Effect.void
   return Effect.forkDaemon(Effect.ignore(ApiKeys.touch(caller.keyId))).pipe(Effect.asVoid)
 }
 

@@ -66,6 +66,11 @@ export interface CredentialCacheShape {
     digest: string,
     lookup: () => Effect.Effect<ChannelCredential, E, R>,
   ) => Effect.Effect<void, never, R> | undefined
+  /**
+   * Whether the key's `last_used_at` is due a write from this node (none in the minute before
+   * `now`, a monotonic time); true marks it written.
+   */
+  readonly touchDue: (keyId: number, now: number) => boolean
 }
 
 export class CredentialCache extends Context.Tag('kotak/CredentialCache')<
@@ -149,9 +154,13 @@ const store = <V>(matches: (scope: CredentialScope, value: V) => boolean) => {
 const channelMatches = (scope: CredentialScope, c: ChannelCredential) =>
   'all' in scope ? true : 'workspaceId' in scope ? c.workspace.id === scope.workspaceId : false
 
+/** `last_used_at` is kept to the minute. */
+const TOUCH_EVERY_MS = 60_000
+
 export const make = (): CredentialCacheShape & { readonly drop: (scope: CredentialScope) => void } => {
   const callers = store<Caller>(matches)
   const channels = store<ChannelCredential>(channelMatches)
+  const lastTouched = new Map<number, number>()
   return {
     get: callers.get,
     load: callers.load,
@@ -159,6 +168,11 @@ export const make = (): CredentialCacheShape & { readonly drop: (scope: Credenti
     getChannel: channels.get,
     loadChannel: channels.load,
     refreshChannel: channels.refresh,
+    touchDue: (keyId, now) => {
+      if ((lastTouched.get(keyId) ?? Number.NEGATIVE_INFINITY) > now - TOUCH_EVERY_MS) return false
+      lastTouched.set(keyId, now)
+      return true
+    },
     drop: (scope) => {
       callers.drop(scope)
       channels.drop(scope)

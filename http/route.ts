@@ -21,7 +21,7 @@ import type { RateLimiter } from '../engine/ratelimit/RateLimiter'
 import type { FileStorage } from '../engine/storage/FileStorage'
 import type { SigningKey } from '../engine/tokens'
 import type { ChannelRow } from '../store/channels'
-import type { DatabaseHealth } from '../store/database'
+import type { DatabaseHealth, StoreMemos } from '../store/database'
 import type { WorkspaceRow } from '../store/workspaces'
 import type { CredentialCache } from './credentials'
 import type { MultipartLimits } from './multipart'
@@ -38,6 +38,7 @@ export type Access = 'K' | 'A' | 'P' | 'C' | 'V'
 /** Services every handler may use: the kernel's, the ports', and the domain's actors (actors/index.ts). */
 export type Services =
   | SqlClient.SqlClient
+  | StoreMemos
   | Config
   | Log
   | RateLimiter

@@ -1,6 +1,6 @@
 import { SqlClient, type SqlError } from '@effect/sql'
 import type { Fragment } from '@effect/sql/Statement'
-import { Effect, type Types } from 'effect'
+import { Context, Effect, Layer, type Types } from 'effect'
 import { systemTime } from '../engine/clock'
 import * as Memo from '../engine/memo'
 import { pgArray } from './arrays'
@@ -687,13 +687,20 @@ const countTabs = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter) =>
 
 /**
  * Counting a large inbox scans it (tens of milliseconds at 100k conversations), and every agent's
- * list asks on every change. So counts are memoized per viewer and filters, one memo per database
- * client (one per running node), and reused while the workspace's conversation version (bumped by
+ * list asks on every change. So counts are memoized per viewer and filters, one memo per node
+ * (`CountMemo`, made with the node's database: store/database.ts), and reused while the workspace's conversation version (bumped by
  * every insert and update, see migration 0011) is unchanged, for the viewer's current teams.
  * Deletions do not bump it: the TTL bounds how long such counts can lag.
  */
 export const COUNTS_TTL_MS = 10_000
-const countMemos = new WeakMap<SqlClient.SqlClient, Memo.Memo<TabCounts, SqlError.SqlError>>()
+export class CountMemo extends Context.Tag('kotak/CountMemo')<
+  CountMemo,
+  Memo.Memo<TabCounts, SqlError.SqlError>
+>() {}
+
+export const countMemoLayer: Layer.Layer<CountMemo> = Layer.sync(CountMemo, () =>
+  Memo.make<TabCounts, SqlError.SqlError>(COUNTS_TTL_MS),
+)
 
 const viewerKey = (v: Viewer) =>
   v.seesAll
@@ -704,11 +711,7 @@ const viewerKey = (v: Viewer) =>
 export const counts = (v: Viewer, f: ListFilter) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
-      let memo = countMemos.get(sql)
-      if (!memo) {
-        memo = Memo.make<TabCounts, SqlError.SqlError>(COUNTS_TTL_MS)
-        countMemos.set(sql, memo)
-      }
+      const memo = yield* CountMemo
       const [version] = yield* sql<{ v: string | null }>`
         SELECT max(version)::text AS v FROM conversations WHERE workspace_id = ${v.workspaceId}`
       // Team conversations are visible through the viewer's teams: their current teams are part of

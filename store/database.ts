@@ -10,6 +10,8 @@ import pg from 'pg'
 import type { AppConfig } from '../engine/config'
 import type { Logger } from '../engine/log'
 import { sourcePath } from '../engine/sourceTree'
+import { type CountMemo, countMemoLayer } from './conversations'
+import { type KeyNames, keyNamesLayer } from './messages'
 import { type GuardedPool, guardedPool, type PoolGuard, type StuckReport } from './pool'
 
 /**
@@ -227,8 +229,19 @@ export const withoutJit = (url: string): string => {
   return u.href
 }
 
+/**
+ * What the store keeps of a node besides its connections (the count memo, the API keys' names):
+ * made with the node's database, so two nodes in one process, or two databases, never share them.
+ */
+export type StoreMemos = CountMemo | KeyNames
+
+const memos: Layer.Layer<StoreMemos> = Layer.merge(countMemoLayer, keyNamesLayer)
+
 export const layer = (opts: DatabaseOptions) =>
-  opts.url ? clientLayer({ connectionString: withoutJit(opts.url), max: 20, types }, opts) : embedded(opts)
+  Layer.merge(
+    opts.url ? clientLayer({ connectionString: withoutJit(opts.url), max: 20, types }, opts) : embedded(opts),
+    memos,
+  )
 
 /**
  * A node's database: where it lives (`DATABASE_URL`, else the embedded one under `DATA_DIR`, or

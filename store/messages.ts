@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
-import { Effect } from 'effect'
+import { Context, Effect, Layer } from 'effect'
+import { andThen } from '../engine/step'
 import type { MessageRow } from './conversations'
 
 /**
@@ -186,26 +187,31 @@ export const unreadExternalIds = (conversationId: number, limit = 50) =>
       ORDER BY seq DESC LIMIT ${limit}`.pipe(Effect.map((r) => r.map((x) => x.external_id))),
   )
 
-const keyNames = new Map<number, string>()
+/** The API keys' names this node has read (a service of the node: store/database.ts provides it). */
+export class KeyNames extends Context.Tag('kotak/KeyNames')<KeyNames, Map<number, string>>() {}
+
+export const keyNamesLayer: Layer.Layer<KeyNames> = Layer.sync(KeyNames, () => new Map())
 
 /**
  * The name an API key's messages are recorded under (spec 2 §2: "the key's name"). Keys are never
  * renamed, so each node remembers the names it has read (bounded).
  */
-export const keyName = (keyId: number) => {
-  const known = keyNames.get(keyId)
-  if (known !== undefined) return Effect.succeed(known)
-  return Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ name: string }>`SELECT name FROM api_keys WHERE id = ${keyId}`.pipe(
-      Effect.map((r) => {
-        const name = r[0]?.name ?? 'API'
-        if (keyNames.size >= 10_000) keyNames.clear()
-        if (r[0]) keyNames.set(keyId, name)
-        return name
-      }),
-    ),
-  )
-}
+export const keyName = (keyId: number) =>
+  // A step (engine/step.ts): a name already read is answered without a fiber.
+  andThen(KeyNames, (keyNames) => {
+    const known = keyNames.get(keyId)
+    if (known !== undefined) return Effect.succeed(known)
+    return Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ name: string }>`SELECT name FROM api_keys WHERE id = ${keyId}`.pipe(
+        Effect.map((r) => {
+          const name = r[0]?.name ?? 'API'
+          if (keyNames.size >= 10_000) keyNames.clear()
+          if (r[0]) keyNames.set(keyId, name)
+          return name
+        }),
+      ),
+    )
+  })
 
 /** The client ids of a conversation's latest messages → their ids, oldest first (Map order). */
 export const recentClientIds = (conversationId: number, limit: number) =>

@@ -1,4 +1,4 @@
-import { Clock, Duration, Effect } from 'effect'
+import { Clock, Context, Duration, Effect, Layer } from 'effect'
 import * as Broadcasts from '../../store/broadcasts'
 import { publish, topics } from '../events'
 
@@ -42,8 +42,16 @@ export const broadcastsChanged = (
 /** The least gap between two events of one broadcast and reason (progress keeps the same rule). */
 export const EVENT_GAP_MS = 1000
 
-/** Per broadcast and reason: when the last event went out, and whether one is due at the gap's end. */
-const windows = new Map<string, { last: number; due: boolean }>()
+/**
+ * Per broadcast and reason: when the last event went out, and whether one is due at the gap's end.
+ * A service of the node (actors/index.ts), so two nodes in one process throttle apart.
+ */
+export class EventWindows extends Context.Tag('kotak/BroadcastEventWindows')<
+  EventWindows,
+  Map<string, { last: number; due: boolean }>
+>() {}
+
+export const windowsLayer: Layer.Layer<EventWindows> = Layer.sync(EventWindows, () => new Map())
 
 /**
  * `broadcasts.changed` with the broadcast's counts, at most one per `EVENT_GAP_MS` per broadcast
@@ -53,6 +61,7 @@ const windows = new Map<string, { last: number; due: boolean }>()
  */
 export const throttledChange = (workspaceId: number, broadcastId: number, reason: 'receipt' | 'reply') =>
   Effect.gen(function* () {
+    const windows = yield* EventWindows
     const key = `${broadcastId}:${reason}`
     const publishCounts = Effect.gen(function* () {
       windows.set(key, { last: yield* Clock.currentTimeMillis, due: false })

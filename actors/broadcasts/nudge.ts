@@ -1,19 +1,13 @@
-import { Effect } from 'effect'
+import { Context, Effect, Layer } from 'effect'
+import * as Signal from '../../engine/signal'
 
 /**
  * A local nudge for this node's broadcast senders: a change made here (schedule, pause, resume,
  * cancel, retry) is looked at at once instead of at the next poll. Only a hint: the database is
  * the truth, and other nodes see the change at their next look.
  */
-const listeners = new Set<() => void>()
+export class BroadcastNudge extends Context.Tag('kotak/BroadcastNudge')<BroadcastNudge, Signal.Signal>() {}
 
-export const nudge = Effect.sync(() => {
-  for (const l of listeners) l()
-})
+export const layer: Layer.Layer<BroadcastNudge> = Layer.sync(BroadcastNudge, () => Signal.make())
 
-export const onNudge = (l: () => void) => {
-  listeners.add(l)
-  return () => {
-    listeners.delete(l)
-  }
-}
+export const nudge = Effect.flatMap(BroadcastNudge, (n) => Effect.sync(n.fire))

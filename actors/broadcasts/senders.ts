@@ -4,7 +4,7 @@ import * as ClaimsPg from '../../engine/owner/ClaimsPg'
 import * as Owned from '../../engine/owner/Owned'
 import * as Broadcasts from '../../store/broadcasts'
 import { run } from './BroadcastActor'
-import { onNudge } from './nudge'
+import { BroadcastNudge } from './nudge'
 
 /**
  * BroadcastSenders: every running or scheduled broadcast has one sender (BroadcastActor.ts) on
@@ -65,6 +65,7 @@ const sender = (tickMs: number) => (row: { readonly id: number }) =>
 
 const make = Effect.gen(function* () {
   const cfg = yield* Config
+  const nudge = yield* BroadcastNudge
   const owned = yield* Owned.supervise({
     name: 'broadcast',
     pollMs: cfg.broadcastPollMs,
@@ -74,7 +75,7 @@ const make = Effect.gen(function* () {
     // Scheduled → running is the sender's own step: it must not restart it.
     version: () => 1,
     start: sender(cfg.broadcastPollMs),
-    wake: onNudge,
+    wake: nudge.on,
   })
   return { running: owned.running } satisfies BroadcastSendersShape
 })

@@ -14,7 +14,7 @@ import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
 import { accessOf } from './access'
 import type { Policy } from './mailbox'
-import { onNudge } from './nudge'
+import { EmailNudge } from './nudge'
 
 /**
  * EmailSessions: keeps one IMAP session per live e-mail channel, on exactly one node.
@@ -295,6 +295,7 @@ class Session {
 const make = Effect.gen(function* () {
   const cfg = yield* Config
   const logger = yield* Log
+  const nudge = yield* EmailNudge
   const rt = yield* Effect.runtime<Needs>()
   const run: Run = (e) => Runtime.runPromise(rt)(e)
   const deps: Deps = {
@@ -312,7 +313,7 @@ const make = Effect.gen(function* () {
     list: Email.active,
     key: (r) => r.channel_id,
     version: (r) => r.version,
-    wake: onNudge,
+    wake: nudge.on,
     start: (r) =>
       Effect.sync(() => {
         const session = new Session(r.channel_id, r.sync_requested_at?.getTime() ?? 0, deps)

@@ -15,7 +15,7 @@ import * as Msgapp from '../../store/msgapp'
 import { ConnectorFor } from '../router'
 import * as Forward from './forward'
 import { jidOfPhone } from './jid'
-import * as Live from './live'
+import { MsgappLive, type MsgappLiveShape } from './live'
 
 /**
  * ConnectorFor('msgapp'): sends through the number's open socket (the ChannelActor calls it one
@@ -34,7 +34,11 @@ import * as Live from './live'
  * - Every attempt is written to the send log. A refusal that names a restriction (HTTP-like 403
  *   or 463 from the service) is reported to the supervisor, which sets `restricted` and notifies.
  */
-const lastSend = new Map<number, number>()
+/** What the adapter keeps of this node: its sockets, and when each number last sent. */
+interface Node {
+  readonly live: MsgappLiveShape
+  readonly lastSend: Map<number, number>
+}
 
 const reasonOf = (e: unknown) => {
   const code = (e as { output?: { statusCode?: number } }).output?.statusCode
@@ -42,11 +46,11 @@ const reasonOf = (e: unknown) => {
   return { code: code ?? null, text: code ? `${text} (${code})` : text }
 }
 
-const pace = (channelId: number, paceMs: number) =>
+const pace = (node: Node, channelId: number, paceMs: number) =>
   Effect.promise(async () => {
     if (paceMs <= 0) return
     const gap = paceMs * (0.5 + Math.random())
-    const wait = (lastSend.get(channelId) ?? 0) + gap - performance.now()
+    const wait = (node.lastSend.get(channelId) ?? 0) + gap - performance.now()
     if (wait > 0) await new Promise((r) => setTimeout(r, wait))
   })
 
@@ -105,10 +109,10 @@ const contentOf = (m: OutboundMessage) =>
   })
 
 /** Sends through this node's socket; `startBy`: a forwarded request not started by then is refused. */
-const send = (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
+const send = (node: Node, channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
   Effect.gen(function* () {
     const cfg = yield* Config
-    const sock = Live.openSocket(channel.id)
+    const sock = node.live.openSocket(channel.id)
     const jid = m.group ?? (m.to?.phone ? jidOfPhone(m.to.phone) : null)
     const refuse = (reason: string) =>
       Effect.as(
@@ -121,7 +125,7 @@ const send = (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
     if (warm) return yield* refuse(warm)
     const content = yield* contentOf(m)
     if (!content) return yield* refuse('The file to send is missing.')
-    yield* pace(channel.id, cfg.msgappPaceMs)
+    yield* pace(node, channel.id, cfg.msgappPaceMs)
     if (startBy !== undefined && systemMillis() > startBy) return yield* refuse(Forward.TIMED_OUT)
     const quoted = m.replyTo
       ? ({ key: { remoteJid: jid, id: m.replyTo }, message: { conversation: '' } } as WAMessage)
@@ -132,13 +136,13 @@ const send = (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
         (e: unknown) => ({ ok: false as const, error: reasonOf(e) }),
       ),
     )
-    lastSend.set(channel.id, performance.now())
+    node.lastSend.set(channel.id, performance.now())
     if (!result.ok) {
       if (result.error.code === 403 || result.error.code === 463)
-        Live.reportTrouble(channel.id, result.error.text)
+        node.live.trouble.fire(channel.id, result.error.text)
       return yield* refuse(result.error.text)
     }
-    if (channel.status === 'restricted') Live.reportTrouble(channel.id, null)
+    if (channel.status === 'restricted') node.live.trouble.fire(channel.id, null)
     const waId = result.sent?.key.id ?? null
     yield* Msgapp.logSend(channel.id, { messageId: m.messageId, jid, ok: true, error: null })
     if (waId) {
@@ -167,9 +171,9 @@ const chatOf = (conversationId: number) =>
     return contact?.phone ? jidOfPhone(contact.phone) : null
   })
 
-const signal = (channel: ChannelRow, conversationId: number, s: Signal) =>
+const signal = (node: Node, channel: ChannelRow, conversationId: number, s: Signal) =>
   Effect.gen(function* () {
-    const sock = Live.openSocket(channel.id)
+    const sock = node.live.openSocket(channel.id)
     if (!sock || s.kind === 'history' || s.kind === 'agent_joined' || s.kind === 'typing') return
     const jid = yield* chatOf(conversationId)
     if (!jid) return
@@ -192,16 +196,18 @@ export const layer = Layer.scoped(
   Effect.gen(function* () {
     const cfg = yield* Config
     const ctx = yield* Effect.context<Config | FileStorage | SqlClient.SqlClient | WallClock>()
+    const node: Node = { live: yield* MsgappLive, lastSend: new Map() }
     const local = {
       send: (channel: ChannelRow, m: OutboundMessage, startBy?: number) =>
-        Effect.provide(send(channel, m, startBy), ctx),
+        Effect.provide(send(node, channel, m, startBy), ctx),
       signal: (channel: ChannelRow, conversationId: number, s: Signal) =>
-        Effect.provide(signal(channel, conversationId, s), ctx),
+        Effect.provide(signal(node, channel, conversationId, s), ctx),
     }
     // One node (no Redis): there is no other node to forward to.
     const forward = cfg.redisUrl
       ? yield* Forward.make(
           {
+            holds: (channelId) => node.live.openSocket(channelId) !== null,
             send: (channelId, m, startBy) =>
               Effect.flatMap(Effect.provide(Channels.byId(channelId), ctx), (row) =>
                 row
@@ -221,7 +227,7 @@ export const layer = Layer.scoped(
         )
       : null
     const elsewhere = (channel: ChannelRow) =>
-      forward !== null && !Live.openSocket(channel.id) && connectedSomewhere(channel) ? forward : null
+      forward !== null && !node.live.openSocket(channel.id) && connectedSomewhere(channel) ? forward : null
     return {
       send: (channel, message) => {
         const f = elsewhere(channel)

@@ -3,7 +3,6 @@ import { Deferred, Duration, Effect, Option, Runtime, type Scope } from 'effect'
 import type { Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
 import { Bus } from '../../engine/bus/Bus'
 import { systemMillis } from '../../engine/clock'
-import * as Live from './live'
 
 /**
  * Forwarding between nodes (cluster mode): a number's ChannelActor runs where its shard is, its
@@ -12,7 +11,7 @@ import * as Live from './live'
  * carries it out as if it were local.
  *
  * - One request topic (`msgapp.forward`) every node subscribes to at start; a node acts on a
- *   request only while it holds the number's open socket (`Live.openSocket`), and otherwise
+ *   request only while it holds the number's open socket (`Local.holds`), and otherwise
  *   ignores it. Only one node holds a number's socket (its advisory lock), so exactly one node
  *   answers; a request nobody holds a socket for is answered by no one (the sender times out).
  * - `send` is a request/reply: the request names this node's reply topic (`msgapp.forwarded.<node
@@ -76,6 +75,8 @@ export interface ForwardShape {
 
 /** What this node does with a forwarded request when it holds the number's socket. */
 export interface Local<R> {
+  /** Whether this node holds the number's open socket (connectors/msgapp/live.ts). */
+  readonly holds: (channelId: number) => boolean
   readonly send: (
     channelId: number,
     message: OutboundMessage,
@@ -119,7 +120,7 @@ export const make = <R>(
     yield* Effect.acquireRelease(
       bus.subscribe(REQUESTS, (bytes) => {
         const q = decode<Request>(bytes)
-        if (!q || !Live.openSocket(q.channelId)) return
+        if (!q || !local.holds(q.channelId)) return
         if (q.kind === 'signal') {
           Runtime.runFork(runtime)(local.signal(q.channelId, q.conversationId, q.signal))
           return

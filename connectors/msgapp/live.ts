@@ -1,41 +1,42 @@
+import { Context, Layer } from 'effect'
+import * as Signal from '../../engine/signal'
 import type { MsgappSocket } from './Transport'
 
 /**
- * This process's open number sockets, shared by the session supervisor (above the actors, which
+ * This node's open number sockets, shared by the session supervisor (above the actors, which
  * opens them) and the outbound adapter (below the actors, which sends through them), plus a
  * local nudge so a request made here is carried out at once instead of at the next poll. Only a
- * hint: the database is the truth, and other nodes see requests at their next poll.
+ * hint: the database is the truth, and other nodes see requests at their next poll. A service of
+ * the node (made with its layer), so two nodes in one process never see each other's sockets.
  */
-const sockets = new Map<number, MsgappSocket>()
-const listeners = new Set<() => void>()
-const troubles = new Set<(channelId: number, reason: string | null) => void>()
-
-export const openSocket = (channelId: number) => sockets.get(channelId) ?? null
-export const setOpen = (channelId: number, s: MsgappSocket) => sockets.set(channelId, s)
-export const clearOpen = (channelId: number, s?: MsgappSocket) => {
-  if (!s || sockets.get(channelId) === s) sockets.delete(channelId)
+export interface MsgappLiveShape {
+  readonly openSocket: (channelId: number) => MsgappSocket | null
+  readonly setOpen: (channelId: number, s: MsgappSocket) => void
+  /** Forgets the number's socket (only `s`, when given: a newer socket stays). */
+  readonly clearOpen: (channelId: number, s?: MsgappSocket) => void
+  readonly nudge: Signal.Signal
+  /**
+   * The adapter saw the service refuse the number (restriction, `reason`) or, for a number marked
+   * restricted, a send go through again (`reason` null): the supervisor surfaces it.
+   */
+  readonly trouble: Signal.Signal<[channelId: number, reason: string | null]>
 }
 
-export const nudge = () => {
-  for (const l of listeners) l()
-}
-export const onNudge = (l: () => void) => {
-  listeners.add(l)
-  return () => {
-    listeners.delete(l)
+export class MsgappLive extends Context.Tag('kotak/MsgappLive')<MsgappLive, MsgappLiveShape>() {}
+
+export const make = (): MsgappLiveShape => {
+  const sockets = new Map<number, MsgappSocket>()
+  return {
+    openSocket: (channelId) => sockets.get(channelId) ?? null,
+    setOpen: (channelId, s) => {
+      sockets.set(channelId, s)
+    },
+    clearOpen: (channelId, s) => {
+      if (!s || sockets.get(channelId) === s) sockets.delete(channelId)
+    },
+    nudge: Signal.make(),
+    trouble: Signal.make<[channelId: number, reason: string | null]>(),
   }
 }
 
-/**
- * The adapter saw the service refuse the number (restriction, `reason`) or, for a number marked
- * restricted, a send go through again (`reason` null): the supervisor surfaces it.
- */
-export const reportTrouble = (channelId: number, reason: string | null) => {
-  for (const t of troubles) t(channelId, reason)
-}
-export const onTrouble = (t: (channelId: number, reason: string | null) => void) => {
-  troubles.add(t)
-  return () => {
-    troubles.delete(t)
-  }
-}
+export const layer: Layer.Layer<MsgappLive> = Layer.sync(MsgappLive, make)

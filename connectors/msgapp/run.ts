@@ -1,5 +1,6 @@
 import type { SqlClient } from '@effect/sql'
 import type { Effect } from 'effect'
+import type { EventWindows } from '../../actors/broadcasts/events'
 import type { ChannelActor } from '../../actors/channels/ChannelActor'
 import type { ConversationActor } from '../../actors/inbox/ConversationActor'
 import type { Bus } from '../../engine/bus/Bus'
@@ -18,5 +19,6 @@ export type Needs =
   | FileStorage
   | Bus
   | WallClock
+  | EventWindows
 
 export type Run = <A, E>(e: Effect.Effect<A, E, Needs>) => Promise<A>

@@ -13,7 +13,7 @@ import * as Msgapp from '../../store/msgapp'
 import type * as AuthStateModule from './authState'
 import type * as InboundModule from './inbound'
 import { isJidGroup, phoneOf } from './jid'
-import * as Live from './live'
+import { MsgappLive, type MsgappLiveShape } from './live'
 import type { Needs, Run } from './run'
 import { type MsgappSocket, Transport, type TransportShape } from './Transport'
 
@@ -56,15 +56,19 @@ interface Stack {
   readonly AuthState: typeof AuthStateModule
   readonly Inbound: typeof InboundModule
 }
-let stack: Promise<Stack> | undefined
-const loadStack = () =>
-  (stack ??= Promise.all([import('./authState'), import('./inbound')]).then(([AuthState, Inbound]) => ({
-    AuthState,
-    Inbound,
-  })))
+const stackLoader = () => {
+  let stack: Promise<Stack> | undefined
+  return () =>
+    (stack ??= Promise.all([import('./authState'), import('./inbound')]).then(([AuthState, Inbound]) => ({
+      AuthState,
+      Inbound,
+    })))
+}
 
 interface Deps {
   readonly run: Run
+  readonly live: MsgappLiveShape
+  readonly loadStack: () => Promise<Stack>
   readonly transport: TransportShape
   readonly backoffBaseMs: number
   readonly log: (msg: string, fields: Record<string, unknown>) => void
@@ -142,7 +146,7 @@ class Session {
     if (this.stopped) return
     const gen = ++this.generation
     try {
-      const { AuthState } = await loadStack()
+      const { AuthState } = await this.deps.loadStack()
       const auth = await AuthState.load(this.channelId, this.deps.run)
       if (this.stopped) return
       const sock = await this.deps.transport.connect(this.channelId, auth.state)
@@ -176,7 +180,7 @@ class Session {
     saveCreds: () => Promise<void>,
   ) {
     const { run } = this.deps
-    const { Inbound } = await loadStack()
+    const { Inbound } = await this.deps.loadStack()
     const credsUpdate = events['creds.update']
     if (credsUpdate) {
       // Baileys' own socket merges updates into the creds too; merging twice changes nothing.
@@ -195,7 +199,7 @@ class Session {
     }
     if (conn?.connection === 'open') {
       this.attempts = 0
-      Live.setOpen(this.channelId, sock)
+      this.deps.live.setOpen(this.channelId, sock)
       await run(Msgapp.opened(this.channelId, phoneOf(normalizeJid(sock.user?.id))))
       await run(setStatus(this.channelId, 'active'))
     }
@@ -257,7 +261,7 @@ class Session {
 
   private async afterClose(code: number | null, sock?: MsgappSocket) {
     const { run } = this.deps
-    if (sock) Live.clearOpen(this.channelId, sock)
+    if (sock) this.deps.live.clearOpen(this.channelId, sock)
     this.socket = null
     if (this.stopped) return
     await run(Msgapp.closed(this.channelId, code))
@@ -291,7 +295,7 @@ class Session {
       pairAt > this.seenPair &&
       row.pair_phone &&
       !row.pair_code &&
-      !Live.openSocket(this.channelId)
+      !this.deps.live.openSocket(this.channelId)
     ) {
       this.seenPair = pairAt
       try {
@@ -302,7 +306,7 @@ class Session {
       }
     }
     const historyAt = row.history_requested_at?.getTime() ?? 0
-    const open = Live.openSocket(this.channelId)
+    const open = this.deps.live.openSocket(this.channelId)
     if (open && historyAt > this.seenHistory && row.history_days) {
       this.seenHistory = historyAt
       this.historyWindow = { since: historyAt - row.history_days * 86_400_000 }
@@ -332,7 +336,7 @@ class Session {
     const window = this.historyWindow
     if (!window) return
     const { run } = this.deps
-    const { Inbound } = await loadStack()
+    const { Inbound } = await this.deps.loadStack()
     let imported = 0
     for (const m of messages) {
       if (Number(m.messageTimestamp ?? 0) * 1000 < window.since) continue
@@ -350,7 +354,7 @@ class Session {
     this.timer = null
     const sock = this.socket
     this.socket = null
-    Live.clearOpen(this.channelId, sock ?? undefined)
+    this.deps.live.clearOpen(this.channelId, sock ?? undefined)
     if (!sock) return
     if (logout) await sock.logout().catch(() => {})
     sock.end(undefined)
@@ -364,10 +368,13 @@ const make = Effect.gen(function* () {
   const cfg = yield* Config
   const logger = yield* Log
   const transport = yield* Transport
+  const live = yield* MsgappLive
   const rt = yield* Effect.runtime<Needs>()
   const run: Run = (e) => Runtime.runPromise(rt)(e)
   const deps: Deps = {
     run,
+    live,
+    loadStack: stackLoader(),
     transport,
     backoffBaseMs: cfg.msgappBackoffBaseMs,
     log: (msg, fields) => logger.warn(msg, fields),
@@ -379,7 +386,7 @@ const make = Effect.gen(function* () {
     list: Msgapp.active,
     key: (r) => r.channel_id,
     version: (r) => r.version,
-    wake: Live.onNudge,
+    wake: live.nudge.on,
     start: (r) =>
       Effect.sync(() => {
         // Compared with logout_requested_at, the database's now(): the process clock.
@@ -419,7 +426,7 @@ const make = Effect.gen(function* () {
   }
 
   yield* Effect.acquireRelease(
-    Effect.sync(() => Live.onTrouble(onTrouble)),
+    Effect.sync(() => live.trouble.on(onTrouble)),
     (off) => Effect.sync(off),
   )
   return { running: owned.running } satisfies MsgappSessionsShape

@@ -1,15 +1,11 @@
-import type { SqlClient } from '@effect/sql'
-import { Context, Effect, Layer, Runtime } from 'effect'
+import { Cause, Context, Duration, Effect, Layer, Queue } from 'effect'
 import type { ImapFlow } from 'imapflow'
 import { ChannelActor } from '../../actors/channels/ChannelActor'
-import type { ConversationActor } from '../../actors/inbox/ConversationActor'
-import type { Bus } from '../../engine/bus/Bus'
 import { WallClock, type WallClockShape } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { Log } from '../../engine/log'
 import * as ClaimsPg from '../../engine/owner/ClaimsPg'
 import * as Owned from '../../engine/owner/Owned'
-import type { FileStorage } from '../../engine/storage/FileStorage'
 import * as Channels from '../../store/channels'
 import * as Email from '../../store/email'
 import { accessOf } from './access'
@@ -38,16 +34,6 @@ const FOLDER_POLL_MS = 60_000
 const MAX_PAUSE_MS = 60 * 60_000
 const BATCH = 20
 
-type Needs =
-  | SqlClient.SqlClient
-  | Config
-  | Log
-  | ConversationActor
-  | ChannelActor
-  | FileStorage
-  | Bus
-  | WallClock
-
 export interface EmailSessionsShape {
   /** Channels whose mailbox this node runs now. */
   readonly running: () => readonly number[]
@@ -55,10 +41,7 @@ export interface EmailSessionsShape {
 
 export class EmailSessions extends Context.Tag('kotak/EmailSessions')<EmailSessions, EmailSessionsShape>() {}
 
-type Run = <A, E>(e: Effect.Effect<A, E, Needs>) => Promise<A>
-
 interface Deps {
-  readonly run: Run
   readonly policy: Policy
   readonly backoffBaseMs: number
   readonly pollMs: number
@@ -67,243 +50,233 @@ interface Deps {
   readonly log: (msg: string, fields: Record<string, unknown>) => void
 }
 
+/** A promise of the mail library, its rejection kept as the failure (logged as it was thrown). */
+const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e): unknown => e })
+
 const setStatus = (channelId: number, status: string) =>
   Effect.flatMap(ChannelActor, (a) => a.ask(channelId, { _tag: 'SetStatus', status })).pipe(
     Effect.catchTag('ChannelNotFound', () => Effect.void),
     Effect.asVoid,
   )
 
-/** One mailbox's reading loop; `stop` ends it and closes its connection. */
-class Session {
-  private stopped = false
-  private kicked = false
-  private inboxChanged = false
-  private wake: (() => void) | null = null
-  private client: ImapFlow | null = null
-  readonly done: Promise<void>
-  seenRequest: number
+/**
+ * One mailbox's reading loop, a fiber of its work's scope (engine/owner): it ends with the
+ * ownership (interrupted, its connection closed by the finalizer that opened it). An imported
+ * message and its folder position are written together, never cut in half by a stop.
+ */
+const session = (channelId: number, state: SessionState, deps: Deps) => {
+  /** Waits `ms`, or less when kicked or new mail arrived. */
+  const sleep = (ms: number) =>
+    state.kicked || state.inboxChanged
+      ? Effect.void
+      : Effect.zipRight(
+          Queue.takeAll(state.bell),
+          Effect.raceFirst(Effect.sleep(Duration.millis(ms)), Queue.take(state.bell)),
+        )
 
-  constructor(
-    readonly channelId: number,
-    requestedAt: number,
-    private readonly deps: Deps,
-  ) {
-    this.seenRequest = requestedAt
-    this.done = this.loop()
-  }
-
-  kick() {
-    this.kicked = true
-    this.wake?.()
-  }
-
-  async stop() {
-    this.stopped = true
-    this.wake?.()
-    this.client?.close()
-    await this.done
-  }
-
-  /** Waits `ms`, or less when stopped, kicked or new mail arrived. */
-  private sleep(ms: number) {
-    if (this.stopped || this.kicked || this.inboxChanged) return Promise.resolve()
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer)
-        this.wake = null
-        resolve()
+  const syncFolder = (
+    client: ImapFlow,
+    channel: Channels.ChannelRow,
+    mailbox: Email.EmailRow,
+    folder: string,
+  ) =>
+    Effect.gen(function* () {
+      const opened = yield* Effect.either(attempt(() => client.mailboxOpen(folder, { readOnly: true })))
+      if (opened._tag === 'Left') {
+        // A chosen folder removed on the server: the others are still read.
+        deps.log('mailbox folder not readable', { channel_id: channelId, folder, error: String(opened.left) })
+        return Number.MAX_SAFE_INTEGER
       }
-      const timer = setTimeout(done, ms)
-      this.wake = done
-    })
-  }
-
-  private async loop() {
-    while (!this.stopped) {
-      try {
-        await this.once()
-      } catch (e) {
-        if (this.stopped) break
-        this.deps.log('mailbox session error', { channel_id: this.channelId, error: String(e) })
-        await this.sleep(Math.min(this.deps.backoffBaseMs, 5000))
+      const box = opened.right
+      const uidValidity = Number(box.uidValidity)
+      const newest = Math.max(0, box.uidNext - 1)
+      const saved = yield* Email.folderState(channelId, folder)
+      let uids: number[]
+      if (saved && saved.uidvalidity === uidValidity) {
+        if (newest <= saved.last_uid) return box.uidNext
+        const found = yield* attempt(() => client.search({ uid: `${saved.last_uid + 1}:*` }, { uid: true }))
+        uids = (found || []).filter((u) => u > saved.last_uid)
+      } else if (!saved && mailbox.history_days === 0) {
+        yield* Email.saveFolderState(channelId, folder, uidValidity, newest)
+        return box.uidNext
+      } else {
+        // First read, or the server renumbered the folder: the history window again; Message-IDs
+        // already stored are skipped.
+        const days = Math.max(mailbox.history_days, saved ? 1 : 0)
+        const found = yield* attempt(() =>
+          client.search({ since: new Date(deps.clock.unsafeMillis() - days * 86_400_000) }, { uid: true }),
+        )
+        uids = found || []
       }
-    }
-  }
-
-  private async once() {
-    const { run } = this.deps
-    const channel = await run(Channels.byId(this.channelId))
-    const mailbox = await run(Email.byChannel(this.channelId))
-    if (!channel || !mailbox || channel.archived_at) {
-      await this.sleep(this.deps.pollMs)
-      return
-    }
-    const pausedFor = mailbox.paused_until
-      ? mailbox.paused_until.getTime() - this.deps.clock.unsafeMillis()
-      : 0
-    if (pausedFor > 0 && !this.kicked) {
-      await this.sleep(pausedFor)
-      return
-    }
-    this.kicked = false
-    // The mail libraries (imapflow, nodemailer) load with the first mailbox, not at start.
-    const { connectImap, SignInRefused } = await import('./mailbox')
-    const access = await run(accessOf(mailbox))
-    let client: ImapFlow
-    try {
-      client = await connectImap(access.imap, this.deps.policy)
-    } catch (e) {
-      if (!(e instanceof SignInRefused) || this.stopped) throw e
-      const failures = await run(Email.recordFailure(this.channelId, e.refusal.reason, null))
-      const pause = Math.min(this.deps.backoffBaseMs * 3 ** Math.max(0, failures - 1), MAX_PAUSE_MS)
-      await run(Email.setPause(this.channelId, new Date(this.deps.clock.unsafeMillis() + pause)))
-      await run(setStatus(this.channelId, e.refusal.reason === 'auth' ? 'auth_failed' : 'unreachable'))
-      this.deps.log('mailbox sign-in failed', {
-        channel_id: this.channelId,
-        reason: e.refusal.reason,
-        failures,
-      })
-      await this.sleep(pause)
-      return
-    }
-    this.client = client
-    let closed = false
-    client.once('close', () => {
-      closed = true
-      this.wake?.()
-    })
-    client.on('exists', (info: { path: string }) => {
-      if (info.path.toUpperCase() === 'INBOX') {
-        this.inboxChanged = true
-        this.wake?.()
-      }
-    })
-    try {
-      await run(Email.recordSuccess(this.channelId))
-      // Active once the first read is done: mail arriving from then on is new mail.
-      await this.syncAll(client, channel, mailbox)
-      await run(setStatus(this.channelId, 'active'))
-      // The poll's spacing is real time: the monotonic clock.
-      let lastFull = performance.now()
-      while (!this.stopped && !closed) {
-        await this.sleep(Math.max(0, FOLDER_POLL_MS - (performance.now() - lastFull)))
-        if (this.stopped || closed) break
-        if (this.kicked || performance.now() - lastFull >= FOLDER_POLL_MS) {
-          this.kicked = false
-          this.inboxChanged = false
-          await this.syncAll(client, channel, mailbox)
-          lastFull = performance.now()
-        } else if (this.inboxChanged) {
-          this.inboxChanged = false
-          await this.reopenInbox(client, await this.syncFolder(client, channel, mailbox, 'INBOX'))
+      uids.sort((a, b) => a - b)
+      const { importMail } = yield* Effect.promise(() => import('./inbound'))
+      let last = saved && saved.uidvalidity === uidValidity ? saved.last_uid : 0
+      for (let i = 0; i < uids.length; i += BATCH) {
+        const batch = uids.slice(i, i + BATCH)
+        const messages = yield* attempt(() =>
+          client.fetchAll(batch.join(','), { uid: true, source: true }, { uid: true }),
+        )
+        messages.sort((a, b) => a.uid - b.uid)
+        for (const m of messages) {
+          const source = m.source
+          const uid = Math.max(last, m.uid)
+          yield* Effect.uninterruptible(
+            Effect.zipRight(
+              source
+                ? importMail(channel, mailbox, folder, source, `${channelId}.${uidValidity}.${m.uid}`)
+                : Effect.void,
+              Email.saveFolderState(channelId, folder, uidValidity, uid),
+            ),
+          )
+          last = uid
         }
       }
-    } finally {
-      this.client = null
-      client.close()
-    }
-    // A dropped connection: reconnect soon, without counting it as a failed sign-in.
-    if (!this.stopped) await this.sleep(1000)
-  }
-
-  private async syncAll(client: ImapFlow, channel: Channels.ChannelRow, mailbox: Email.EmailRow) {
-    const folders = new Set(['INBOX', ...mailbox.folders])
-    if (mailbox.read_sent && mailbox.sent_folder) folders.add(mailbox.sent_folder)
-    let inboxSeen = 0
-    for (const folder of folders) {
-      if (this.stopped) return
-      const seen = await this.syncFolder(client, channel, mailbox, folder)
-      if (folder === 'INBOX') inboxSeen = seen
-    }
-    await this.deps.run(Email.recordSuccess(this.channelId))
-    await this.reopenInbox(client, inboxSeen)
-  }
+      if (!saved || saved.uidvalidity !== uidValidity) {
+        yield* Email.saveFolderState(channelId, folder, uidValidity, Math.max(last, newest))
+      }
+      return box.uidNext
+    })
 
   /**
    * IDLE is kept on the inbox between reads. Mail that arrived during a read (after its search)
    * may come with the re-selection rather than as an EXISTS notice: compare UIDNEXT to catch it.
    */
-  private async reopenInbox(client: ImapFlow, seenUidNext: number) {
-    const box = await client.mailboxOpen('INBOX', { readOnly: true })
-    if (box.uidNext > seenUidNext) {
-      this.inboxChanged = true
-      this.wake?.()
-    }
-  }
+  const reopenInbox = (client: ImapFlow, seenUidNext: number) =>
+    Effect.flatMap(
+      attempt(() => client.mailboxOpen('INBOX', { readOnly: true })),
+      (box) =>
+        Effect.sync(() => {
+          if (box.uidNext > seenUidNext) {
+            state.inboxChanged = true
+            Queue.unsafeOffer(state.bell, undefined)
+          }
+        }),
+    )
 
-  private async syncFolder(
-    client: ImapFlow,
-    channel: Channels.ChannelRow,
-    mailbox: Email.EmailRow,
-    folder: string,
-  ): Promise<number> {
-    const { run } = this.deps
-    let box: Awaited<ReturnType<ImapFlow['mailboxOpen']>>
-    try {
-      box = await client.mailboxOpen(folder, { readOnly: true })
-    } catch (e) {
-      // A chosen folder removed on the server: the others are still read.
-      this.deps.log('mailbox folder not readable', { channel_id: this.channelId, folder, error: String(e) })
-      return Number.MAX_SAFE_INTEGER
-    }
-    const uidValidity = Number(box.uidValidity)
-    const newest = Math.max(0, box.uidNext - 1)
-    const state = await run(Email.folderState(this.channelId, folder))
-    let uids: number[]
-    if (state && state.uidvalidity === uidValidity) {
-      if (newest <= state.last_uid) return box.uidNext
-      const found = await client.search({ uid: `${state.last_uid + 1}:*` }, { uid: true })
-      uids = (found || []).filter((u) => u > state.last_uid)
-    } else if (!state && mailbox.history_days === 0) {
-      await run(Email.saveFolderState(this.channelId, folder, uidValidity, newest))
-      return box.uidNext
-    } else {
-      // First read, or the server renumbered the folder: the history window again; Message-IDs
-      // already stored are skipped.
-      const days = Math.max(mailbox.history_days, state ? 1 : 0)
-      const found = await client.search(
-        { since: new Date(this.deps.clock.unsafeMillis() - days * 86_400_000) },
-        { uid: true },
-      )
-      uids = found || []
-    }
-    uids.sort((a, b) => a - b)
-    const { importMail } = await import('./inbound')
-    let last = state && state.uidvalidity === uidValidity ? state.last_uid : 0
-    for (let i = 0; i < uids.length && !this.stopped; i += BATCH) {
-      const batch = uids.slice(i, i + BATCH)
-      const messages = await client.fetchAll(batch.join(','), { uid: true, source: true }, { uid: true })
-      messages.sort((a, b) => a.uid - b.uid)
-      for (const m of messages) {
-        if (this.stopped) return box.uidNext
-        if (m.source) {
-          await run(
-            importMail(channel, mailbox, folder, m.source, `${this.channelId}.${uidValidity}.${m.uid}`),
-          )
-        }
-        last = Math.max(last, m.uid)
-        await run(Email.saveFolderState(this.channelId, folder, uidValidity, last))
+  const syncAll = (client: ImapFlow, channel: Channels.ChannelRow, mailbox: Email.EmailRow) =>
+    Effect.gen(function* () {
+      const folders = new Set(['INBOX', ...mailbox.folders])
+      if (mailbox.read_sent && mailbox.sent_folder) folders.add(mailbox.sent_folder)
+      let inboxSeen = 0
+      for (const folder of folders) {
+        const seen = yield* syncFolder(client, channel, mailbox, folder)
+        if (folder === 'INBOX') inboxSeen = seen
       }
+      yield* Email.recordSuccess(channelId)
+      yield* reopenInbox(client, inboxSeen)
+    })
+
+  /** Reads the mailbox over `client` until its connection drops. */
+  const read = (client: ImapFlow, channel: Channels.ChannelRow, mailbox: Email.EmailRow) =>
+    Effect.gen(function* () {
+      let closed = false
+      client.once('close', () => {
+        closed = true
+        Queue.unsafeOffer(state.bell, undefined)
+      })
+      client.on('exists', (info: { path: string }) => {
+        if (info.path.toUpperCase() === 'INBOX') {
+          state.inboxChanged = true
+          Queue.unsafeOffer(state.bell, undefined)
+        }
+      })
+      yield* Email.recordSuccess(channelId)
+      // Active once the first read is done: mail arriving from then on is new mail.
+      yield* syncAll(client, channel, mailbox)
+      yield* setStatus(channelId, 'active')
+      // The poll's spacing is real time: the monotonic clock.
+      let lastFull = performance.now()
+      while (!closed) {
+        yield* sleep(Math.max(0, FOLDER_POLL_MS - (performance.now() - lastFull)))
+        if (closed) break
+        if (state.kicked || performance.now() - lastFull >= FOLDER_POLL_MS) {
+          state.kicked = false
+          state.inboxChanged = false
+          yield* syncAll(client, channel, mailbox)
+          lastFull = performance.now()
+        } else if (state.inboxChanged) {
+          state.inboxChanged = false
+          yield* reopenInbox(client, yield* syncFolder(client, channel, mailbox, 'INBOX'))
+        }
+      }
+    })
+
+  /** Signs in (a refusal pauses the mailbox) and reads until the connection drops. */
+  const once = Effect.gen(function* () {
+    const channel = yield* Channels.byId(channelId)
+    const mailbox = yield* Email.byChannel(channelId)
+    if (!channel || !mailbox || channel.archived_at) return yield* sleep(deps.pollMs)
+    const pausedFor = mailbox.paused_until ? mailbox.paused_until.getTime() - deps.clock.unsafeMillis() : 0
+    if (pausedFor > 0 && !state.kicked) return yield* sleep(pausedFor)
+    state.kicked = false
+    // The mail libraries (imapflow, nodemailer) load with the first mailbox, not at start.
+    const { connectImap, SignInRefused } = yield* Effect.promise(() => import('./mailbox'))
+    const access = yield* accessOf(mailbox)
+    // The connection is closed when the read ends, fails or is interrupted.
+    const connected = yield* Effect.scoped(
+      Effect.gen(function* () {
+        const client = yield* Effect.either(
+          Effect.acquireRelease(
+            attempt(() => connectImap(access.imap, deps.policy)),
+            (c) => Effect.sync(() => c.close()),
+          ),
+        )
+        if (client._tag === 'Left') return client.left
+        yield* read(client.right, channel, mailbox)
+        return null
+      }),
+    )
+    if (connected === null) {
+      // A dropped connection: reconnect soon, without counting it as a failed sign-in.
+      return yield* sleep(1000)
     }
-    if (!state || state.uidvalidity !== uidValidity) {
-      await run(Email.saveFolderState(this.channelId, folder, uidValidity, Math.max(last, newest)))
-    }
-    return box.uidNext
-  }
+    if (!(connected instanceof SignInRefused)) return yield* Effect.fail(connected)
+    const failures = yield* Email.recordFailure(channelId, connected.refusal.reason, null)
+    const pause = Math.min(deps.backoffBaseMs * 3 ** Math.max(0, failures - 1), MAX_PAUSE_MS)
+    yield* Email.setPause(channelId, new Date(deps.clock.unsafeMillis() + pause))
+    yield* setStatus(channelId, connected.refusal.reason === 'auth' ? 'auth_failed' : 'unreachable')
+    deps.log('mailbox sign-in failed', { channel_id: channelId, reason: connected.refusal.reason, failures })
+    yield* sleep(pause)
+  })
+
+  return Effect.forever(
+    once.pipe(
+      Effect.catchAllCause((cause) =>
+        Cause.isInterruptedOnly(cause)
+          ? Effect.failCause(cause)
+          : Effect.zipRight(
+              Effect.sync(() =>
+                deps.log('mailbox session error', {
+                  channel_id: channelId,
+                  error: String(Cause.squash(cause)),
+                }),
+              ),
+              sleep(Math.min(deps.backoffBaseMs, 5000)),
+            ),
+      ),
+    ),
+  )
+}
+
+/** What the supervisor and the session's loop share. */
+interface SessionState {
+  /** The newest sync request this session has seen (`sync_requested_at`). */
+  seenRequest: number
+  kicked: boolean
+  inboxChanged: boolean
+  /** Rings when the loop should look again (a kick, new mail, the connection closed). */
+  readonly bell: Queue.Queue<void>
 }
 
 const make = Effect.gen(function* () {
   const cfg = yield* Config
   const logger = yield* Log
   const nudge = yield* EmailNudge
-  const rt = yield* Effect.runtime<Needs>()
-  const run: Run = (e) => Runtime.runPromise(rt)(e)
   const deps: Deps = {
-    run,
     policy: { allowInsecure: cfg.emailAllowInsecure },
     backoffBaseMs: cfg.emailBackoffBaseMs,
     pollMs: cfg.emailPollMs,
-    clock: Context.get(rt.context, WallClock),
+    clock: yield* WallClock,
     log: (msg, fields) => logger.warn(msg, fields),
   }
   const owned = yield* Owned.supervise({
@@ -315,19 +288,26 @@ const make = Effect.gen(function* () {
     version: (r) => r.version,
     wake: nudge.on,
     start: (r) =>
-      Effect.sync(() => {
-        const session = new Session(r.channel_id, r.sync_requested_at?.getTime() ?? 0, deps)
+      Effect.gen(function* () {
+        const state: SessionState = {
+          seenRequest: r.sync_requested_at?.getTime() ?? 0,
+          kicked: false,
+          inboxChanged: false,
+          bell: yield* Queue.sliding<void>(1),
+        }
+        // Runs while this node owns the mailbox: the work's scope interrupts it on stop.
+        yield* Effect.forkScoped(Effect.interruptible(session(r.channel_id, state, deps)))
         return {
           // `POST /channels/{id}/sync` stamps the row: a newer stamp reads the mailbox now.
           listed: (row: typeof r) =>
             Effect.sync(() => {
               const requested = row.sync_requested_at?.getTime() ?? 0
-              if (requested > session.seenRequest) {
-                session.seenRequest = requested
-                session.kick()
+              if (requested > state.seenRequest) {
+                state.seenRequest = requested
+                state.kicked = true
+                Queue.unsafeOffer(state.bell, undefined)
               }
             }),
-          stop: () => Effect.promise(() => session.stop()),
         }
       }),
   })

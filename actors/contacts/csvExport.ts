@@ -3,8 +3,8 @@ import { iso } from '../../engine/time'
 import * as Contacts from '../../store/contacts'
 import * as CustomFields from '../../store/customFields'
 import { csv } from '../cells'
-import { labelMap } from './contacts'
 import { shownValues, toText } from '../customValues'
+import { labelMap } from './contacts'
 
 /**
  * The CSV export (spec 2 §4.4 `GET /contacts/export`): the list's filters, oldest first, read in

@@ -160,6 +160,10 @@ export const catalogue = {
       'New notification for the user',
       'the notification as `GET /v1/notifications` lists it',
     ),
+    'invitations.changed': event<Reason & { readonly invitation_id: number }>()(
+      'An invitation to the user’s e-mail address was created, resent, cancelled or accepted',
+      '`{invitation_id, reason}`; reload `GET /v1/me/invitations`',
+    ),
   },
   /** `conv:{id}`: one conversation, for whoever may view it. */
   conv: {

@@ -10,6 +10,7 @@ import * as Roles from '../../store/roles'
 import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
 import { ApiError, conflict, notFound } from '../errors'
+import { publish, topics } from '../events'
 import { addMessages, type Locale, t } from '../i18n'
 import * as Notifications from '../notifications'
 import { audited } from './audit'
@@ -150,6 +151,17 @@ const sendMail = (i: Invitations.InvitationRow, token: string, inviterName: stri
     return outcome
   })
 
+/**
+ * Tells the invited address's own sockets (`user:{id}`, whatever workspace they are signed in to)
+ * that their invitations changed, so an open list or banner reloads `GET /v1/me/invitations`.
+ */
+const tellInvitee = (email: string, reason: string, invitationId: number) =>
+  Effect.flatMap(Users.byEmail(email), (user) =>
+    user
+      ? publish(topics.user(user.id), 'invitations.changed', { reason, invitation_id: invitationId })
+      : Effect.void,
+  )
+
 const invitationOr404 = (workspaceId: number, id: number) =>
   Effect.flatMap(Invitations.byId(workspaceId, id), (i) =>
     i && i.accepted_at === null && i.cancelled_at === null ? Effect.succeed(i) : Effect.fail(notFound()),
@@ -213,6 +225,7 @@ export const create = (ctx: InWorkspace, body: NewInvitation, locale: Locale) =>
     )
     yield* sendMail(made.row, made.token, caller.user.name, locale)
     yield* membersChanged(workspace.id, { reason: 'invitation_created', invitation_id: made.row.id })
+    yield* tellInvitee(made.row.email, 'created', made.row.id)
     const view = yield* Invitations.byId(workspace.id, made.row.id)
     return present(view!, now)
   })
@@ -231,6 +244,7 @@ export const resend = (ctx: InWorkspace, id: number, locale: Locale) =>
     if (!renewed) return yield* Effect.fail(notFound())
     yield* sendMail(renewed.row, renewed.token, caller.user.name, locale)
     yield* membersChanged(workspace.id, { reason: 'invitation_resent', invitation_id: invitation.id })
+    yield* tellInvitee(invitation.email, 'resent', invitation.id)
     return present((yield* Invitations.byId(workspace.id, invitation.id))!, now)
   })
 
@@ -242,6 +256,7 @@ export const cancel = (ctx: InWorkspace, id: number) =>
     )
     if (!cancelled) return yield* Effect.fail(notFound())
     yield* membersChanged(workspace.id, { reason: 'invitation_cancelled', invitation_id: id })
+    yield* tellInvitee(cancelled.email, 'cancelled', id)
   })
 
 /** Valid invitations for the caller's own address. */
@@ -282,6 +297,10 @@ export const accept = (ctx: Origin, id: number) =>
     const wsId = outcome.invitation.workspace_id
     yield* invalidateCredentials({ userId: caller.user.id })
     yield* membersChanged(wsId, { reason: 'invitation_accepted', member_id: outcome.memberId })
+    yield* publish(topics.user(caller.user.id), 'invitations.changed', {
+      reason: 'accepted',
+      invitation_id: outcome.invitation.id,
+    })
     const inviter = outcome.invitation.invited_by ? yield* Users.byId(outcome.invitation.invited_by) : null
     if (inviter)
       yield* Notifications.notify({

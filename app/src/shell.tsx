@@ -1,12 +1,15 @@
 import type { ComponentType } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { Bell } from './components/bell'
+import { InvitationsMenu } from './components/invitations'
 import { ApiError, setSignedOutHandler, signOut } from './lib/api'
 import { type Locale, locale, t } from './lib/i18n'
+import * as Invitations from './lib/invitations'
 import { here, linkClick, match, navigate } from './lib/router'
 import * as Session from './lib/session'
 import * as Socket from './lib/socket'
 import { use } from './lib/state'
+import type { Visitor } from './pages/invite'
 import { SignIn } from './pages/signin'
 import { HOME, type PageProps, type PageRoute, pages } from './routes'
 
@@ -39,6 +42,23 @@ const Outlet = () => {
   if (!found) return null
   const Page = loaded.get(found.route.load)
   return Page ? <Page params={found.params} /> : <p class="muted pad">{t('list.loading')}</p>
+}
+
+/** A page outside the signed-in layout (an invitation link, no workspace yet), loaded on first use. */
+const invitePage = () => import('./pages/invite')
+const welcomePage = () => import('./pages/welcome')
+const Standalone = <P,>({
+  load,
+  props,
+}: {
+  load: () => Promise<{ default: ComponentType<P> }>
+  props: P
+}) => {
+  const [Page, setPage] = useState<ComponentType<P> | null>(null)
+  useEffect(() => {
+    void load().then((m) => setPage(() => m.default))
+  }, [load])
+  return Page ? <Page {...(props as P & object)} /> : <p class="pad muted">{t('list.loading')}</p>
 }
 
 const ConnectionBadge = () => {
@@ -87,6 +107,7 @@ const TopBar = ({ me }: { me: Session.Me }) => {
       </label>
       <span class="grow" />
       <ConnectionBadge />
+      <InvitationsMenu userId={me.user.id} />
       <Bell userId={me.user.id} />
       <select
         class="lang"
@@ -134,16 +155,34 @@ const Nav = () => {
 export const App = () => {
   const me = use(Session.me)
   use(locale)
+  const { path } = use(here)
   const [error, setError] = useState<string | null>(null)
+  const [noWorkspace, setNoWorkspace] = useState(false)
   useEffect(() => {
+    // Back from signing in (which lands on /app) to the invitation that asked for it.
+    const back = Invitations.takeReturn()
+    if (back && (here.get().path === '/' || here.get().path === HOME)) navigate(back, true)
     setSignedOutHandler(() => Session.me.set(false))
     Session.load()
       .then(() => Socket.start())
       .catch((e: unknown) => {
         if (e instanceof ApiError && e.status === 401) Session.me.set(false)
+        else if (e instanceof ApiError && e.code === 'workspace_required') setNoWorkspace(true)
         else setError(e instanceof Error ? e.message : String(e))
       })
   }, [])
+  const token = /^\/invite\/([^/]+)$/.exec(path)?.[1]
+  if (token) {
+    const visitor: Visitor = noWorkspace
+      ? { kind: 'none' }
+      : me === false
+        ? { kind: 'out' }
+        : me === null
+          ? { kind: error ? 'out' : 'loading' }
+          : { kind: 'member', email: me.user.email }
+    return <Standalone load={invitePage} props={{ token: decodeURIComponent(token), visitor }} />
+  }
+  if (noWorkspace) return <Standalone load={welcomePage} props={{}} />
   if (error) return <p class="pad error">{t('error.generic', { message: error })}</p>
   if (me === null) return <p class="pad muted">{t('list.loading')}</p>
   if (me === false) return <SignIn />

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import * as zlib from 'node:zlib'
-import { Effect } from 'effect'
+import { Effect, Schema } from 'effect'
 import { sourcePath } from '../../engine/sourceTree'
 import type { Reply, Route } from '../route'
-import { route } from '../route'
+import { redirect, route } from '../route'
 
 /**
  * The agent web app (app/, built by build.mjs into dist/app/): `/app` and every path under it.
@@ -108,6 +108,15 @@ const notFound: Reply = {
 }
 
 export const routes: readonly Route[] = [
+  route({
+    method: 'GET',
+    path: '/invite/{token}',
+    access: 'P',
+    tag: 'Agent app',
+    summary: "An e-mailed invitation link (`inviteLink`): redirects to the app's page for it",
+    params: Schema.Struct({ token: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,200}$/)) }),
+    handler: ({ params }) => Effect.succeed(redirect(`/app/invite/${params.token}`)),
+  }),
   route({
     method: 'GET',
     path: '/app',

@@ -50,9 +50,6 @@ interface Deps {
   readonly log: (msg: string, fields: Record<string, unknown>) => void
 }
 
-/** A promise of the mail library, its rejection kept as the failure (logged as it was thrown). */
-const attempt = <A>(f: () => Promise<A>) => Effect.tryPromise({ try: f, catch: (e): unknown => e })
-
 const setStatus = (channelId: number, status: string) =>
   Effect.flatMap(ChannelActor, (a) => a.ask(channelId, { _tag: 'SetStatus', status })).pipe(
     Effect.catchTag('ChannelNotFound', () => Effect.void),
@@ -81,7 +78,7 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
     folder: string,
   ) =>
     Effect.gen(function* () {
-      const opened = yield* Effect.either(attempt(() => client.mailboxOpen(folder, { readOnly: true })))
+      const opened = yield* Effect.either(Owned.attempt(() => client.mailboxOpen(folder, { readOnly: true })))
       if (opened._tag === 'Left') {
         // A chosen folder removed on the server: the others are still read.
         deps.log('mailbox folder not readable', { channel_id: channelId, folder, error: String(opened.left) })
@@ -94,7 +91,9 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
       let uids: number[]
       if (saved && saved.uidvalidity === uidValidity) {
         if (newest <= saved.last_uid) return box.uidNext
-        const found = yield* attempt(() => client.search({ uid: `${saved.last_uid + 1}:*` }, { uid: true }))
+        const found = yield* Owned.attempt(() =>
+          client.search({ uid: `${saved.last_uid + 1}:*` }, { uid: true }),
+        )
         uids = (found || []).filter((u) => u > saved.last_uid)
       } else if (!saved && mailbox.history_days === 0) {
         yield* Email.saveFolderState(channelId, folder, uidValidity, newest)
@@ -103,7 +102,7 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
         // First read, or the server renumbered the folder: the history window again; Message-IDs
         // already stored are skipped.
         const days = Math.max(mailbox.history_days, saved ? 1 : 0)
-        const found = yield* attempt(() =>
+        const found = yield* Owned.attempt(() =>
           client.search({ since: new Date(deps.clock.unsafeMillis() - days * 86_400_000) }, { uid: true }),
         )
         uids = found || []
@@ -113,7 +112,7 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
       let last = saved && saved.uidvalidity === uidValidity ? saved.last_uid : 0
       for (let i = 0; i < uids.length; i += BATCH) {
         const batch = uids.slice(i, i + BATCH)
-        const messages = yield* attempt(() =>
+        const messages = yield* Owned.attempt(() =>
           client.fetchAll(batch.join(','), { uid: true, source: true }, { uid: true }),
         )
         messages.sort((a, b) => a.uid - b.uid)
@@ -143,7 +142,7 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
    */
   const reopenInbox = (client: ImapFlow, seenUidNext: number) =>
     Effect.flatMap(
-      attempt(() => client.mailboxOpen('INBOX', { readOnly: true })),
+      Owned.attempt(() => client.mailboxOpen('INBOX', { readOnly: true })),
       (box) =>
         Effect.sync(() => {
           if (box.uidNext > seenUidNext) {
@@ -217,7 +216,7 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
       Effect.gen(function* () {
         const client = yield* Effect.either(
           Effect.acquireRelease(
-            attempt(() => connectImap(access.imap, deps.policy)),
+            Owned.attempt(() => connectImap(access.imap, deps.policy)),
             (c) => Effect.sync(() => c.close()),
           ),
         )
@@ -231,11 +230,18 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
       return yield* sleep(1000)
     }
     if (!(connected instanceof SignInRefused)) return yield* Effect.fail(connected)
-    const failures = yield* Email.recordFailure(channelId, connected.refusal.reason, null)
-    const pause = Math.min(deps.backoffBaseMs * 3 ** Math.max(0, failures - 1), MAX_PAUSE_MS)
-    yield* Email.setPause(channelId, new Date(deps.clock.unsafeMillis() + pause))
-    yield* setStatus(channelId, connected.refusal.reason === 'auth' ? 'auth_failed' : 'unreachable')
-    deps.log('mailbox sign-in failed', { channel_id: channelId, reason: connected.refusal.reason, failures })
+    const refusal = connected.refusal
+    // The failure's count, pause and status are written whole, even when the session is stopping.
+    const pause = yield* Effect.uninterruptible(
+      Effect.gen(function* () {
+        const failures = yield* Email.recordFailure(channelId, refusal.reason, null)
+        const pause = Math.min(deps.backoffBaseMs * 3 ** Math.max(0, failures - 1), MAX_PAUSE_MS)
+        yield* Email.setPause(channelId, new Date(deps.clock.unsafeMillis() + pause))
+        yield* setStatus(channelId, refusal.reason === 'auth' ? 'auth_failed' : 'unreachable')
+        deps.log('mailbox sign-in failed', { channel_id: channelId, reason: refusal.reason, failures })
+        return pause
+      }),
+    )
     yield* sleep(pause)
   })
 

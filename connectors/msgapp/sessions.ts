@@ -1,5 +1,5 @@
 import type { BaileysEventMap, WAMessage } from 'baileys'
-import { Context, Effect, Layer, Runtime } from 'effect'
+import { Cause, Context, Duration, Effect, Layer, Queue, Runtime } from 'effect'
 import { ChannelActor } from '../../actors/channels/ChannelActor'
 import { publishHistory } from '../../actors/channels/msgapp'
 import * as Notifications from '../../actors/notifications'
@@ -113,254 +113,269 @@ export const notifyManagers = (channelId: number, kind: keyof typeof TITLES) =>
     }
   })
 
-class Session {
-  private stopped = false
-  private socket: MsgappSocket | null = null
-  private generation = 0
-  private timer: ReturnType<typeof setTimeout> | null = null
-  private attempts = 0
-  private queue: Promise<void> = Promise.resolve()
-  private qrCount = 0
-  private seenPair = 0
-  private seenHistory = 0
-  private historyWindow: { since: number } | null = null
+/** What the supervisor (`listed`, `stop`) and a number's session share. */
+interface NumberState {
+  /** The open connection's socket (also before it opens: pairing asks through it). */
+  socket: MsgappSocket | null
+  attempts: number
+  qrCount: number
+  seenPair: number
+  seenHistory: number
+  historyWindow: { since: number } | null
+  /** Set by `stop` before the session is interrupted: the number is logged out as it ends. */
+  logout: boolean
+}
 
-  constructor(
-    readonly channelId: number,
-    readonly startedAt: number,
-    private readonly deps: Deps,
-  ) {
-    this.schedule(0)
-  }
-
-  /** At most one pending reconnect: a second request while one waits is dropped. */
-  private schedule(ms: number) {
-    if (this.stopped || this.timer) return
-    this.timer = setTimeout(() => {
-      this.timer = null
-      void this.connect()
-    }, ms)
-  }
-
-  private async connect() {
-    if (this.stopped) return
-    const gen = ++this.generation
-    try {
-      const { AuthState } = await this.deps.loadStack()
-      const auth = await AuthState.load(this.channelId, this.deps.run)
-      if (this.stopped) return
-      const sock = await this.deps.transport.connect(this.channelId, auth.state)
-      if (this.stopped) {
-        sock.end(undefined)
-        return
-      }
-      this.socket = sock
-      this.qrCount = 0
-      sock.ev.process((events) => {
-        this.queue = this.queue
-          .then(() =>
-            gen === this.generation && !this.stopped
-              ? this.handle(sock, events, auth.state, auth.saveCreds)
-              : undefined,
-          )
-          .catch((e: unknown) =>
-            this.deps.log('msgapp event failed', { channel_id: this.channelId, error: String(e) }),
-          )
-      })
-    } catch (e) {
-      this.deps.log('msgapp connect failed', { channel_id: this.channelId, error: String(e) })
-      await this.afterClose(null)
-    }
-  }
-
-  private async handle(
-    sock: MsgappSocket,
-    events: Partial<BaileysEventMap>,
-    auth: Awaited<ReturnType<typeof AuthStateModule.load>>['state'],
-    saveCreds: () => Promise<void>,
-  ) {
-    const { run } = this.deps
-    const { Inbound } = await this.deps.loadStack()
-    const credsUpdate = events['creds.update']
-    if (credsUpdate) {
-      // Baileys' own socket merges updates into the creds too; merging twice changes nothing.
-      Object.assign(auth.creds, credsUpdate)
-      await saveCreds()
-    }
-    const conn = events['connection.update']
-    if (conn?.qr) {
-      this.qrCount++
-      const ttl = this.qrCount === 1 ? FIRST_QR_SECONDS : NEXT_QR_SECONDS
-      const qr = conn.qr
-      await run(
-        Effect.flatMap(currentMillis, (now) => Msgapp.setQr(this.channelId, qr, new Date(now + ttl * 1000))),
-      )
-      await run(setStatus(this.channelId, 'qr'))
-    }
-    if (conn?.connection === 'open') {
-      this.attempts = 0
-      this.deps.live.setOpen(this.channelId, sock)
-      await run(Msgapp.opened(this.channelId, phoneOf(normalizeJid(sock.user?.id))))
-      await run(setStatus(this.channelId, 'active'))
-    }
-    const channel = await run(Channels.byId(this.channelId))
-    if (channel && !channel.archived_at) {
-      const up = events['messages.upsert']
-      if (up) {
-        for (const m of up.messages) {
-          await run(Inbound.importMessage(channel, sock, m, { live: up.type === 'notify' }))
-        }
-      }
-      for (const u of events['messages.update'] ?? []) await run(Inbound.messageUpdate(channel, u))
-      if (events['messages.reaction']) await run(Inbound.reactions(channel, events['messages.reaction']))
-      if (events['presence.update']) await run(Inbound.presence(channel, events['presence.update']))
-      for (const g of [...(events['groups.upsert'] ?? []), ...(events['groups.update'] ?? [])]) {
-        if (g.id)
-          await run(
-            Msgapp.upsertGroup(channel.workspace_id, channel.id, Inbound.groupRecord({ ...g, id: g.id })),
-          )
-      }
-      for (const c of events['contacts.update'] ?? []) {
-        if (c.id && isJidGroup(c.id) && (c.imgUrl === 'changed' || c.imgUrl === 'removed'))
-          await run(Inbound.groupPicture(channel, sock, c.id, c.imgUrl === 'removed'))
-      }
-      const label = events['labels.edit']
-      if (label) {
-        await run(
-          Inbound.labelEdit(channel, {
-            label_id: label.id,
-            name: label.name,
-            color: label.color ?? 0,
-            deleted: label.deleted === true,
-          }),
-        )
-      }
-      if (events['labels.association'])
-        await run(Inbound.labelAssociation(channel, events['labels.association']))
-      const history = events['messaging-history.set']
-      if (history) await this.importHistory(channel, sock, history.messages, history.progress ?? null)
-      for (const call of events.call ?? []) {
-        if (call.status !== 'offer' || channel.settings.reject_calls !== true) continue
-        await sock.rejectCall(call.id, call.from).catch(() => {})
-        const reply =
-          typeof channel.settings.call_reply === 'string' ? channel.settings.call_reply.trim() : ''
-        if (!reply) continue
-        // Not a conversation message, but a send of this number all the same: logged (and counted).
-        const error = await sock.sendMessage(call.from, { text: reply }).then(
-          () => null,
-          (e: unknown) => (e instanceof Error ? e.message : String(e)),
-        )
-        await run(Msgapp.logSend(channel.id, { messageId: null, jid: call.from, ok: error === null, error }))
-      }
-    }
-    if (conn?.connection === 'close') {
-      const err = conn.lastDisconnect?.error as { output?: { statusCode?: number } } | undefined
-      await this.afterClose(err?.output?.statusCode ?? null, sock)
-    }
-  }
-
-  private async afterClose(code: number | null, sock?: MsgappSocket) {
-    const { run } = this.deps
-    if (sock) this.deps.live.clearOpen(this.channelId, sock)
-    this.socket = null
-    if (this.stopped) return
-    await run(Msgapp.closed(this.channelId, code))
-    if (code === 515) {
-      this.schedule(0)
-      return
-    }
-    if (code === 401 || code === 403) {
-      this.stopped = true
-      if (code === 401) await run(Msgapp.unlinked(this.channelId))
-      const status = code === 401 ? 'logged_out' : 'banned'
-      await run(setStatus(this.channelId, status))
-      await run(notifyManagers(this.channelId, status))
-      this.deps.log('msgapp number stopped', { channel_id: this.channelId, code })
-      return
-    }
-    this.attempts++
-    const base = Math.min(MAX_BACKOFF_MS, this.deps.backoffBaseMs * 2 ** (this.attempts - 1))
-    const wait = Math.round(base * (0.5 + Math.random()))
-    await run(setStatus(this.channelId, 'reconnecting'))
-    this.schedule(Math.min(MAX_BACKOFF_MS, wait))
-  }
-
-  /** Carries out pair and history requests made since the last look. */
-  async sync(row: Msgapp.NumberRow) {
-    const { run } = this.deps
-    const sock = this.socket
-    const pairAt = row.pair_requested_at?.getTime() ?? 0
-    if (
-      sock &&
-      pairAt > this.seenPair &&
-      row.pair_phone &&
-      !row.pair_code &&
-      !this.deps.live.openSocket(this.channelId)
-    ) {
-      this.seenPair = pairAt
-      try {
-        const code = await sock.requestPairingCode(row.pair_phone.replace(/\D/g, ''))
-        await run(Msgapp.setPairCode(this.channelId, row.pair_requested_at!, code))
-      } catch (e) {
-        this.deps.log('msgapp pairing code failed', { channel_id: this.channelId, error: String(e) })
-      }
-    }
-    const historyAt = row.history_requested_at?.getTime() ?? 0
-    const open = this.deps.live.openSocket(this.channelId)
-    if (open && historyAt > this.seenHistory && row.history_days) {
-      this.seenHistory = historyAt
-      this.historyWindow = { since: historyAt - row.history_days * 86_400_000 }
-      const chats = await run(Msgapp.oldestPerChat(this.channelId))
-      for (const c of chats) {
-        await open
-          .fetchMessageHistory(
-            HISTORY_BATCH,
-            { remoteJid: c.jid, id: c.wa_id, fromMe: c.from_me },
-            Math.floor(c.at.getTime() / 1000),
-          )
-          .catch((e: unknown) => this.deps.log('msgapp history request failed', { error: String(e) }))
-      }
-      if (chats.length === 0) {
-        await run(Msgapp.historyProgress(this.channelId, 100, 0))
-        await run(publishHistory(this.channelId))
-      }
-    }
-  }
-
-  private async importHistory(
+/**
+ * One number's session, a fiber of its work's scope (engine/owner): connects, handles the
+ * socket's events in order (each batch whole: a stop waits for the one in progress), and on close
+ * reconnects, backs off or stays down. Interrupted when the ownership ends; the connection's
+ * finalizer logs out when asked and ends the socket.
+ */
+const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
+  const importHistory = (
     channel: Channels.ChannelRow,
     sock: MsgappSocket,
     messages: readonly WAMessage[],
     progress: number | null,
-  ) {
-    const window = this.historyWindow
-    if (!window) return
-    const { run } = this.deps
-    const { Inbound } = await this.deps.loadStack()
-    let imported = 0
-    for (const m of messages) {
-      if (Number(m.messageTimestamp ?? 0) * 1000 < window.since) continue
-      if ((await run(Inbound.importMessage(channel, sock, m, { live: false }))) === 'imported') imported++
-    }
-    const pct = Math.max(0, Math.min(100, Math.round(progress ?? 100)))
-    await run(Msgapp.historyProgress(this.channelId, pct, imported))
-    await run(publishHistory(this.channelId))
-    if (pct >= 100) this.historyWindow = null
-  }
+  ) =>
+    Effect.gen(function* () {
+      const window = st.historyWindow
+      if (!window) return
+      const { Inbound } = yield* Effect.promise(deps.loadStack)
+      let imported = 0
+      for (const m of messages) {
+        if (Number(m.messageTimestamp ?? 0) * 1000 < window.since) continue
+        if ((yield* Inbound.importMessage(channel, sock, m, { live: false })) === 'imported') imported++
+      }
+      const pct = Math.max(0, Math.min(100, Math.round(progress ?? 100)))
+      yield* Msgapp.historyProgress(channelId, pct, imported)
+      yield* publishHistory(channelId)
+      if (pct >= 100) st.historyWindow = null
+    })
 
-  async stop(logout: boolean) {
-    this.stopped = true
-    if (this.timer) clearTimeout(this.timer)
-    this.timer = null
-    const sock = this.socket
-    this.socket = null
-    this.deps.live.clearOpen(this.channelId, sock ?? undefined)
-    if (!sock) return
-    if (logout) await sock.logout().catch(() => {})
-    sock.end(undefined)
-    await this.queue
-  }
+  /** One batch of the socket's events; the close code when the batch closed the connection. */
+  const handle = (
+    sock: MsgappSocket,
+    events: Partial<BaileysEventMap>,
+    auth: Awaited<ReturnType<typeof AuthStateModule.load>>,
+  ) =>
+    Effect.gen(function* () {
+      const { Inbound } = yield* Effect.promise(deps.loadStack)
+      const credsUpdate = events['creds.update']
+      if (credsUpdate) {
+        // Baileys' own socket merges updates into the creds too; merging twice changes nothing.
+        Object.assign(auth.state.creds, credsUpdate)
+        yield* Owned.attempt(auth.saveCreds)
+      }
+      const conn = events['connection.update']
+      if (conn?.qr) {
+        st.qrCount++
+        const ttl = st.qrCount === 1 ? FIRST_QR_SECONDS : NEXT_QR_SECONDS
+        const qr = conn.qr
+        yield* Effect.flatMap(currentMillis, (now) => Msgapp.setQr(channelId, qr, new Date(now + ttl * 1000)))
+        yield* setStatus(channelId, 'qr')
+      }
+      if (conn?.connection === 'open') {
+        st.attempts = 0
+        deps.live.setOpen(channelId, sock)
+        yield* Msgapp.opened(channelId, phoneOf(normalizeJid(sock.user?.id)))
+        yield* setStatus(channelId, 'active')
+      }
+      const channel = yield* Channels.byId(channelId)
+      if (channel && !channel.archived_at) {
+        const up = events['messages.upsert']
+        if (up) {
+          for (const m of up.messages) {
+            yield* Inbound.importMessage(channel, sock, m, { live: up.type === 'notify' })
+          }
+        }
+        for (const u of events['messages.update'] ?? []) yield* Inbound.messageUpdate(channel, u)
+        if (events['messages.reaction']) yield* Inbound.reactions(channel, events['messages.reaction'])
+        if (events['presence.update']) yield* Inbound.presence(channel, events['presence.update'])
+        for (const g of [...(events['groups.upsert'] ?? []), ...(events['groups.update'] ?? [])]) {
+          if (g.id)
+            yield* Msgapp.upsertGroup(
+              channel.workspace_id,
+              channel.id,
+              Inbound.groupRecord({ ...g, id: g.id }),
+            )
+        }
+        for (const c of events['contacts.update'] ?? []) {
+          if (c.id && isJidGroup(c.id) && (c.imgUrl === 'changed' || c.imgUrl === 'removed'))
+            yield* Inbound.groupPicture(channel, sock, c.id, c.imgUrl === 'removed')
+        }
+        const label = events['labels.edit']
+        if (label) {
+          yield* Inbound.labelEdit(channel, {
+            label_id: label.id,
+            name: label.name,
+            color: label.color ?? 0,
+            deleted: label.deleted === true,
+          })
+        }
+        if (events['labels.association'])
+          yield* Inbound.labelAssociation(channel, events['labels.association'])
+        const history = events['messaging-history.set']
+        if (history) yield* importHistory(channel, sock, history.messages, history.progress ?? null)
+        for (const call of events.call ?? []) {
+          if (call.status !== 'offer' || channel.settings.reject_calls !== true) continue
+          yield* Effect.promise(() => sock.rejectCall(call.id, call.from).catch(() => {}))
+          const reply =
+            typeof channel.settings.call_reply === 'string' ? channel.settings.call_reply.trim() : ''
+          if (!reply) continue
+          // Not a conversation message, but a send of this number all the same: logged (and counted).
+          const error = yield* Effect.promise(() =>
+            sock.sendMessage(call.from, { text: reply }).then(
+              () => null,
+              (e: unknown) => (e instanceof Error ? e.message : String(e)),
+            ),
+          )
+          yield* Msgapp.logSend(channel.id, { messageId: null, jid: call.from, ok: error === null, error })
+        }
+      }
+      if (conn?.connection === 'close') {
+        const err = conn.lastDisconnect?.error as { output?: { statusCode?: number } } | undefined
+        return { closed: err?.output?.statusCode ?? null }
+      }
+      return null
+    })
+
+  /** Connects and handles the socket's events until it closes; its close code. */
+  const connection = Effect.gen(function* () {
+    const { AuthState } = yield* Owned.attempt(deps.loadStack)
+    const auth = yield* Owned.attempt(() => AuthState.load(channelId, deps.run))
+    const events = yield* Queue.unbounded<Partial<BaileysEventMap>>()
+    let closedByService = false
+    const sock = yield* Effect.acquireRelease(
+      Owned.attempt(() => deps.transport.connect(channelId, auth.state)),
+      (sock) =>
+        Effect.promise(async () => {
+          deps.live.clearOpen(channelId, sock)
+          if (st.socket === sock) st.socket = null
+          if (closedByService) return
+          if (st.logout) await sock.logout().catch(() => {})
+          sock.end(undefined)
+        }),
+    )
+    st.socket = sock
+    st.qrCount = 0
+    sock.ev.process((batch) => {
+      Queue.unsafeOffer(events, batch)
+    })
+    for (;;) {
+      const batch = yield* Queue.take(events)
+      const outcome = yield* Effect.uninterruptible(handle(sock, batch, auth)).pipe(
+        Effect.catchAllCause((cause) =>
+          Effect.sync(() => {
+            deps.log('msgapp event failed', { channel_id: channelId, error: String(Cause.squash(cause)) })
+            return null
+          }),
+        ),
+      )
+      if (outcome) {
+        closedByService = true
+        return outcome.closed
+      }
+    }
+  }).pipe(
+    Effect.scoped,
+    Effect.catchAll((e) =>
+      Effect.sync(() => {
+        deps.log('msgapp connect failed', { channel_id: channelId, error: String(e) })
+        return null
+      }),
+    ),
+  )
+
+  /**
+   * Records the close and decides what follows: the wait before connecting again, or null when
+   * the number stays down. Whole once begun: the status it sets (a logout's) may stop the session.
+   */
+  const afterClose = (code: number | null) =>
+    Effect.gen(function* () {
+      yield* Msgapp.closed(channelId, code)
+      if (code === 515) return 0
+      if (code === 401 || code === 403) {
+        if (code === 401) yield* Msgapp.unlinked(channelId)
+        const status = code === 401 ? 'logged_out' : 'banned'
+        yield* setStatus(channelId, status)
+        yield* notifyManagers(channelId, status)
+        deps.log('msgapp number stopped', { channel_id: channelId, code })
+        return null
+      }
+      st.attempts++
+      const base = Math.min(MAX_BACKOFF_MS, deps.backoffBaseMs * 2 ** (st.attempts - 1))
+      const wait = Math.round(base * (0.5 + Math.random()))
+      yield* setStatus(channelId, 'reconnecting')
+      return Math.min(MAX_BACKOFF_MS, wait)
+    })
+
+  return Effect.gen(function* () {
+    for (;;) {
+      const code = yield* connection
+      const wait = yield* Effect.uninterruptible(afterClose(code))
+      if (wait === null) return
+      if (wait > 0) yield* Effect.sleep(Duration.millis(wait))
+    }
+  }).pipe(
+    Effect.tapErrorCause((cause) =>
+      Effect.sync(() =>
+        deps.log('msgapp session failed', { channel_id: channelId, error: String(Cause.squash(cause)) }),
+      ),
+    ),
+  )
 }
+
+/** Carries out pair and history requests made since the last look. */
+const syncRequests = (channelId: number, st: NumberState, deps: Deps, row: Msgapp.NumberRow) =>
+  Effect.gen(function* () {
+    const sock = st.socket
+    const pairAt = row.pair_requested_at?.getTime() ?? 0
+    if (
+      sock &&
+      pairAt > st.seenPair &&
+      row.pair_phone &&
+      !row.pair_code &&
+      !deps.live.openSocket(channelId)
+    ) {
+      st.seenPair = pairAt
+      const phone = row.pair_phone
+      yield* Owned.attempt(() => sock.requestPairingCode(phone.replace(/\D/g, ''))).pipe(
+        Effect.flatMap((code) => Msgapp.setPairCode(channelId, row.pair_requested_at!, code)),
+        Effect.catchAllCause((cause) =>
+          Effect.sync(() =>
+            deps.log('msgapp pairing code failed', {
+              channel_id: channelId,
+              error: String(Cause.squash(cause)),
+            }),
+          ),
+        ),
+      )
+    }
+    const historyAt = row.history_requested_at?.getTime() ?? 0
+    const open = deps.live.openSocket(channelId)
+    if (open && historyAt > st.seenHistory && row.history_days) {
+      st.seenHistory = historyAt
+      st.historyWindow = { since: historyAt - row.history_days * 86_400_000 }
+      const chats = yield* Msgapp.oldestPerChat(channelId)
+      for (const c of chats) {
+        yield* Effect.promise(() =>
+          open
+            .fetchMessageHistory(
+              HISTORY_BATCH,
+              { remoteJid: c.jid, id: c.wa_id, fromMe: c.from_me },
+              Math.floor(c.at.getTime() / 1000),
+            )
+            .catch((e: unknown) => deps.log('msgapp history request failed', { error: String(e) })),
+        )
+      }
+      if (chats.length === 0) {
+        yield* Msgapp.historyProgress(channelId, 100, 0)
+        yield* publishHistory(channelId)
+      }
+    }
+  })
 
 const normalizeJid = (jid: string | undefined) => (jid ? jid.replace(/:\d+@/, '@') : undefined)
 
@@ -388,17 +403,28 @@ const make = Effect.gen(function* () {
     version: (r) => r.version,
     wake: live.nudge.on,
     start: (r) =>
-      Effect.sync(() => {
+      Effect.gen(function* () {
         // Compared with logout_requested_at, the database's now(): the process clock.
-        const session = new Session(r.channel_id, systemMillis(), deps)
+        const startedAt = systemMillis()
+        const st: NumberState = {
+          socket: null,
+          attempts: 0,
+          qrCount: 0,
+          seenPair: 0,
+          seenHistory: 0,
+          historyWindow: null,
+          logout: false,
+        }
+        // Runs while this node owns the number: the work's scope interrupts it on stop.
+        yield* Effect.forkScoped(Effect.interruptible(numberSession(r.channel_id, st, deps)))
         // A logout asked for while this session ran (a bumped version) logs the number out on stop.
         const logoutAsked = (row: Msgapp.NumberRow | null) =>
-          (row?.logout_requested_at?.getTime() ?? 0) >= session.startedAt
+          (row?.logout_requested_at?.getTime() ?? 0) >= startedAt
         return {
-          listed: (row: typeof r) => Effect.tryPromise(() => session.sync(row)),
+          listed: (row: typeof r) => syncRequests(r.channel_id, st, deps, row),
           stop: (why: Owned.Stop<typeof r>) =>
             Effect.promise(async () => {
-              const logout =
+              st.logout =
                 why._tag === 'Changed'
                   ? logoutAsked(why.row)
                   : why._tag === 'Dropped' &&
@@ -406,7 +432,6 @@ const make = Effect.gen(function* () {
                     // version), or a logout asked for while it ran.
                     ((await run(Channels.byId(r.channel_id)).catch(() => null))?.status === 'logged_out' ||
                       logoutAsked(await run(Msgapp.byChannel(r.channel_id)).catch(() => null)))
-              await session.stop(logout)
             }),
         }
       }),

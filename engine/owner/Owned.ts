@@ -77,6 +77,13 @@ interface Held<Row, R> {
   readonly scope: Scope.CloseableScope
 }
 
+/**
+ * A promise of a connector's library (a socket, a mail client) inside a work: its rejection is the
+ * failure as thrown, so a log of it reads as the library wrote it.
+ */
+export const attempt = <A>(f: () => Promise<A>): Effect.Effect<A, unknown> =>
+  Effect.tryPromise({ try: f, catch: (e): unknown => e })
+
 export const supervise = <Row, R>(
   spec: Spec<Row, R>,
 ): Effect.Effect<OwnedShape, never, R | Log | Scope.Scope> =>

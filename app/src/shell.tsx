@@ -2,6 +2,7 @@ import type { ComponentType } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { Bell } from './components/bell'
 import { InvitationsMenu } from './components/invitations'
+import { MenuButton, NavAccount, NavBackdrop, navOpen } from './components/phoneNav'
 import { ApiError, setSignedOutHandler, signOut } from './lib/api'
 import { type Locale, locale, t } from './lib/i18n'
 import * as Invitations from './lib/invitations'
@@ -88,10 +89,11 @@ const TopBar = ({ me }: { me: Session.Me }) => {
   const lang = use(locale)
   return (
     <header class="topbar">
+      <MenuButton />
       <a href="/app" class="brand" onClick={linkClick(HOME)}>
         Kotak
       </a>
-      <label class="inline">
+      <label class="inline wide-only">
         <span class="sr-only">{t('workspace.switch')}</span>
         <select
           value={me.workspace.id}
@@ -110,7 +112,7 @@ const TopBar = ({ me }: { me: Session.Me }) => {
       <InvitationsMenu userId={me.user.id} />
       <Bell userId={me.user.id} />
       <select
-        class="lang"
+        class="lang wide-only"
         value={lang}
         aria-label={t('language')}
         onChange={(e) => void Session.setLanguage(e.currentTarget.value as Locale)}
@@ -118,20 +120,21 @@ const TopBar = ({ me }: { me: Session.Me }) => {
         <option value="en">EN</option>
         <option value="id">ID</option>
       </select>
-      <span class="who" title={me.user.email}>
+      <span class="who wide-only" title={me.user.email}>
         {me.user.name}
       </span>
-      <button type="button" class="ghost" onClick={() => void signOut()}>
+      <button type="button" class="ghost wide-only" onClick={() => void signOut()}>
         {t('signout')}
       </button>
     </header>
   )
 }
 
-const Nav = () => {
+const Nav = ({ me }: { me: Session.Me }) => {
   const { path } = use(here)
+  const open = use(navOpen)
   return (
-    <nav class="sidenav" aria-label={t('nav.label')}>
+    <nav class="sidenav" id="sidenav" aria-label={t('nav.label')}>
       {pages
         .filter((p) => p.nav && (!p.nav.permission || Session.can(p.nav.permission)))
         .map((p) => {
@@ -148,6 +151,7 @@ const Nav = () => {
             </a>
           )
         })}
+      {open && <NavAccount me={me} />}
     </nav>
   )
 }
@@ -155,6 +159,7 @@ const Nav = () => {
 export const App = () => {
   const me = use(Session.me)
   use(locale)
+  const drawer = use(navOpen)
   const { path } = use(here)
   const [error, setError] = useState<string | null>(null)
   const [noWorkspace, setNoWorkspace] = useState(false)
@@ -187,9 +192,10 @@ export const App = () => {
   if (me === null) return <p class="pad muted">{t('list.loading')}</p>
   if (me === false) return <SignIn />
   return (
-    <div class="layout">
+    <div class={drawer ? 'layout nav-open' : 'layout'}>
       <TopBar me={me} />
-      <Nav />
+      <Nav me={me} />
+      <NavBackdrop />
       <main class="main" id="main">
         <Outlet />
       </main>

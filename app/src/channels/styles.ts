@@ -100,6 +100,7 @@ const CSS = `
 .chs-end{align-self:flex-end}
 .chs-once{border-color:#f59e0b;background:#fffbeb}
 @media (max-width:900px){.chs-split,.chs-link{grid-template-columns:1fr}.chs-grid3{grid-template-columns:1fr}}
+@media (max-width:640px){.chs-page{padding:14px 12px 40px}.chs-split>*,.chs-link>*,.chs-stack>*{min-width:0}.chs-panel{padding:14px 12px}.chs-field input,.chs-field select,.chs-field textarea{font-size:16px}.chs-btn{min-height:44px}.chs-copy{flex-direction:column;align-items:stretch}.chs-copy .chs-btn{align-self:flex-start}.chs-table-wrap,.chs-table{display:block;overflow-x:auto}.chs-dl{grid-template-columns:1fr;gap:2px}.chs-dl dd{margin-bottom:8px;overflow-wrap:anywhere}.chs-qr img,.chs-qr-wait{width:min(260px,100%);height:auto;aspect-ratio:1}.chs-pv-panel{width:auto;left:12px;right:12px}}
 `
 
 let added = false

@@ -25,7 +25,25 @@ const byId = (list: readonly Message[], more: readonly Message[]) => {
   return [...map.values()].sort((a, b) => a.seq - b.seq || a.id - b.id)
 }
 
-export const Conversation = ({ id }: { id: number }) => {
+/** The back control of the phone's one-column inbox (hidden on wider screens, styles.css). */
+const Back = ({ back }: { back?: () => void }) =>
+  back ? (
+    <button type="button" class="back-button" aria-label={t('conv.back')} onClick={back}>
+      <svg
+        aria-hidden="true"
+        width="20"
+        height="20"
+        viewBox="0 0 24 24"
+        fill="none"
+        stroke="currentColor"
+        stroke-width="2"
+      >
+        <path d="M15 18l-6-6 6-6" />
+      </svg>
+    </button>
+  ) : null
+
+export const Conversation = ({ id, back }: { id: number; back?: () => void }) => {
   const me = use(Session.me)
   const liveNow = use(Socket.live)
   const userId = me ? me.user.id : 0
@@ -40,6 +58,8 @@ export const Conversation = ({ id }: { id: number }) => {
   const [categories, setCategories] = useState<readonly Named[]>([])
   const [quoting, setQuoting] = useState<Message | null>(null)
   const [now, setNow] = useState(Date.now())
+  /** The contact shown as a sheet over the conversation where there is no room for its column. */
+  const [sheet, setSheet] = useState(false)
   const list = useRef<HTMLOListElement>(null)
   const stick = useRef(true)
   const latest = useRef<readonly Message[]>([])
@@ -232,10 +252,17 @@ export const Conversation = ({ id }: { id: number }) => {
   if (error === '404' || (error && !detail))
     return (
       <div class="conv pad muted" role="status">
+        <Back back={back} />
         {error === '404' ? t('conv.gone') : t('error.generic', { message: error ?? '' })}
       </div>
     )
-  if (!detail) return <div class="conv pad muted">{t('list.loading')}</div>
+  if (!detail)
+    return (
+      <div class="conv pad muted">
+        <Back back={back} />
+        {t('list.loading')}
+      </div>
+    )
 
   const livechat = detail.channel?.type === 'livechat'
   const queued = livechat && !detail.picked_up && detail.status === 'open'
@@ -245,7 +272,7 @@ export const Conversation = ({ id }: { id: number }) => {
   const name = detail.contact?.name || detail.group?.name || `#${detail.id}`
 
   return (
-    <div class="conv-wrap">
+    <div class={sheet ? 'conv-wrap sheet' : 'conv-wrap'}>
       <section
         class="conv"
         aria-label={name}
@@ -253,10 +280,20 @@ export const Conversation = ({ id }: { id: number }) => {
       >
         <header class="conv-head">
           <div class="conv-title">
+            <Back back={back} />
             <h2>{name}</h2>
-            <span class="muted small">
+            <span class="muted small conv-channel">
               {detail.channel?.name} · {detail.channel?.type}
             </span>
+            <button
+              type="button"
+              class="contact-button"
+              aria-expanded={sheet}
+              aria-haspopup="dialog"
+              onClick={() => setSheet(true)}
+            >
+              {t('panel.contact')}
+            </button>
           </div>
           <div class="conv-controls">
             <label>
@@ -393,7 +430,7 @@ export const Conversation = ({ id }: { id: number }) => {
           }}
         />
       </section>
-      <ContactPanel detail={detail} />
+      <ContactPanel detail={detail} sheet={sheet} close={() => setSheet(false)} />
     </div>
   )
 }

@@ -174,7 +174,10 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     await first.invite(email)
     await second.invite(email)
     // No socket without a workspace: the page asks again (every 15 s, or when the tab is shown).
-    await page.evaluate(() => document.dispatchEvent(new Event('visibilitychange')))
+    await page.evaluate(() => {
+      const g = globalThis as unknown as { document: { dispatchEvent: (e: Event) => boolean } }
+      g.document.dispatchEvent(new Event('visibilitychange'))
+    })
     const items = page.getByTestId('invitation')
     await expect.poll(() => items.count(), { timeout: 20_000 }).toBe(2)
     await items.filter({ hasText: 'Gudang' }).getByText('Olivia Owner invited you to').waitFor()

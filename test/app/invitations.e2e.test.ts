@@ -8,7 +8,7 @@ import * as I from '../inbox/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
-import { launch, screenshot, signedIn } from './support'
+import { axe, launch, screenshot, signedIn } from './support'
 
 /**
  * Invitations end to end in Chromium (spec 1 §4.1, §4.2, §4.5): the e-mailed `/invite/{token}`
@@ -116,6 +116,7 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
       .getByText(`Sign in as ${email} to accept this invitation.`)
       .waitFor()
     await shots(page, 'invite-signed-out-en')
+    expect(await axe(page)).toEqual([])
 
     // Signing in lands on /app; the app takes the person back to the invitation.
     await signInWithLink(page, email)
@@ -182,6 +183,7 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     await expect.poll(() => items.count(), { timeout: 20_000 }).toBe(2)
     await items.filter({ hasText: 'Gudang' }).getByText('Olivia Owner invited you to').waitFor()
     await shots(page, 'welcome-list-en')
+    expect(await axe(page)).toEqual([])
 
     await items.filter({ hasText: 'Gudang' }).getByRole('button', { name: 'Not now' }).click()
     await expect.poll(() => items.count()).toBe(1)
@@ -208,6 +210,7 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     const item = page.getByTestId('invitation').filter({ hasText: 'Cabang' })
     await item.waitFor()
     await shots(page, 'topbar-invitation-en')
+    expect(await axe(page)).toEqual([])
     await item.getByRole('button', { name: 'Accept' }).click()
     await page.waitForURL(`${s.url}/app/inbox`)
     await expect.poll(() => workspaceShown(page)).toContain('Cabang')
@@ -241,6 +244,7 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     await en.page.getByTestId('invite-help').getByText('This invitation expired on').waitFor()
     expect(await en.page.getByTestId('invite-signin').count()).toBe(0)
     await shots(en.page, 'invite-expired-en')
+    expect(await axe(en.page)).toEqual([])
     await en.page.goto(cancelledLink)
     await en.page.locator('[data-status="cancelled"]').getByText('Cancelled').waitFor()
     await en.page.goto(`${s.url}/invite/not-a-real-token-aaaaaaaaaaaa`)

@@ -11,6 +11,7 @@ import type { AppConfig } from '../engine/config'
 import type { Logger } from '../engine/log'
 import { sourcePath } from '../engine/sourceTree'
 import { type CountMemo, countMemoLayer } from './conversations'
+import { type VectorModeMemo, vectorModeLayer } from './kbEmbeddings'
 import { type KeyNames, keyNamesLayer } from './messages'
 import { type GuardedPool, guardedPool, type PoolGuard, type StuckReport } from './pool'
 
@@ -230,12 +231,13 @@ export const withoutJit = (url: string): string => {
 }
 
 /**
- * What the store keeps of a node besides its connections (the count memo, the API keys' names):
- * made with the node's database, so two nodes in one process, or two databases, never share them.
+ * What the store keeps of a node besides its connections (the count memo, the API keys' names,
+ * the vector mode): made with the node's database, so two nodes in one process, or two
+ * databases, never share them.
  */
-export type StoreMemos = CountMemo | KeyNames
+export type StoreMemos = CountMemo | KeyNames | VectorModeMemo
 
-const memos: Layer.Layer<StoreMemos> = Layer.merge(countMemoLayer, keyNamesLayer)
+const memos: Layer.Layer<StoreMemos> = Layer.mergeAll(countMemoLayer, keyNamesLayer, vectorModeLayer)
 
 export const layer = (opts: DatabaseOptions) =>
   Layer.merge(

@@ -1,5 +1,5 @@
 import { SqlClient } from '@effect/sql'
-import { Effect } from 'effect'
+import { Context, Effect, Layer } from 'effect'
 import { type ArticleVisibility, type KbArticleView, type KbViewer, VIEW, visibleWhere } from './kbArticles'
 
 /**
@@ -13,17 +13,25 @@ import { type ArticleVisibility, type KbArticleView, type KbViewer, VIEW, visibl
  */
 export type VectorMode = 'pgvector' | 'real[]'
 
-const modes = new WeakMap<SqlClient.SqlClient, VectorMode>()
+/** The vector mode of the node's database, once read (a service: store/database.ts provides it). */
+export class VectorModeMemo extends Context.Tag('kotak/VectorModeMemo')<
+  VectorModeMemo,
+  { mode: VectorMode | undefined }
+>() {}
+
+export const vectorModeLayer: Layer.Layer<VectorModeMemo> = Layer.sync(VectorModeMemo, () => ({
+  mode: undefined,
+}))
 
 export const vectorMode = Effect.flatMap(SqlClient.SqlClient, (sql) =>
   Effect.gen(function* () {
-    const known = modes.get(sql)
-    if (known) return known
+    const memo = yield* VectorModeMemo
+    if (memo.mode) return memo.mode
     const [row] = yield* sql<{ t: string }>`
       SELECT format_type(atttypid, atttypmod) AS t FROM pg_attribute
       WHERE attrelid = 'kb_chunks'::regclass AND attname = 'embedding'`
     const mode: VectorMode = row?.t === 'vector' ? 'pgvector' : 'real[]'
-    modes.set(sql, mode)
+    memo.mode = mode
     return mode
   }),
 )

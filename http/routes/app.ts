@@ -114,8 +114,9 @@ export const routes: readonly Route[] = [
     access: 'P',
     tag: 'Agent app',
     summary: "An e-mailed invitation link (`inviteLink`): redirects to the app's page for it",
-    params: Schema.Struct({ token: Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]{1,200}$/)) }),
-    handler: ({ params }) => Effect.succeed(redirect(`/app/invite/${params.token}`)),
+    // Any text: a mangled link still reaches the page, which says the link does not work.
+    params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
+    handler: ({ params }) => Effect.succeed(redirect(`/app/invite/${encodeURIComponent(params.token)}`)),
   }),
   route({
     method: 'GET',

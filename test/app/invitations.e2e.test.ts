@@ -249,6 +249,9 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     await en.page.locator('[data-status="cancelled"]').getByText('Cancelled').waitFor()
     await en.page.goto(`${s.url}/invite/not-a-real-token-aaaaaaaaaaaa`)
     await en.page.getByRole('heading', { name: 'This invitation link does not work' }).waitFor()
+    // A link mangled by a mail client still reaches the page.
+    await en.page.goto(`${s.url}/invite/abc%22def.`)
+    await en.page.getByRole('heading', { name: 'This invitation link does not work' }).waitFor()
     expect(en.problems).toEqual([])
     await en.context.close()
 

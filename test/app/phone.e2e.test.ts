@@ -5,7 +5,8 @@ import { createLivechat } from '../livechat/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
-import { launch, screenshot } from './support'
+import { wholePage } from './channelsSupport'
+import { axe, launch, screenshot } from './support'
 
 /**
  * The agent app on a phone (390 × 844, touch) and on a desk (1440 × 900): at phone width the
@@ -115,7 +116,8 @@ const setLocale = async (locale: 'en' | 'id') => {
 }
 
 beforeAll(async () => {
-  s = await startTestServer({ LIVECHAT_MIN_FILL_MS: '0' })
+  // The messaging-app test transport: a number's page shows its QR as it would for a real phone.
+  s = await startTestServer({ LIVECHAT_MIN_FILL_MS: '0', MSGAPP_TRANSPORT: 'test', MSGAPP_POLL_MS: '100' })
   w = await F.workspace(s, { plan: 'pro' })
   owner = await F.signIn(s, w.ownerEmail)
   agent = await I.agent(s, w)
@@ -123,7 +125,9 @@ beforeAll(async () => {
   expect(made.status, await made.clone().text()).toBe(201)
   apiChannel = (await I.body(made)).data
   livechatId = (await createLivechat(s, owner, { title: 'Acme Support' })).id
-  msgappId = (await I.channel(s, w, 'msgapp')).id
+  const number = await s.fetch('/v1/channels', F.json({ name: 'Shop number' }, owner.headers()))
+  expect(number.status, await number.clone().text()).toBe(201)
+  msgappId = (await I.body(number)).data.id
   for (let n = 1; n <= 30; n++) await customerSays(n)
   const list = await I.body(await s.fetch('/v1/interactions?per_page=100', { headers: owner.headers() }))
   for (const x of list.data as { id: number; contact: { name: string } }[])
@@ -195,6 +199,7 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
     await page.getByRole('combobox', { name: 'Language' }).waitFor()
     await page.getByRole('button', { name: 'Sign out' }).waitFor()
     expect(await overflow(page)).toEqual([])
+    expect(await axe(page)).toEqual([])
     await screenshot(page, 'phone-menu-en')
     await page.keyboard.press('Escape')
     await nav.waitFor({ state: 'hidden' })
@@ -254,6 +259,7 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
     })
     await page.getByTestId('attached').getByText('receipt.txt').waitFor()
     expect(await overflow(page)).toEqual([])
+    expect(await axe(page)).toEqual([])
     await screenshot(page, 'phone-conversation-en')
 
     // A reply from the phone, with the file.
@@ -284,6 +290,7 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
     expect(p.x).toBe(0)
     expect(p.width).toBe(390)
     expect(await overflow(page)).toEqual([])
+    expect(await axe(page)).toEqual([])
     await screenshot(page, 'phone-contact-en')
     await sheet.getByRole('button', { name: 'Close' }).tap()
     await sheet.waitFor({ state: 'hidden' })
@@ -338,7 +345,7 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
           .replace(/-\d+$/, (m) =>
             m === `-${apiChannel.id}` ? '-api' : m === `-${livechatId}` ? '-livechat' : '-msgapp',
           )
-        await screenshot(page, `phone${name}-${locale}`)
+        await wholePage(page, `phone${name}-${locale}`)
       }
       // The inbox, a conversation and the menu in this language too.
       await page.goto(`${s.url}/app/inbox/${ids.get(3)}`)
@@ -353,5 +360,13 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
       await context.close()
     }
     await setLocale('en')
+    // Signed out: the sign-in page fits too.
+    const out = await browser.newContext({ viewport: PHONE, hasTouch: true, isMobile: true })
+    const page = await out.newPage()
+    await page.goto(`${s.url}/app/inbox`)
+    await page.locator('.signin').waitFor()
+    expect(await overflow(page)).toEqual([])
+    await screenshot(page, 'phone-signin-en')
+    await out.close()
   }, 120_000)
 })

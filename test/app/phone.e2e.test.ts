@@ -177,6 +177,30 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
     await setLocale('en')
   }, 60_000)
 
+  it('opens the contact as a side sheet where its column does not fit (900 px)', async () => {
+    const { page, problems, context } = await open(owner, { width: 900, height: 800 }, false)
+    await page.goto(`${s.url}/app/inbox/${ids.get(7)}`)
+    await page.getByTestId('composer').waitFor()
+    expect(await page.locator('aside.panel').isVisible()).toBe(false)
+    expect(await page.locator('nav.sidenav').isVisible()).toBe(true)
+    await page.getByRole('button', { name: 'Contact', exact: true }).click()
+    const sheet = page.getByRole('dialog', { name: 'Contact' })
+    await sheet.getByText('c7@example.com').waitFor()
+    const b = (await sheet.boundingBox())!
+    expect(b.x + b.width).toBe(900)
+    expect(await overflow(page)).toEqual([])
+    await screenshot(page, 'tablet-contact-en')
+    await page.keyboard.press('Escape')
+    await sheet.waitFor({ state: 'hidden' })
+    expect(
+      await page.getByRole('button', { name: 'Contact', exact: true }).getAttribute('aria-expanded'),
+    ).toBe('false')
+    // The focus goes back to the button that opened it.
+    expect(await page.evaluate(() => (globalThis as any).document.activeElement?.textContent)).toBe('Contact')
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
   it('works with a thumb at 390 × 844: menu, list → conversation → back, reply, contact sheet, live', async () => {
     const { page, problems, context } = await open(owner, PHONE, true)
     await page.goto(`${s.url}/app/inbox`)
@@ -203,6 +227,15 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
     await screenshot(page, 'phone-menu-en')
     await page.keyboard.press('Escape')
     await nav.waitFor({ state: 'hidden' })
+
+    // The notifications open across the screen, not past its edge.
+    await page.locator('.bell > button').tap()
+    const bell = await box(page, '.popover')
+    expect(bell.x).toBeGreaterThanOrEqual(0)
+    expect(bell.x + bell.width).toBeLessThanOrEqual(390)
+    expect(await overflow(page)).toEqual([])
+    await page.locator('.bell > button').tap()
+    await page.locator('.popover').waitFor({ state: 'hidden' })
 
     // Filters and scroll the back control must keep.
     await page.getByRole('searchbox').fill('Customer')

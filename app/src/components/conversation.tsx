@@ -60,6 +60,11 @@ export const Conversation = ({ id, back }: { id: number; back?: () => void }) =>
   const [now, setNow] = useState(Date.now())
   /** The contact shown as a sheet over the conversation where there is no room for its column. */
   const [sheet, setSheet] = useState(false)
+  const contactButton = useRef<HTMLButtonElement>(null)
+  const closeSheet = useCallback(() => {
+    setSheet(false)
+    contactButton.current?.focus()
+  }, [])
   const list = useRef<HTMLOListElement>(null)
   const stick = useRef(true)
   const latest = useRef<readonly Message[]>([])
@@ -288,6 +293,7 @@ export const Conversation = ({ id, back }: { id: number; back?: () => void }) =>
             <button
               type="button"
               class="contact-button"
+              ref={contactButton}
               aria-expanded={sheet}
               aria-haspopup="dialog"
               onClick={() => setSheet(true)}
@@ -430,7 +436,7 @@ export const Conversation = ({ id, back }: { id: number; back?: () => void }) =>
           }}
         />
       </section>
-      <ContactPanel detail={detail} sheet={sheet} close={() => setSheet(false)} />
+      <ContactPanel detail={detail} sheet={sheet} close={closeSheet} />
     </div>
   )
 }

@@ -14,6 +14,7 @@ import { checkValues } from '../customValues'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound, ProblemSet } from '../errors'
 import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
+import * as Notifications from '../notifications'
 import { pageFields, pageMeta, pageOf } from '../pagination'
 import { AlreadyPickedUp, ConversationActor } from './ConversationActor'
 import type { Ctx } from './conversations'
@@ -349,6 +350,19 @@ export const update = (ctx: Ctx, params: ById, body: typeof PatchBody.Type) =>
       ...(body.custom !== undefined ? { customSet, customClear } : {}),
     }
     yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'Update', patch }))
+    // Assigned to someone else: they hear of it (docs/decisions.md, "Alerts"), after the change committed.
+    if (assignee !== null && assignee !== c.assignee_id && assignee !== caller.user.id) {
+      const contact = c.contact_id !== null ? yield* Contacts.byId(workspace.id, c.contact_id) : null
+      yield* Notifications.notify({
+        workspaceId: workspace.id,
+        userId: assignee,
+        kind: 'interaction.assigned',
+        title: `${caller.user.name} assigned you a conversation`,
+        body: contact?.name ?? c.subject ?? '',
+        link: `/interactions/${c.id}`,
+        data: { interaction_id: c.id, by: caller.user.id },
+      })
+    }
     // Assigning a waiting live chat takes it out of the queue, as a pickup does: the visitor hears.
     if (c.assignee_id === null && assignee !== null && c.channel_id !== null) {
       const channel = yield* Outbound.channelOf(c)

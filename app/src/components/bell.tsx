@@ -1,8 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import * as Alerts from '../lib/alerts'
 import { api } from '../lib/api'
 import { when } from '../lib/format'
 import { t } from '../lib/i18n'
+import { match, navigate } from '../lib/router'
 import * as Socket from '../lib/socket'
+import { use } from '../lib/state'
+import { pages } from '../routes'
 
 interface Notification {
   readonly id: number
@@ -13,12 +17,24 @@ interface Notification {
   readonly created_at: string
 }
 
-/** The notifications bell: the latest 20 and the unread count, live from `user:{id}`. */
+/** Whether the app has a page at `path`. */
+const hasPage = (path: string) => pages.some((p) => match(p.path, path) !== null)
+
+/**
+ * The notifications bell: the latest 20 and the unread count, live from `user:{id}`; an item opens
+ * its target (marked read). It also starts the alerts (lib/alerts: title count, sound, browser
+ * notifications) and holds their switches.
+ */
 export const Bell = ({ userId }: { userId: number }) => {
   const [items, setItems] = useState<readonly Notification[]>([])
   const [unread, setUnread] = useState(0)
   const [open, setOpen] = useState(false)
   const box = useRef<HTMLDivElement>(null)
+  const fresh = use(Alerts.fresh)
+  const sound = use(Alerts.sound)
+  const permission = use(Alerts.permission)
+  useEffect(() => Alerts.start(), [])
+  useEffect(() => Alerts.unread.set(unread), [unread])
   useEffect(() => {
     const reload = () =>
       void api.get('/v1/notifications').then((r) => {
@@ -31,6 +47,7 @@ export const Bell = ({ userId }: { userId: number }) => {
       const n = e.data as unknown as Notification
       setItems((list) => (list.some((x) => x.id === n.id) ? list : [n, ...list].slice(0, 20)))
       setUnread((u) => u + 1)
+      Alerts.notified(n, Alerts.pathOf(n.link, hasPage) ?? '/')
     })
     reload()
     return () => {
@@ -50,13 +67,24 @@ export const Bell = ({ userId }: { userId: number }) => {
     const r = await api.post('/v1/notifications/read', { body: {} })
     setUnread(Number(r.meta.unread ?? 0))
     setItems((list) => list.map((n) => ({ ...n, read: true })))
+    Alerts.clearFresh()
+  }
+  const openItem = async (n: Notification, path: string | null) => {
+    if (path) {
+      setOpen(false)
+      navigate(path)
+    }
+    if (n.read) return
+    const r = await api.post('/v1/notifications/read', { body: { id: n.id } })
+    setUnread(Number(r.meta.unread ?? 0))
+    setItems((list) => list.map((x) => (x.id === n.id ? { ...x, read: true } : x)))
   }
   return (
     <div class="bell" ref={box}>
       <button
         type="button"
         class="ghost"
-        aria-label={`${t('bell')}${unread ? ` (${unread})` : ''}`}
+        aria-label={`${t('bell')}${unread + fresh.size ? ` (${unread + fresh.size})` : ''}`}
         aria-expanded={open}
         onClick={() => setOpen(!open)}
         onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}
@@ -73,9 +101,9 @@ export const Bell = ({ userId }: { userId: number }) => {
           <path d="M6 8a6 6 0 1 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
           <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
         </svg>
-        {unread > 0 && (
+        {unread + fresh.size > 0 && (
           <span class="badge" data-testid="bell-count">
-            {unread}
+            {unread + fresh.size}
           </span>
         )}
       </button>
@@ -83,25 +111,74 @@ export const Bell = ({ userId }: { userId: number }) => {
         <div class="popover" role="dialog" aria-label={t('bell')}>
           <div class="popover-head">
             <strong>{t('bell')}</strong>
-            {unread > 0 && (
+            {(unread > 0 || fresh.size > 0) && (
               <button type="button" class="link" onClick={() => void readAll()}>
                 {t('bell.read_all')}
               </button>
             )}
           </div>
+          {fresh.size > 0 && (
+            <a
+              href="/app/inbox"
+              class="fresh"
+              data-testid="bell-fresh"
+              onClick={(e) => {
+                e.preventDefault()
+                setOpen(false)
+                navigate('/inbox')
+              }}
+            >
+              {t(fresh.size === 1 ? 'alerts.fresh_one' : 'alerts.fresh', { n: fresh.size })}
+            </a>
+          )}
           {items.length === 0 ? (
             <p class="muted pad">{t('bell.none')}</p>
           ) : (
             <ul class="notes">
-              {items.map((n) => (
-                <li key={n.id} class={n.read ? '' : 'unread'}>
-                  <div class="title">{n.title}</div>
-                  {n.body && <div class="muted small">{n.body}</div>}
-                  <div class="muted small">{when(n.created_at)}</div>
-                </li>
-              ))}
+              {items.map((n) => {
+                const path = Alerts.pathOf(n.link, hasPage)
+                return (
+                  <li key={n.id} class={n.read ? '' : 'unread'}>
+                    <a
+                      href={path ? `/app${path}` : '#'}
+                      class="note-open"
+                      aria-label={n.read ? undefined : `${n.title} (${t('alerts.unread')})`}
+                      onClick={(e) => {
+                        e.preventDefault()
+                        void openItem(n, path)
+                      }}
+                    >
+                      <div class="title">{n.title}</div>
+                      {n.body && <div class="muted small">{n.body}</div>}
+                      <div class="muted small">{when(n.created_at)}</div>
+                    </a>
+                  </li>
+                )
+              })}
             </ul>
           )}
+          <div class="popover-foot">
+            <label class="inline">
+              <input
+                type="checkbox"
+                checked={sound}
+                data-testid="alert-sound"
+                onChange={(e) => {
+                  const on = e.currentTarget.checked
+                  void Alerts.setSound(on).catch(() => Alerts.sound.set(!on))
+                  if (on) Alerts.playSound()
+                }}
+              />{' '}
+              {t('alerts.sound')}
+            </label>
+            {permission === 'default' && (
+              <button type="button" class="link" onClick={() => void Alerts.askPermission()}>
+                {t('alerts.desktop_ask')}
+              </button>
+            )}
+            {permission === 'granted' && <span class="muted small">{t('alerts.desktop_on')}</span>}
+            {permission === 'denied' && <span class="muted small">{t('alerts.desktop_denied')}</span>}
+          </div>
         </div>
       )}
     </div>

@@ -295,20 +295,27 @@ const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
   const afterClose = (code: number | null) =>
     Effect.gen(function* () {
       yield* Msgapp.closed(channelId, code)
-      if (code === 515) return 0
+      // One line per close: the number, the service's code and what follows (no creds, no QR).
+      const closedLog = (next: string, fields: Record<string, unknown> = {}) =>
+        deps.log('msgapp connection closed', { channel_id: channelId, code, next, ...fields })
+      if (code === 515) {
+        closedLog('reconnect now')
+        return 0
+      }
       if (code === 401 || code === 403) {
         if (code === 401) yield* Msgapp.unlinked(channelId)
         const status = code === 401 ? 'logged_out' : 'banned'
         yield* setStatus(channelId, status)
         yield* notifyManagers(channelId, status)
-        deps.log('msgapp number stopped', { channel_id: channelId, code })
+        closedLog(`stay down (${status})`)
         return null
       }
       st.attempts++
       const base = Math.min(MAX_BACKOFF_MS, deps.backoffBaseMs * 2 ** (st.attempts - 1))
-      const wait = Math.round(base * (0.5 + Math.random()))
+      const wait = Math.min(MAX_BACKOFF_MS, Math.round(base * (0.5 + Math.random())))
       yield* setStatus(channelId, 'reconnecting')
-      return Math.min(MAX_BACKOFF_MS, wait)
+      closedLog('reconnect', { wait_ms: wait, attempt: st.attempts })
+      return wait
     })
 
   return Effect.gen(function* () {

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Browser, Page } from 'playwright-core'
 import QRCode from 'qrcode'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { nthSocket } from '../../connectors/msgapp/TransportTest'
+import { nthSocket, socketsOf } from '../../connectors/msgapp/TransportTest'
 import { waitFor } from '../msgapp/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -142,6 +142,88 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     // The refusals the pages show (422, 409) are logged by the browser too; nothing else may be.
     expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     await ctx.close()
+  })
+
+  it('a number whose first QR times out (408) before any phone links it shows the link form and why, en and id', async () => {
+    const made = await api('/v1/channels', {
+      method: 'POST',
+      headers: owner.headers({ 'content-type': 'application/json' }),
+      body: JSON.stringify({ name: 'Never linked' }),
+    })
+    expect(made.status).toBe(201)
+    const id = made.body.data.id as number
+    const sock = await nthSocket(id, 1)
+    sock.qr('2@first-code,xyz,123')
+    sock.close(408)
+    await waitFor(async () => {
+      const st = (await api(`/v1/channels/${id}/status`, { headers: owner.headers() })).body.data
+      return st.last_close_code === 408 && st.status === 'reconnecting' ? st : null
+    })
+    for (const lang of ['en', 'id'] as const) {
+      await s.fetch('/v1/me', {
+        method: 'PATCH',
+        headers: owner.headers({ 'content-type': 'application/json' }),
+        body: JSON.stringify({ locale: lang }),
+      })
+      const { context: ctx, page, problems } = await signedIn(browser, s, owner)
+      for (const width of [1440, 390]) {
+        await page.setViewportSize({ width, height: 900 })
+        await page.goto(`${s.url}/app/channels/${id}`)
+        const reason = page.getByTestId('close-reason')
+        await reason.waitFor()
+        expect(await reason.textContent()).toContain(
+          lang === 'en'
+            ? 'The last QR code timed out before a phone scanned it'
+            : 'Kode QR terakhir kedaluwarsa',
+        )
+        expect(await page.getByTestId('never-linked').textContent()).toContain(
+          lang === 'en' ? 'not linked to a phone yet' : 'belum ditautkan ke ponsel',
+        )
+        // The link flow, not a bare "Reconnecting": the QR panel and the pairing-code form.
+        await page
+          .getByLabel(
+            lang === 'en' ? 'Phone number (with country code)' : 'Nomor telepon (dengan kode negara)',
+          )
+          .waitFor()
+        await page
+          .getByRole('button', { name: lang === 'en' ? 'Get pairing code' : 'Minta kode penautan' })
+          .waitFor()
+        await page
+          .getByRole('button', {
+            name: lang === 'en' ? 'Get a new QR code now' : 'Minta kode QR baru sekarang',
+          })
+          .waitFor()
+        await wholePage(page, `channel-msgapp-408-${lang}-${width}`)
+        await accessible(page)
+      }
+      // "Get a new QR code now" reconnects at once; the next code shows in the page, the reason stays.
+      await page
+        .getByRole('button', {
+          name: lang === 'en' ? 'Get a new QR code now' : 'Minta kode QR baru sekarang',
+        })
+        .click()
+      await waitFor(async () => {
+        socketsOf(id).at(-1)?.qr(`2@next-code-${lang},xyz,456`)
+        return (await page.getByTestId('qr').count()) > 0
+      })
+      expect(await page.getByTestId('close-reason').count()).toBe(1)
+      // Times out again: reconnecting, never linked, the same form.
+      socketsOf(id).at(-1)?.close(408)
+      await page
+        .getByTestId('number-status')
+        .filter({ hasText: lang === 'en' ? 'Reconnecting' : 'Menghubungkan ulang' })
+        .waitFor()
+      await page
+        .getByRole('button', { name: lang === 'en' ? 'Get pairing code' : 'Minta kode penautan' })
+        .waitFor()
+      expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
+      await ctx.close()
+    }
+    await s.fetch('/v1/me', {
+      method: 'PATCH',
+      headers: owner.headers({ 'content-type': 'application/json' }),
+      body: JSON.stringify({ locale: 'en' }),
+    })
   })
 
   it('creates a live chat widget: the snippet to copy, a preview that follows the colour, saved', async () => {

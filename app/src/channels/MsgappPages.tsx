@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { Notice, Panel, SelectField, StatusBadge, TextField, when } from './common'
 import { api, type Fail, go, got, onChannelUpdated, useLocale, useTr } from './kit'
+import type { TextKey } from './texts'
 import type { Channel, NumberStatus, Qr } from './types'
 
 /** `/app/channels/new/msgapp`: name the number; linking happens on its page. */
@@ -83,8 +84,12 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
   }, [channel.id])
 
   const status = st?.status ?? channel.status
-  // A new or logged-out number connects, then shows QR codes until a phone links it.
-  const unlinked = status === 'qr' || (status === 'connecting' && st !== null && !st.linked_at)
+  const neverLinked = st !== null && !st.linked_at
+  // A new or logged-out number connects, then shows QR codes until a phone links it; a QR that
+  // timed out (408) closes the connection, and until the next one the number is reconnecting, still
+  // to be linked.
+  const unlinked = status === 'qr' || ((status === 'connecting' || status === 'reconnecting') && neverLinked)
+  const reason = st && status !== 'active' ? closeReason(st.last_close_code, neverLinked, status) : null
 
   // The QR: refetched when it expires, when the status changes, and every 2 s while none is ready
   // (a new code does not change the status, so there is no event to wait for).
@@ -143,10 +148,16 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
           <span class="chs-muted">{tr('ma.last_connected', { at: when(st.last_connected_at, locale) })}</span>
         ) : null}
       </p>
+      {reason ? (
+        <p class={`chs-notice chs-notice-${reason.bad ? 'bad' : 'info'}`} data-testid="close-reason">
+          {tr(reason.key, { code: st?.last_close_code ?? '' })}
+        </p>
+      ) : null}
       {error ? <Notice kind="bad">{error}</Notice> : null}
       {unlinked ? (
         <div class="chs-link">
           <Panel title={tr('ma.link_title')} id="ma-link">
+            {neverLinked ? <p data-testid="never-linked">{tr('ma.never_linked')}</p> : null}
             <p>{tr('ma.qr_steps')}</p>
             <div class="chs-qr">
               {qr?.qr ? (
@@ -158,6 +169,11 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
               )}
             </div>
             {qr?.qr && left > 0 ? <p class="chs-muted">{tr('ma.qr_expires', { s: left })}</p> : null}
+            {status === 'reconnecting' ? (
+              <button class="chs-btn" type="button" onClick={() => act('reconnect')}>
+                {tr('ma.new_qr')}
+              </button>
+            ) : null}
           </Panel>
           <Pairing channelId={channel.id} />
         </div>
@@ -216,6 +232,26 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
       ) : null}
     </div>
   )
+}
+
+/** Close codes the page explains (Baileys' DisconnectReason); others read "closed (code n)". */
+const EXPLAINED = new Set([401, 403, 408, 411, 428, 440, 500, 503, 515])
+/** Codes after which the number needs the owner (link again, or it is refused), not just time. */
+const NEEDS_OWNER = new Set([401, 403, 411, 500])
+
+/**
+ * Why the number's last connection closed, in words, with what to do (null when there is nothing
+ * to explain: connected, or a new number that has not closed yet).
+ */
+const closeReason = (
+  code: number | null,
+  neverLinked: boolean,
+  status: string,
+): { key: TextKey; bad: boolean } | null => {
+  if (code === null) return status === 'reconnecting' ? { key: 'ma.close.none', bad: false } : null
+  if (code === 408 && neverLinked) return { key: 'ma.close.408_unlinked', bad: false }
+  if (EXPLAINED.has(code)) return { key: `ma.close.${code}` as TextKey, bad: NEEDS_OWNER.has(code) }
+  return { key: 'ma.close.other', bad: false }
 }
 
 const HISTORY_DAYS = [7, 30, 90] as const

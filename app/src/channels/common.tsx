@@ -12,6 +12,7 @@ const KNOWN_STATUS = new Set([
   'qr',
   'logged_out',
   'restricted',
+  'banned',
   'unreachable',
   'auth_failed',
   'suspended',

@@ -60,6 +60,7 @@ export const texts = {
   'ch.status.qr': { en: 'Waiting to be linked', id: 'Menunggu ditautkan' },
   'ch.status.logged_out': { en: 'Logged out', id: 'Keluar' },
   'ch.status.restricted': { en: 'Restricted', id: 'Dibatasi' },
+  'ch.status.banned': { en: 'Banned', id: 'Diblokir' },
   'ch.status.unreachable': { en: 'Unreachable', id: 'Tidak terjangkau' },
   'ch.status.auth_failed': { en: 'Sign-in failed', id: 'Gagal masuk' },
   'ch.status.suspended': { en: 'Suspended (plan limit)', id: 'Ditangguhkan (batas paket)' },
@@ -107,6 +108,59 @@ export const texts = {
   'ma.logout': { en: 'Log out the number', id: 'Keluarkan nomor' },
   'ma.reconnect': { en: 'Reconnect', id: 'Hubungkan ulang' },
   'ma.last_connected': { en: 'Last connected {at}', id: 'Terakhir terhubung {at}' },
+  'ma.never_linked': {
+    en: 'This number is not linked to a phone yet: scan the QR code below or use a pairing code.',
+    id: 'Nomor ini belum ditautkan ke ponsel: pindai kode QR di bawah atau pakai kode penautan.',
+  },
+  'ma.new_qr': { en: 'Get a new QR code now', id: 'Minta kode QR baru sekarang' },
+  'ma.close.408_unlinked': {
+    en: 'The last QR code timed out before a phone scanned it (code 408). A new code follows by itself; scan it within a minute.',
+    id: 'Kode QR terakhir kedaluwarsa sebelum dipindai ponsel (kode 408). Kode baru muncul sendiri; pindai dalam satu menit.',
+  },
+  'ma.close.408': {
+    en: 'The connection timed out (code 408): the phone or the network did not answer. Kotak reconnects by itself; check that the phone is online.',
+    id: 'Koneksi habis waktu (kode 408): ponsel atau jaringan tidak menjawab. Kotak menghubungkan ulang sendiri; pastikan ponsel daring.',
+  },
+  'ma.close.401': {
+    en: 'The phone logged this number out, or it was removed from Linked devices (code 401). Link it again with a new QR code.',
+    id: 'Ponsel mengeluarkan nomor ini, atau nomor dihapus dari Perangkat tertaut (kode 401). Tautkan lagi dengan kode QR baru.',
+  },
+  'ma.close.403': {
+    en: 'The messaging service refused this number: it is banned or restricted (code 403). Check the app on the phone; Kotak cannot use it until the service lifts this.',
+    id: 'Layanan pesan menolak nomor ini: diblokir atau dibatasi (kode 403). Periksa aplikasi di ponsel; Kotak tidak dapat memakainya sampai layanan mencabutnya.',
+  },
+  'ma.close.411': {
+    en: 'The phone’s app and this link do not match (code 411). Log the number out and link it again.',
+    id: 'Aplikasi di ponsel dan tautan ini tidak cocok (kode 411). Keluarkan nomor lalu tautkan lagi.',
+  },
+  'ma.close.428': {
+    en: 'The connection was closed (code 428). Kotak reconnects by itself; wait a moment.',
+    id: 'Koneksi ditutup (kode 428). Kotak menghubungkan ulang sendiri; tunggu sebentar.',
+  },
+  'ma.close.440': {
+    en: 'Another connection replaced this one (code 440): the number was opened elsewhere. Kotak reconnects; if it keeps happening, log out and link again.',
+    id: 'Koneksi lain menggantikan koneksi ini (kode 440): nomor dibuka di tempat lain. Kotak menghubungkan ulang; jika terus terjadi, keluarkan lalu tautkan lagi.',
+  },
+  'ma.close.500': {
+    en: 'The stored session is no longer valid (code 500). Log the number out and link it again.',
+    id: 'Sesi yang tersimpan tidak berlaku lagi (kode 500). Keluarkan nomor lalu tautkan lagi.',
+  },
+  'ma.close.503': {
+    en: 'The messaging service is unavailable (code 503). Kotak retries by itself; wait.',
+    id: 'Layanan pesan tidak tersedia (kode 503). Kotak mencoba lagi sendiri; tunggu.',
+  },
+  'ma.close.515': {
+    en: 'The service asked for a restart (code 515), as it does right after linking. Kotak reconnects at once.',
+    id: 'Layanan meminta mulai ulang (kode 515), seperti biasa setelah menautkan. Kotak menghubungkan ulang segera.',
+  },
+  'ma.close.other': {
+    en: 'The connection closed (code {code}). Kotak retries by itself; if it does not come back, reconnect.',
+    id: 'Koneksi tertutup (kode {code}). Kotak mencoba lagi sendiri; jika tidak pulih, hubungkan ulang.',
+  },
+  'ma.close.none': {
+    en: 'The connection closed without a reason. Kotak retries by itself; if it does not come back, reconnect.',
+    id: 'Koneksi tertutup tanpa alasan. Kotak mencoba lagi sendiri; jika tidak pulih, hubungkan ulang.',
+  },
 
   'em.new_title': { en: 'Connect a mailbox', id: 'Hubungkan kotak surat' },
   'em.step1': { en: '1. Address', id: '1. Alamat' },

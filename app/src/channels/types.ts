@@ -57,6 +57,7 @@ export interface NumberStatus {
   readonly phone: string | null
   readonly linked_at: string | null
   readonly last_connected_at: string | null
+  readonly last_close_code: number | null
   readonly qr_available: boolean
   readonly history: {
     readonly days: number

@@ -360,7 +360,7 @@ export const update = (ctx: Ctx, params: ById, body: typeof PatchBody.Type) =>
         title: `${caller.user.name} assigned you a conversation`,
         body: contact?.name ?? c.subject ?? '',
         link: `/interactions/${c.id}`,
-        data: { interaction_id: c.id, by: caller.user.id },
+        data: { interaction_id: c.id, by: caller.user.id, by_name: caller.user.name },
       })
     }
     // Assigning a waiting live chat takes it out of the queue, as a pickup does: the visitor hears.

@@ -188,6 +188,7 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
       if (lang === 'id') {
         await page.getByText('Bunyi untuk obrolan dan notifikasi baru').waitFor()
         await page.getByRole('button', { name: 'Aktifkan notifikasi desktop' }).waitFor()
+        await page.getByText(/menugaskan percakapan kepada Anda$/).waitFor()
       }
       await screenshot(page, `alerts-bell-${width}-${lang}`)
     }

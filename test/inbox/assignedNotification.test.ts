@@ -40,7 +40,7 @@ it('tells the new assignee, live and in their list, and nobody when people take 
     link: `/interactions/${c.id}`,
     body: 'Sari Wulandari',
     read: false,
-    data: { interaction_id: c.id, by: w.ownerId },
+    data: { interaction_id: c.id, by: w.ownerId, by_name: expect.any(String) },
   })
   const list = await notes(agent.session)
   expect(list.meta.unread).toBe(1)

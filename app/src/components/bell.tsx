@@ -10,12 +10,20 @@ import { pages } from '../routes'
 
 interface Notification {
   readonly id: number
+  readonly kind?: string
+  readonly data?: Readonly<Record<string, unknown>>
   readonly title: string
   readonly body: string
   readonly link: string | null
   readonly read: boolean
   readonly created_at: string
 }
+
+/** The title in the reader's language where the app knows the kind (the server stores English). */
+const titleOf = (n: Notification) =>
+  n.kind === 'interaction.assigned' && typeof n.data?.by_name === 'string'
+    ? t('alerts.assigned', { name: n.data.by_name })
+    : n.title
 
 /** Whether the app has a page at `path`. */
 const hasPage = (path: string) => pages.some((p) => match(p.path, path) !== null)
@@ -47,7 +55,7 @@ export const Bell = ({ userId }: { userId: number }) => {
       const n = e.data as unknown as Notification
       setItems((list) => (list.some((x) => x.id === n.id) ? list : [n, ...list].slice(0, 20)))
       setUnread((u) => u + 1)
-      Alerts.notified(n, Alerts.pathOf(n.link, hasPage) ?? '/')
+      Alerts.notified({ ...n, title: titleOf(n) }, Alerts.pathOf(n.link, hasPage) ?? '/')
     })
     reload()
     return () => {
@@ -142,13 +150,13 @@ export const Bell = ({ userId }: { userId: number }) => {
                     <a
                       href={path ? `/app${path}` : '#'}
                       class="note-open"
-                      aria-label={n.read ? undefined : `${n.title} (${t('alerts.unread')})`}
+                      aria-label={n.read ? undefined : `${titleOf(n)} (${t('alerts.unread')})`}
                       onClick={(e) => {
                         e.preventDefault()
                         void openItem(n, path)
                       }}
                     >
-                      <div class="title">{n.title}</div>
+                      <div class="title">{titleOf(n)}</div>
                       {n.body && <div class="muted small">{n.body}</div>}
                       <div class="muted small">{when(n.created_at)}</div>
                     </a>

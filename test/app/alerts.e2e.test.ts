@@ -42,40 +42,40 @@ const interactionOf = async (text: string) => {
   return found.id as number
 }
 const settled = (page: Page) => page.locator('[data-testid="connection"][data-settled="true"]').waitFor()
-const title = (page: Page, want: string) => page.waitForFunction((t) => document.title === t, want)
+/** The page's globals (the tests' types have no DOM). */
+type Win = {
+  document: { title: string }
+  __notes: { title: string; body: string }[]
+  __played: number
+  __hidden: boolean
+}
+const title = (page: Page, want: string) =>
+  page.waitForFunction((t) => (globalThis as unknown as Win).document.title === t, want)
 
-/** Records what the page asks of the browser's notification and audio APIs; `__hidden` hides the tab. */
-const hooks = () => {
-  const g = window as unknown as Record<string, unknown>
-  g.__notes = []
-  g.__played = 0
-  g.__hidden = false
+/**
+ * Records what the page asks of the browser's notification and audio APIs; `__hidden` hides the
+ * tab. A script of its own (the browser's APIs, not the app's code).
+ */
+const hooks = `
+  window.__notes = []
+  window.__played = 0
+  window.__hidden = false
   const Real = window.Notification
   class Recorded {
-    onclick: unknown = null
-    constructor(t: string, o?: { body?: string }) {
-      ;(g.__notes as unknown[]).push({ title: t, body: o?.body ?? '' })
-    }
+    constructor(title, o) { this.onclick = null; window.__notes.push({ title, body: (o && o.body) || '' }) }
     close() {}
-    static get permission() {
-      return Real.permission
-    }
-    static requestPermission() {
-      return Real.requestPermission()
-    }
+    static get permission() { return Real.permission }
+    static requestPermission() { return Real.requestPermission() }
   }
-  ;(window as unknown as { Notification: unknown }).Notification = Recorded
-  HTMLMediaElement.prototype.play = function () {
-    g.__played = (g.__played as number) + 1
-    return Promise.resolve()
-  }
-  Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => g.__hidden === true })
-}
-const notes = (page: Page) => page.evaluate(() => (window as unknown as { __notes: { title: string }[] }).__notes)
-const played = (page: Page) => page.evaluate(() => (window as unknown as { __played: number }).__played)
+  window.Notification = Recorded
+  HTMLMediaElement.prototype.play = function () { window.__played++; return Promise.resolve() }
+  Object.defineProperty(Document.prototype, 'hidden', { configurable: true, get: () => window.__hidden === true })
+`
+const notes = (page: Page) => page.evaluate(() => (globalThis as unknown as Win).__notes)
+const played = (page: Page) => page.evaluate(() => (globalThis as unknown as Win).__played)
 const hide = (page: Page, hidden: boolean) =>
   page.evaluate((h) => {
-    ;(window as unknown as { __hidden: boolean }).__hidden = h
+    ;(globalThis as unknown as Win).__hidden = h
   }, hidden)
 
 beforeAll(async () => {
@@ -99,7 +99,7 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
     const first = await interactionOf('Alert one')
     const b = await signedIn(browser, s, agent.session)
     await b.context.grantPermissions(['notifications'], { origin: s.url })
-    await b.context.addInitScript(hooks)
+    await b.context.addInitScript({ content: hooks })
     const page = b.page
     await page.goto(`${s.url}/app/inbox`)
     await settled(page)
@@ -132,9 +132,9 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
     await a.page.getByLabel('Assignee').selectOption(String(agent.user.id))
     await page.getByTestId('bell-count').filter({ hasText: '1' }).waitFor()
     await title(page, '(1) Kotak')
-    await expect.poll(async () => (await notes(page)).map((n) => n.title)).toEqual([
-      expect.stringContaining('assigned you a conversation'),
-    ])
+    await expect
+      .poll(async () => (await notes(page)).map((n) => n.title))
+      .toEqual([expect.stringContaining('assigned you a conversation')])
     // (The reload started the recording afresh.)
     expect(await played(page)).toBe(1)
 
@@ -171,7 +171,7 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
 
   it('shows the bell in Indonesian and on a phone', async () => {
     const b = await signedIn(browser, s, agent.session)
-    await b.context.addInitScript(hooks)
+    await b.context.addInitScript({ content: hooks })
     const page = b.page
     for (const [lang, width] of [
       ['en', 390],

@@ -27,12 +27,18 @@ it('tells the new assignee, live and in their list, and nobody when people take 
   const contact = await I.contact(s, w, { name: 'Sari Wulandari' })
   const c = await I.conversation(s, w, { contactId: contact.id })
   const token = await I.body(
-    await s.fetch('/v1/realtime/token', F.json({ channels: [`user:${agent.user.id}`] }, agent.session.headers())),
+    await s.fetch(
+      '/v1/realtime/token',
+      F.json({ channels: [`user:${agent.user.id}`] }, agent.session.headers()),
+    ),
   )
   const ws = await connect(token.data.url)
   await ws.next((f) => f.op === 'subscribed')
 
-  const r = await s.fetch(`/v1/interactions/${c.id}`, I.patch({ assignee_id: agent.user.id }, owner.headers()))
+  const r = await s.fetch(
+    `/v1/interactions/${c.id}`,
+    I.patch({ assignee_id: agent.user.id }, owner.headers()),
+  )
   expect(r.status, await r.clone().text()).toBe(200)
   const live = await ws.next((f) => f.event === 'notification.created')
   expect(live.data).toMatchObject({

@@ -113,7 +113,10 @@ export const pathOf = (link: string | null, has: (path: string) => boolean): str
 }
 
 /** Called by the bell for each `notification.created`. */
-export const notified = (n: { readonly title: string; readonly body: string; readonly id: number }, path: string) => {
+export const notified = (
+  n: { readonly title: string; readonly body: string; readonly id: number },
+  path: string,
+) => {
   playSound()
   show(n.title, n.body, path, `notification-${n.id}`)
 }

@@ -21,29 +21,41 @@ addMessages({
   'dashboard.step.first_reply': { en: 'Reply to a customer', id: 'Balas pelanggan' },
 })
 
-const parts = ['getting_started', 'quota', 'activity', 'recent', 'teams'] as const
+export const parts = ['getting_started', 'quota', 'activity', 'recent', 'teams'] as const
+export type Part = (typeof parts)[number]
 
-export const summary = (ctx: InWorkspace, locale: Locale) =>
+/**
+ * The parts asked for (`?parts=getting_started,quota`; all without it): the others are `null` and
+ * not computed, and `hidden` names only asked-for parts the caller may not see.
+ */
+export const summary = (ctx: InWorkspace, locale: Locale, asked: readonly Part[] = parts) =>
   Effect.gen(function* () {
     const { caller, workspace } = ctx
     const now = yield* currentTime
     const zone = caller.user.timezone ?? workspace.timezone
-    const gettingStarted = holds(caller, 'settings.workspace')
-      ? yield* Effect.map(Dashboard.steps(workspace.id), (done) => {
-          const steps = Dashboard.stepKeys.map((key) => ({
-            key,
-            label: t(locale, `dashboard.step.${key}`),
-            done: done[key] === true,
-          }))
-          return { steps, done: steps.filter((s) => s.done).length, total: steps.length }
-        })
-      : null
-    const quota = holds(caller, ['settings.billing', 'settings.workspace']) ? yield* usageOf(workspace) : null
-    const activity = holds(caller, 'reports.view')
-      ? { timezone: zone, days: yield* Dashboard.activity(workspace.id, zone, now) }
-      : null
-    const recent = holds(caller, 'settings.audit') ? yield* latest(workspace.id, 10, locale) : null
-    const teams = yield* Dashboard.teamSummary(workspace.id)
+    const want = (p: Part) => asked.includes(p)
+    const gettingStarted =
+      want('getting_started') && holds(caller, 'settings.workspace')
+        ? yield* Effect.map(Dashboard.steps(workspace.id), (done) => {
+            const steps = Dashboard.stepKeys.map((key) => ({
+              key,
+              label: t(locale, `dashboard.step.${key}`),
+              done: done[key] === true,
+            }))
+            return { steps, done: steps.filter((s) => s.done).length, total: steps.length }
+          })
+        : null
+    const quota =
+      want('quota') && holds(caller, ['settings.billing', 'settings.workspace'])
+        ? yield* usageOf(workspace)
+        : null
+    const activity =
+      want('activity') && holds(caller, 'reports.view')
+        ? { timezone: zone, days: yield* Dashboard.activity(workspace.id, zone, now) }
+        : null
+    const recent =
+      want('recent') && holds(caller, 'settings.audit') ? yield* latest(workspace.id, 10, locale) : null
+    const teams = want('teams') ? yield* Dashboard.teamSummary(workspace.id) : null
     const data = { getting_started: gettingStarted, quota, activity, recent, teams }
-    return { data, hidden: parts.filter((p) => data[p] === null) }
+    return { data, hidden: parts.filter((p) => want(p) && data[p] === null) }
   })

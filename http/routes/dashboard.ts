@@ -11,7 +11,15 @@ export const routes: readonly Route[] = [
     access: 'K',
     permission: 'dashboard.view',
     tag: 'Dashboard',
-    summary: 'Getting-started steps, quota usage, 14-day activity, recent activity, team summary',
+    summary:
+      'Getting-started steps, quota usage, 14-day activity, recent activity, team summary; parts (comma-separated) picks some',
+    query: Schema.Struct({
+      parts: Schema.optional(
+        Schema.String.pipe(
+          Schema.pattern(new RegExp(`^(${Dashboard.parts.join('|')})(,(${Dashboard.parts.join('|')}))*$`)),
+        ),
+      ),
+    }),
     response: Schema.Struct({
       getting_started: Schema.NullOr(Schema.Unknown),
       quota: Schema.NullOr(Schema.Unknown),
@@ -20,6 +28,13 @@ export const routes: readonly Route[] = [
       teams: Schema.Unknown,
     }),
     handler: (req) =>
-      Effect.map(Dashboard.summary(req, req.locale), ({ data, hidden }) => ok(data, { hidden })),
+      Effect.map(
+        Dashboard.summary(
+          req,
+          req.locale,
+          req.query.parts ? (req.query.parts.split(',') as Dashboard.Part[]) : undefined,
+        ),
+        ({ data, hidden }) => ok(data, { hidden }),
+      ),
   }),
 ]

@@ -1615,7 +1615,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Getting-started steps, quota usage, 14-day activity, recent activity, team summary */
+        /** Getting-started steps, quota usage, 14-day activity, recent activity, team summary; parts (comma-separated) picks some */
         get: operations["getV1Dashboard"];
         put?: never;
         post?: never;
@@ -9764,7 +9764,9 @@ export interface operations {
     };
     getV1Dashboard: {
         parameters: {
-            query?: never;
+            query?: {
+                parts?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;

@@ -6,6 +6,7 @@ import { t } from '../lib/i18n'
 import { navigate } from '../lib/router'
 import * as Session from '../lib/session'
 import * as Socket from '../lib/socket'
+import { GettingStarted } from './gettingStarted'
 
 /**
  * The conversation list: views by assignee (All, Mine, Unassigned), status tabs with live counts
@@ -522,7 +523,9 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
             />
           ))}
         </div>
-        {!loading && items.length === 0 && <p class="muted pad">{t('list.empty')}</p>}
+        {!loading && items.length === 0 && (
+          <GettingStarted fallback={<p class="muted pad">{t('list.empty')}</p>} />
+        )}
         {loading && <p class="muted pad">{t('list.loading')}</p>}
       </div>
     </section>

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as I from '../inbox/support'
+import { createLivechat, startVisitor } from '../livechat/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
@@ -79,7 +80,7 @@ const hide = (page: Page, hidden: boolean) =>
   }, hidden)
 
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ LIVECHAT_MIN_FILL_MS: '0' })
   w = await F.workspace(s, { plan: 'pro' })
   owner = await F.signIn(s, w.ownerEmail)
   agent = await I.agent(s, w)
@@ -145,16 +146,28 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
     await expect.poll(async () => (await notes(page)).map((n) => n.title)).toContain('New conversation')
     expect(await played(page)).toBe(2)
 
+    // A visitor starts a live chat: counted as well.
+    const lc = await createLivechat(s, owner, { title: 'Acme Support' })
+    const visitor = await startVisitor(s, lc.livechat.key)
+    await title(page, '(3) Kotak')
+    await expect.poll(async () => (await notes(page)).length).toBe(3)
+
     // Back on the tab: the bell item opens the conversation and is read.
     await hide(page, false)
     await page.getByRole('button', { name: /Notifications/ }).click()
-    await page.getByTestId('bell-fresh').getByText('1 new conversation').waitFor()
+    await page.getByTestId('bell-fresh').getByText('2 new conversations').waitFor()
     await screenshot(page, 'alerts-bell-1440-en')
     const item = page.getByRole('link', { name: /assigned you a conversation/ })
     expect(await item.getAttribute('href')).toBe(`/app/inbox/${first}`)
     await item.click()
     await page.waitForURL(`${s.url}/app/inbox/${first}`)
+    await title(page, '(2) Kotak')
+    // Opening a new one from the list (no reload): it no longer counts.
+    await page.getByRole('option').filter({ hasText: 'Vera Visitor' }).click()
+    await page.waitForURL(`${s.url}/app/inbox/${visitor.interaction_id}`)
     await title(page, '(1) Kotak')
+    await customerSays('al-3', 'Alert three: refund please', 'Dewi Lestari')
+    await title(page, '(2) Kotak')
     const list = await I.body(await s.fetch('/v1/notifications', { headers: agent.session.headers() }))
     expect(list.meta.unread).toBe(0)
 

@@ -5,7 +5,7 @@ import { createLivechat, startVisitor } from '../livechat/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
-import { launch, screenshot, signedIn } from './support'
+import { axe, launch, screenshot, signedIn } from './support'
 
 /**
  * Alerts (docs/decisions.md, "Alerts"), in Chromium with two contexts: the owner assigns a
@@ -204,6 +204,7 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
         await page.getByText(/menugaskan percakapan kepada Anda$/).waitFor()
       }
       await screenshot(page, `alerts-bell-${width}-${lang}`)
+      expect(await axe(page)).toEqual([])
     }
     await s.fetch('/v1/me', I.patch({ locale: '' }, agent.session.headers()))
     expect(b.problems).toEqual([])

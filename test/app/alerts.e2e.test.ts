@@ -1,5 +1,6 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Notifications from '../../actors/notifications'
 import * as I from '../inbox/support'
 import { createLivechat, startVisitor } from '../livechat/support'
 import * as F from '../support/fixtures'
@@ -171,8 +172,25 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
     const list = await I.body(await s.fetch('/v1/notifications', { headers: agent.session.headers() }))
     expect(list.meta.unread).toBe(0)
 
-    // Mark all read clears the new conversation as well.
+    // A notification whose target the app has no page for (a ticket): a button that marks it read.
+    await s.run(
+      Notifications.notify({
+        workspaceId: w.workspaceId,
+        userId: agent.user.id,
+        kind: 'ticket.mention',
+        title: 'You were mentioned on ticket #4',
+        link: '/tickets/4',
+      }),
+    )
+    await title(page, '(3) Kotak')
     await page.getByRole('button', { name: /Notifications/ }).click()
+    expect(await page.getByRole('link', { name: /mentioned on ticket/ }).count()).toBe(0)
+    await page.getByRole('button', { name: /mentioned on ticket #4 \(unread\)/ }).click()
+    await title(page, '(2) Kotak')
+    await page.getByText('You were mentioned on ticket #4').waitFor()
+    expect(await page.getByRole('button', { name: /mentioned on ticket/ }).count()).toBe(0)
+
+    // Mark all read clears the new conversations as well.
     await page.getByRole('button', { name: 'Mark all read' }).click()
     await title(page, 'Kotak')
     expect(await page.getByTestId('bell-count').count()).toBe(0)

@@ -145,21 +145,37 @@ export const Bell = ({ userId }: { userId: number }) => {
             <ul class="notes">
               {items.map((n) => {
                 const path = Alerts.pathOf(n.link, hasPage)
+                const content = (
+                  <>
+                    <div class="title">
+                      {titleOf(n)}
+                      {!n.read && <span class="sr-only"> ({t('alerts.unread')})</span>}
+                    </div>
+                    {n.body && <div class="muted small">{n.body}</div>}
+                    <div class="muted small">{when(n.created_at)}</div>
+                  </>
+                )
                 return (
                   <li key={n.id} class={n.read ? '' : 'unread'}>
-                    <a
-                      href={path ? `/app${path}` : '#'}
-                      class="note-open"
-                      aria-label={n.read ? undefined : `${titleOf(n)} (${t('alerts.unread')})`}
-                      onClick={(e) => {
-                        e.preventDefault()
-                        void openItem(n, path)
-                      }}
-                    >
-                      <div class="title">{titleOf(n)}</div>
-                      {n.body && <div class="muted small">{n.body}</div>}
-                      <div class="muted small">{when(n.created_at)}</div>
-                    </a>
+                    {path ? (
+                      <a
+                        href={`/app${path}`}
+                        class="note-open"
+                        onClick={(e) => {
+                          e.preventDefault()
+                          void openItem(n, path)
+                        }}
+                      >
+                        {content}
+                      </a>
+                    ) : n.read ? (
+                      <div class="note-open">{content}</div>
+                    ) : (
+                      // No page of the app for it (yet): opening it marks it read.
+                      <button type="button" class="note-open" onClick={() => void openItem(n, null)}>
+                        {content}
+                      </button>
+                    )}
                   </li>
                 )
               })}

@@ -28,6 +28,7 @@ import { type MsgappSocket, Transport, type TransportShape } from './Transport'
  *   403 (forbidden: the number is banned) sets `banned`, notifies, stays down; anything else backs
  *   off exponentially (MSGAPP_BACKOFF_BASE_MS × 2ⁿ, ±50 % jitter, at most MAX_BACKOFF_MS) with at
  *   most one pending reconnect per number, so a flapping connection never storms.
+ *   Each close is logged once (`msgapp connection closed`: the number, the code, what follows).
  * - Status changes go through the ChannelActor (`channel.updated`); requests (pair, history) are
  *   rows carried out by the node that runs the number.
  */

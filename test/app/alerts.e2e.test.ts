@@ -157,6 +157,7 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
     await hide(page, false)
     await page.getByRole('button', { name: /Notifications/ }).click()
     await page.getByTestId('bell-fresh').getByText('2 new conversations').waitFor()
+    await page.setViewportSize({ width: 1440, height: 900 })
     await screenshot(page, 'alerts-bell-1440-en')
     const item = page.getByRole('link', { name: /assigned you a conversation/ })
     expect(await item.getAttribute('href')).toBe(`/app/inbox/${first}`)

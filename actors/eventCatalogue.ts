@@ -2,10 +2,13 @@
  * The real-time contract (spec 1 §6) in one place: the channel kinds, their topic constructors,
  * and per kind every event with its payload type and what it means. Publishers go through
  * `publish` (actors/events.ts), typed from this table, so a wrong event name, payload or channel
- * kind does not compile; the agent app imports the same table for its socket (this module
- * imports nothing, so the browser bundle and the app's type check can take it whole);
- * docs/events.md is written from it (scripts/events-doc.ts, checked by test/http/events-doc.test.ts).
+ * kind does not compile; the agent app derives its socket's types from the same table (a
+ * type-only import: at run time it takes only the topics, actors/eventTopics.ts, the one module
+ * this one imports); docs/events.md is written from it (http/eventsDoc.ts, checked by
+ * test/http/eventsDoc.test.ts).
  */
+
+import { type Topic, type TopicKind, topics } from './eventTopics'
 
 /** `at` and other instants travel as ISO 8601 strings with milliseconds. */
 type Iso = string
@@ -233,8 +236,12 @@ export const catalogue = {
 
 export type ChannelKind = keyof typeof catalogue
 
-/** A topic of one channel kind: `conv:12`. */
-export type Topic<K extends ChannelKind = ChannelKind> = `${K}:${string}`
+// The channel kinds here are exactly the topics' (actors/eventTopics.ts): a kind added to one
+// and not the other does not compile.
+const sameKinds: [ChannelKind, TopicKind] extends [TopicKind, ChannelKind] ? true : never = true
+void sameKinds
+
+export { type Topic, topics }
 
 /** Who may subscribe to each kind (the rules are http/realtime/channels.ts), for docs/events.md. */
 export const channels: { readonly [K in ChannelKind]: { readonly topic: string; readonly who: string } } = {
@@ -252,15 +259,6 @@ export const channels: { readonly [K in ChannelKind]: { readonly topic: string; 
     topic: 'visitor:{session}',
     who: "the live chat visitor's own socket, while the session is live",
   },
-}
-
-/** The one place topics are spelled. */
-export const topics = {
-  workspace: (id: number): Topic<'ws'> => `ws:${id}`,
-  user: (id: number): Topic<'user'> => `user:${id}`,
-  conversation: (id: number): Topic<'conv'> => `conv:${id}`,
-  ticket: (id: number): Topic<'ticket'> => `ticket:${id}`,
-  visitor: (session: string): Topic<'visitor'> => `visitor:${session}`,
 }
 
 export type EventName<K extends ChannelKind = ChannelKind> = K extends ChannelKind

@@ -3,7 +3,7 @@ import { api } from './api'
 import { store } from './state'
 
 /** Topics are spelled by the catalogue only (`topics.conversation(id)`…). */
-export { topics } from '../../../actors/eventCatalogue'
+export { topics } from '../../../actors/eventTopics'
 
 /**
  * The real-time connection (spec 1 §6, protocol in http/realtime/protocol.ts). One WebSocket per

@@ -2,7 +2,7 @@ import type { ComponentType } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { Bell } from './components/bell'
 import { InvitationsMenu } from './components/invitations'
-import { MenuButton, NavAccount, NavBackdrop, navOpen } from './components/phoneNav'
+import { MenuButton, NavAccount, NavBackdrop, navOpen, WorkspaceSelect } from './components/phoneNav'
 import { ApiError, setSignedOutHandler, signOut } from './lib/api'
 import { type Locale, locale, t } from './lib/i18n'
 import * as Invitations from './lib/invitations'
@@ -85,7 +85,6 @@ const ConnectionBadge = () => {
 }
 
 const TopBar = ({ me }: { me: Session.Me }) => {
-  const list = use(Session.workspaces)
   const lang = use(locale)
   return (
     <header class="topbar">
@@ -93,20 +92,7 @@ const TopBar = ({ me }: { me: Session.Me }) => {
       <a href="/app" class="brand" onClick={linkClick(HOME)}>
         Kotak
       </a>
-      <label class="inline wide-only">
-        <span class="sr-only">{t('workspace.switch')}</span>
-        <select
-          value={me.workspace.id}
-          aria-label={t('workspace.switch')}
-          onChange={(e) => void Session.switchWorkspace(Number(e.currentTarget.value))}
-        >
-          {(list.length ? list : [me.workspace]).map((w) => (
-            <option key={w.id} value={w.id}>
-              {w.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <WorkspaceSelect me={me} place="topbar" />
       <span class="grow" />
       <ConnectionBadge />
       <InvitationsMenu userId={me.user.id} />

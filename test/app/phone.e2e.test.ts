@@ -1,4 +1,4 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as I from '../inbox/support'
 import { createLivechat } from '../livechat/support'
@@ -6,7 +6,7 @@ import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
 import { wholePage } from './channelsSupport'
-import { axe, launch, screenshot } from './support'
+import { axe, launch, screenshot, signedIn } from './support'
 
 /**
  * The agent app on a phone (390 × 844, touch) and on a desk (1440 × 900): at phone width the
@@ -44,27 +44,12 @@ const customerSays = async (n: number) => {
   expect(r.status, await r.clone().text()).toBe(201)
 }
 
-const open = async (session: F.Session, size: { width: number; height: number }, touch: boolean) => {
-  const context: BrowserContext = await browser.newContext({
+const open = (session: F.Session, size: { width: number; height: number }, touch: boolean) =>
+  signedIn(browser, s, session, {
     viewport: size,
-    ...(touch ? { hasTouch: true, isMobile: true } : {}),
+    touch,
+    ignore: (text) => text.startsWith('Failed to load resource'),
   })
-  const url = new URL(s.url)
-  await context.addCookies(
-    session.cookie.split('; ').map((c) => {
-      const [name, value] = c.split('=') as [string, string]
-      return { name, value, domain: url.hostname, path: '/' }
-    }),
-  )
-  context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (e) => problems.push(String(e)))
-  page.on('console', (m) => {
-    if (m.type() === 'error' && !m.text().startsWith('Failed to load resource')) problems.push(m.text())
-  })
-  return { context, page, problems }
-}
 
 /**
  * What sticks out of the screen: the document wider than the viewport, or any element shown

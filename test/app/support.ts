@@ -11,9 +11,25 @@ export const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/app')
 export const launch = (): Promise<Browser> =>
   chromium.launch({ executablePath: SYSTEM_PACKAGES.chromium.binary, args: ['--no-sandbox'] })
 
-/** A browser context signed in as the session's user (its cookies), with page errors collected. */
-export const signedIn = async (browser: Browser, s: TestServer, session: F.Session) => {
-  const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 800 } })
+/**
+ * A browser context signed in as the session's user (its cookies), with page errors collected;
+ * `viewport`, `touch` (a phone: touch events, mobile viewport) and `ignore` (console errors that
+ * are not the page's fault) for the tests that need them.
+ */
+export const signedIn = async (
+  browser: Browser,
+  s: TestServer,
+  session: F.Session,
+  opts: {
+    readonly viewport?: { readonly width: number; readonly height: number }
+    readonly touch?: boolean
+    readonly ignore?: (text: string) => boolean
+  } = {},
+) => {
+  const context: BrowserContext = await browser.newContext({
+    viewport: opts.viewport ?? { width: 1280, height: 800 },
+    ...(opts.touch ? { hasTouch: true, isMobile: true } : {}),
+  })
   const url = new URL(s.url)
   await context.addCookies(
     session.cookie.split('; ').map((c) => {
@@ -27,7 +43,7 @@ export const signedIn = async (browser: Browser, s: TestServer, session: F.Sessi
   const problems: string[] = []
   page.on('pageerror', (e) => problems.push(String(e)))
   page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text())
+    if (m.type() === 'error' && !opts.ignore?.(m.text())) problems.push(m.text())
   })
   return { context, page, problems }
 }

@@ -7,6 +7,7 @@ import { match, navigate } from '../lib/router'
 import * as Socket from '../lib/socket'
 import { use } from '../lib/state'
 import { pages } from '../routes'
+import { BellOutline } from './icons'
 
 interface Notification {
   readonly id: number
@@ -97,18 +98,7 @@ export const Bell = ({ userId }: { userId: number }) => {
         onClick={() => setOpen(!open)}
         onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}
       >
-        <svg
-          aria-hidden="true"
-          width="18"
-          height="18"
-          viewBox="0 0 24 24"
-          fill="none"
-          stroke="currentColor"
-          stroke-width="2"
-        >
-          <path d="M6 8a6 6 0 1 1 12 0c0 7 3 9 3 9H3s3-2 3-9" />
-          <path d="M10.3 21a1.94 1.94 0 0 0 3.4 0" />
-        </svg>
+        <BellOutline />
         {unread + fresh.size > 0 && (
           <span class="badge" data-testid="bell-count">
             {unread + fresh.size}

@@ -7,6 +7,7 @@ import * as Socket from '../lib/socket'
 import { use } from '../lib/state'
 import { Composer } from './composer'
 import { ContactPanel } from './contactPanel'
+import { BackArrow } from './icons'
 import { type MessageActions, MessageView } from './message'
 
 /**
@@ -29,17 +30,7 @@ const byId = (list: readonly Message[], more: readonly Message[]) => {
 const Back = ({ back }: { back?: () => void }) =>
   back ? (
     <button type="button" class="back-button" aria-label={t('conv.back')} onClick={back}>
-      <svg
-        aria-hidden="true"
-        width="20"
-        height="20"
-        viewBox="0 0 24 24"
-        fill="none"
-        stroke="currentColor"
-        stroke-width="2"
-      >
-        <path d="M15 18l-6-6 6-6" />
-      </svg>
+      <BackArrow />
     </button>
   ) : null
 

@@ -4,6 +4,7 @@ import { type Locale, locale, t } from '../lib/i18n'
 import { here } from '../lib/router'
 import * as Session from '../lib/session'
 import { store, use } from '../lib/state'
+import { MenuLines } from './icons'
 
 /**
  * The navigation on a phone (≤ 640 px, styles.css): the side navigation becomes a drawer opened by
@@ -38,24 +39,35 @@ export const MenuButton = () => {
       aria-controls="sidenav"
       onClick={() => navOpen.set(!open)}
     >
-      <svg
-        aria-hidden="true"
-        width="20"
-        height="20"
-        viewBox="0 0 24 24"
-        fill="none"
-        stroke="currentColor"
-        stroke-width="2"
-      >
-        <path d="M4 6h16M4 12h16M4 18h16" />
-      </svg>
+      <MenuLines />
     </button>
+  )
+}
+
+/** The workspace switch, in the top bar (labelled for screen readers) and in the drawer. */
+export const WorkspaceSelect = ({ me, place }: { me: Session.Me; place: 'topbar' | 'drawer' }) => {
+  const list = use(Session.workspaces)
+  const top = place === 'topbar'
+  return (
+    <label class={top ? 'inline wide-only' : 'nav-field'}>
+      <span class={top ? 'sr-only' : undefined}>{t('workspace.switch')}</span>
+      <select
+        value={me.workspace.id}
+        aria-label={top ? t('workspace.switch') : undefined}
+        onChange={(e) => void Session.switchWorkspace(Number(e.currentTarget.value))}
+      >
+        {(list.length ? list : [me.workspace]).map((w) => (
+          <option key={w.id} value={w.id}>
+            {w.name}
+          </option>
+        ))}
+      </select>
+    </label>
   )
 }
 
 /** The account's controls inside the open drawer. */
 export const NavAccount = ({ me }: { me: Session.Me }) => {
-  const list = use(Session.workspaces)
   const lang = use(locale)
   return (
     <div class="nav-account">
@@ -63,19 +75,7 @@ export const NavAccount = ({ me }: { me: Session.Me }) => {
         {me.user.name}
         <div class="muted small">{me.user.email}</div>
       </div>
-      <label class="nav-field">
-        <span>{t('workspace.switch')}</span>
-        <select
-          value={me.workspace.id}
-          onChange={(e) => void Session.switchWorkspace(Number(e.currentTarget.value))}
-        >
-          {(list.length ? list : [me.workspace]).map((w) => (
-            <option key={w.id} value={w.id}>
-              {w.name}
-            </option>
-          ))}
-        </select>
-      </label>
+      <WorkspaceSelect me={me} place="drawer" />
       <label class="nav-field">
         <span>{t('language')}</span>
         <select value={lang} onChange={(e) => void Session.setLanguage(e.currentTarget.value as Locale)}>

@@ -1,8 +1,9 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import * as Alerts from '../lib/alerts'
 import { api } from '../lib/api'
 import { when } from '../lib/format'
 import { t } from '../lib/i18n'
+import { usePopover } from '../lib/popover'
 import { match, navigate } from '../lib/router'
 import * as Socket from '../lib/socket'
 import { use } from '../lib/state'
@@ -37,8 +38,7 @@ const hasPage = (path: string) => pages.some((p) => match(p.path, path) !== null
 export const Bell = ({ userId }: { userId: number }) => {
   const [items, setItems] = useState<readonly Notification[]>([])
   const [unread, setUnread] = useState(0)
-  const [open, setOpen] = useState(false)
-  const box = useRef<HTMLDivElement>(null)
+  const { open, setOpen, box } = usePopover()
   const fresh = use(Alerts.fresh)
   const sound = use(Alerts.sound)
   const permission = use(Alerts.permission)
@@ -64,14 +64,6 @@ export const Bell = ({ userId }: { userId: number }) => {
       off()
     }
   }, [userId])
-  useEffect(() => {
-    if (!open) return
-    const close = (e: MouseEvent) => {
-      if (box.current && !box.current.contains(e.target as Node)) setOpen(false)
-    }
-    document.addEventListener('mousedown', close)
-    return () => document.removeEventListener('mousedown', close)
-  }, [open])
   const readAll = async () => {
     const r = await api.post('/v1/notifications/read', { body: {} })
     setUnread(Number(r.meta.unread ?? 0))

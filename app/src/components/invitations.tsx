@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { fullTime } from '../lib/format'
 import { t } from '../lib/i18n'
 import * as Inv from '../lib/invitations'
+import { usePopover } from '../lib/popover'
 import { use } from '../lib/state'
 
 /**
@@ -52,20 +53,11 @@ export const InvitationItem = ({ inv }: { inv: Inv.MyInvitation }) => {
 export const InvitationsMenu = ({ userId }: { userId: number }) => {
   const list = use(Inv.mine)
   const hidden = use(Inv.hidden)
-  const [open, setOpen] = useState(false)
-  const box = useRef<HTMLDivElement>(null)
+  const { open, setOpen, box } = usePopover()
   useEffect(() => {
     void Inv.load().catch(() => undefined)
     return Inv.follow(userId)
   }, [userId])
-  useEffect(() => {
-    if (!open) return
-    const close = (e: MouseEvent) => {
-      if (box.current && !box.current.contains(e.target as Node)) setOpen(false)
-    }
-    document.addEventListener('mousedown', close)
-    return () => document.removeEventListener('mousedown', close)
-  }, [open])
   const visible = (list ?? []).filter((i) => !hidden.includes(i.id))
   if (visible.length === 0) return null
   return (

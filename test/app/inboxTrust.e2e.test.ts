@@ -44,6 +44,8 @@ const interactionOf = async (session: F.Session, text: string) => {
   return found.id as number
 }
 const row = (page: Page, text: string) => page.getByRole('option').filter({ hasText: text })
+/** The list holds the current view's rows (not still loading them). */
+const listed = (page: Page) => page.locator('[data-testid="inbox-list"][aria-busy="false"]').waitFor()
 const settled = (page: Page) => page.locator('[data-testid="connection"][data-settled="true"]').waitFor()
 
 beforeAll(async () => {
@@ -282,10 +284,12 @@ describe.skipIf(lacks('chromium'))('the inbox an agent can trust', () => {
     expect(assigned.status, await assigned.clone().text()).toBe(200)
     await a.page.getByTestId('tab-all').click()
     await a.page.getByTestId('view-mine').click()
+    await listed(a.page)
     await row(a.page, 'Sari Views').waitFor()
     expect(await row(a.page, 'Rina Views').count()).toBe(0)
     await screenshot(a.page, 'inbox-view-mine')
     await a.page.getByTestId('view-unassigned').click()
+    await listed(a.page)
     await row(a.page, 'Rina Views').waitFor()
     expect(await row(a.page, 'Sari Views').count()).toBe(0)
     expect(a.problems).toEqual([])

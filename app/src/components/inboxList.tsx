@@ -276,8 +276,9 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
     }
   }, [])
 
-  // New filters: start over.
-  useEffect(() => {
+  // New filters: start over, before the browser paints, so the rows of the old view never show
+  // under the new one's tab.
+  useLayoutEffect(() => {
     generation.current += 1
     nextPage.current = 0
     pinned.current = null
@@ -510,6 +511,7 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
         onKeyDown={onKey}
         data-testid="inbox-list"
         data-total={total}
+        aria-busy={loading}
       >
         <div class="rows-space" style={{ height: `${items.length * ROW}px` }}>
           {items.slice(first, last).map((item, i) => (

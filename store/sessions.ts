@@ -7,7 +7,7 @@ export interface SessionRow {
   readonly id: number
   readonly user_id: number
   readonly csrf_token: string
-  readonly via: 'oidc' | 'link'
+  readonly via: 'oidc' | 'link' | 'passkey'
   readonly expires_at: Date
 }
 

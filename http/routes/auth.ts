@@ -2,11 +2,11 @@ import { Effect, Schema } from 'effect'
 import type * as OpenIdClient from 'openid-client'
 import { ApiError } from '../../actors/errors'
 import { Config } from '../../engine/config'
-import * as Members from '../../store/members'
 import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
-import { clearedSessionCookies, sessionCookies } from '../auth'
+import { clearedSessionCookies } from '../auth'
 import { ok, type Route, redirect, route } from '../route'
+import { startSession as startSessionOf } from '../signIn'
 
 /**
  * Sign-in to the app: OpenID Connect (authorization code + PKCE) against `OIDC_ISSUER`, one-time
@@ -54,18 +54,7 @@ const oidcConfiguration = Effect.gen(function* () {
 const safeReturnTo = (v: string | undefined) => (v && /^\/(?!\/)[\x21-\x7e]*$/.test(v) ? v : '/')
 
 const startSession = (userId: number, via: 'oidc' | 'link', returnTo: string) =>
-  Effect.gen(function* () {
-    const cfg = yield* Config
-    const user = yield* Users.byId(userId)
-    if (user && user.active_workspace_id === null) {
-      const ws = yield* Members.firstActiveWorkspaceId(userId)
-      if (ws !== null) yield* Users.setActiveWorkspace(userId, ws)
-    }
-    yield* Users.touchLogin(userId)
-    const { session, token } = yield* Sessions.create(userId, via, cfg.sessionTtlHours)
-    const secure = cfg.publicUrl.startsWith('https:')
-    return redirect(returnTo, sessionCookies(token, session.csrf_token, cfg.sessionTtlHours * 3600, secure))
-  })
+  Effect.map(startSessionOf(userId, via), (cookies) => redirect(returnTo, cookies))
 
 export const routes: readonly Route[] = [
   route({

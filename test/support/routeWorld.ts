@@ -265,8 +265,9 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     broadcasts: 'broadcast',
     // `/kpi/users/{id}`: a person (user id) of the workspace.
     users: 'user',
-    // Transfers, live chat files, local checkouts: none exists in the world.
+    // Transfers, live chat files, local checkouts, passkeys: none exists in the world.
     transfers: 'missing',
+    passkeys: 'missing',
     files: 'missing',
     local: 'missing',
   }

@@ -10,9 +10,13 @@ export const errorStatus = {
   plan_required: 402,
   forbidden: 403,
   not_found: 404,
+  /** The first run's setup link is not the current one (docs/decisions.md, "First run in the browser"). */
+  setup_token_invalid: 404,
   method_not_allowed: 405,
   conflict: 409,
   workspace_required: 409,
+  /** The install already has a workspace: the first run's setup is over, whatever the token. */
+  setup_done: 410,
   payload_too_large: 413,
   csrf_mismatch: 419,
   validation_error: 422,

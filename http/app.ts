@@ -5,6 +5,7 @@ import * as Actors from '../actors'
 import * as Billing from '../actors/admin/billing'
 import type { Mailer as MailerPort } from '../actors/admin/Mailer'
 import type { PaymentProvider } from '../actors/admin/PaymentProvider'
+import * as Setup from '../actors/admin/setup'
 import type { AiProvider as AiProviderPort } from '../actors/ai/AiProvider'
 import * as BroadcastSenders from '../actors/broadcasts/senders'
 import * as KbEmbedding from '../actors/kb/embedding'
@@ -213,6 +214,8 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     const run = runFast(runtime, () => metrics.requestsOnFiber.inc())
     // The node's services, looked up once: the request path reads them without a fiber.
     const serve = handle.withServices(await runtime.runPromise(Effect.context<Services>()))
+    // An unclaimed install (no workspace, no user) gets its one-time setup link, shown once below.
+    const setupToken = await runtime.runPromise(Setup.prepare)
     const server = await listen({
       host: cfg.host,
       port: cfg.port,
@@ -234,6 +237,11 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     // Report facts into the roll-ups (every node; one per workspace at a time, locked).
     const rollup = runtime.runFork(Rollup.rollupLoop())
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
+    // The only line that ever shows the token: whoever reads this log may claim the install.
+    if (setupToken !== null)
+      log.info(
+        `First run: open ${Setup.setupUrl(cfg.publicUrl, setupToken)} to create the first workspace and its owner`,
+      )
     return {
       port: server.port,
       url: `http://127.0.0.1:${server.port}`,

@@ -33,6 +33,8 @@ const neverAtIdle = [
   'exceljs',
   // Sign-in through an OpenID Connect provider.
   'openid-client',
+  // Passkeys (WebAuthn): loaded with the first passkey ceremony.
+  '@simplewebauthn/server',
   // Redis and the cluster (REDIS_URL).
   'ioredis',
   '@effect/cluster',
@@ -59,10 +61,13 @@ afterAll(async () => {
   for (const d of dirs) fs.rmSync(d, { recursive: true, force: true })
 })
 
-/** Starts the compiled server, lets `visit` use it, stops it and returns the file URLs it loaded. */
+/**
+ * Starts the compiled server, lets `visit` use it (with what the process has written so far),
+ * stops it and returns the file URLs it loaded.
+ */
 const loadedBy = async (
   env: Record<string, string>,
-  visit: (url: string) => Promise<void> = async () => {},
+  visit: (url: string, output: () => string) => Promise<void> = async () => {},
 ): Promise<string[]> => {
   const dir = tempDir('kotak-startup-')
   dirs.push(dir)
@@ -106,7 +111,7 @@ const loadedBy = async (
       if (up) break
       await new Promise((r) => setTimeout(r, 100))
     }
-    await visit(url)
+    await visit(url, () => output)
   } finally {
     child.kill('SIGTERM')
   }
@@ -131,6 +136,27 @@ describe('start and idle footprint (compiled server)', () => {
     // PGlite never in the node's own thread: in embedded mode it runs in a thread of its own
     // (store/embeddedWorker.ts), whose loads this record does not hold; on PostgreSQL, nowhere.
     expect(packages.has('@electric-sql/pglite')).toBe(false)
+  }, 120_000)
+
+  it('prints the first run’s setup link at the default log level, on a fresh install', async () => {
+    // LOG_LEVEL empty: the default of `npm start` (info).
+    await loadedBy({ LOG_LEVEL: '' }, async (url, output) => {
+      const lines = output()
+        .split('\n')
+        .filter((l) => l.includes('First run'))
+      expect(lines).toHaveLength(1)
+      const msg = (JSON.parse(lines[0]!) as { msg: string }).msg
+      const token = new RegExp(
+        `^First run: open ${url}/app/setup/([A-Za-z0-9_-]{43}) to create the first workspace and its owner$`,
+      ).exec(msg)?.[1]
+      expect(token, msg).toBeDefined()
+      expect(output().split(token!).length).toBe(2)
+      // The link opens the app's page, and the token is the live one.
+      const page = await fetch(`${url}/app/setup/${token}`)
+      expect(page.status).toBe(200)
+      expect(page.headers.get('content-type')).toContain('text/html')
+      expect((await fetch(`${url}/v1/setup/${token}`)).status).toBe(200)
+    })
   }, 120_000)
 
   it('loads a feature’s library once it is configured and used', async () => {

@@ -30,6 +30,7 @@ import * as MemberRoutes from './members'
 import * as MessageRoutes from './messages'
 import * as MsgappRoutes from './msgapp'
 import * as NotificationRoutes from './notifications'
+import * as PasskeyRoutes from './passkeys'
 import * as PipelineRoutes from './pipeline'
 import * as PlanRequestRoutes from './planRequests'
 import * as PublicRoutes from './public'
@@ -38,6 +39,7 @@ import * as ReportRoutes from './reports'
 import * as RoleRoutes from './roles'
 import * as SegmentRoutes from './segments'
 import * as SettingsRoutes from './settings'
+import * as SetupRoutes from './setup'
 import * as TeamRoutes from './teams'
 import * as TemplateRoutes from './templates'
 import * as TicketRoutes from './tickets'
@@ -51,7 +53,9 @@ import * as WorkspaceRoutes from './workspaces'
 export const routes: readonly Route[] = [
   ...AuthRoutes.routes,
   ...IdentityRoutes.routes,
+  ...PasskeyRoutes.routes,
   ...PublicRoutes.routes,
+  ...SetupRoutes.routes,
   ...ApiKeyRoutes.routes,
   ...RealtimeRoutes.routes,
   ...NotificationRoutes.routes,

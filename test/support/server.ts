@@ -36,6 +36,11 @@ export interface TestServerOptions {
    * CLI ask for this.
    */
   readonly durable?: boolean
+  /**
+   * Every line the node logs, from `debug` up, goes here instead of stdout (tests of what the
+   * server logs, such as the first run's setup link).
+   */
+  readonly onLog?: (line: string) => void
 }
 
 export const freePort = (): Promise<number> =>
@@ -99,7 +104,10 @@ export const startTestServer = async (
     ? undefined
     : { url: undefined, dataDir: opts.durable ? dir : 'memory', socketDir: dir }
   const boot = (c: AppConfig) =>
-    start(c, { ...(database ? { database } : {}), logger: makeLogger(c.logLevel) })
+    start(c, {
+      ...(database ? { database } : {}),
+      logger: opts.onLog ? makeLogger('debug', opts.onLog) : makeLogger(c.logLevel),
+    })
   let app = await boot(cfg)
   return {
     get port() {

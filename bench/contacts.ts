@@ -68,7 +68,11 @@ const main = async () => {
         return yield* Sessions.createLoginLink(user.id, 5)
       }),
     )
-    const link = await fetch(`${app.url}/auth/link/${token}`, { redirect: 'manual' })
+    const link = await fetch(`${app.url}/auth/link/${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    })
     const cookies = link.headers.getSetCookie().map((c) => c.split(';')[0]!)
     const csrf = cookies.find((c) => c.startsWith('kotak_csrf='))!.split('=')[1]!
     const headers = { cookie: cookies.join('; '), 'x-csrf-token': csrf }

@@ -286,9 +286,13 @@ const bootstrap = (env: NodeJS.ProcessEnv) => {
   return { workspaceId, key, link }
 }
 
-/** Opens the sign-in link on the server at `url`: the owner's session cookie and CSRF token. */
+/** Uses the sign-in link on the server at `url` as its page's button does: the owner's session cookie and CSRF token. */
 const signIn = async (url: string, link: string) => {
-  const res = await fetch(link.replace(/^http:\/\/[^/]+/, url), { redirect: 'manual' })
+  const res = await fetch(link.replace(/^http:\/\/[^/]+/, url), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: '{}',
+  })
   const cookies = res.headers.getSetCookie().map((c) => c.split(';')[0]!)
   const csrf = cookies.find((c) => c.startsWith('kotak_csrf='))!.split('=')[1]!
   return { cookie: cookies.join('; '), csrf }

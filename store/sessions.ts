@@ -38,15 +38,17 @@ export const end = (id: number) =>
     ),
   )
 
-/** Ends every session of a user (disabled member, sign-out everywhere). */
+/** Ends every session of a user (disabled member, sign-out everywhere); answers how many ended. */
 export const endAllOf = (userId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE sessions SET ended_at = now() WHERE user_id = ${userId} AND ended_at IS NULL`.pipe(
+    sql<{ id: number }>`
+      UPDATE sessions SET ended_at = now() WHERE user_id = ${userId} AND ended_at IS NULL RETURNING id`.pipe(
       Effect.tap(() => invalidateCredentials({ userId })),
+      Effect.map((r) => r.length),
     ),
   )
 
-/** One-time sign-in link for the operator CLI. */
+/** One-time sign-in link (the operator CLI's, or e-mailed on request). */
 export const createLoginLink = (userId: number, ttlMinutes: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const token = randomToken(32)
@@ -56,6 +58,36 @@ export const createLoginLink = (userId: number, ttlMinutes: number) =>
       Effect.as(token),
     )
   })
+
+export type LoginLinkStatus = 'valid' | 'used' | 'expired' | 'invalid'
+
+/**
+ * What a link is without using it (its page asks before offering the button): `invalid` for a
+ * token no link has, else whether it was used or expired, and whose it is.
+ */
+export const loginLinkStatus = (token: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ email: string; used: boolean; live: boolean }>`
+      SELECT u.email, l.used_at IS NOT NULL AS used, l.expires_at > now() AS live
+      FROM login_links l JOIN users u ON u.id = l.user_id
+      WHERE l.token_hash = ${digest(token)}`.pipe(
+      Effect.map((r): { readonly status: LoginLinkStatus; readonly email: string | null } => {
+        const l = r[0]
+        if (!l) return { status: 'invalid', email: null }
+        return { status: l.used ? 'used' : l.live ? 'valid' : 'expired', email: l.email }
+      }),
+    ),
+  )
+
+/** Links made for a user in the last `minutes` (a cap on e-mailed links per person). */
+export const recentLoginLinks = (userId: number, minutes: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM login_links
+      WHERE user_id = ${userId} AND created_at > now() - make_interval(mins => ${minutes})`.pipe(
+      Effect.map((r) => r[0]?.n ?? 0),
+    ),
+  )
 
 /** Consumes a link atomically: of two concurrent uses only one gets the user id. */
 export const consumeLoginLink = (token: string) =>

@@ -183,13 +183,21 @@ describe('operator CLI and restart', () => {
         expect(plan.code).toBe(1)
         expect(plan.stderr).toMatch(/stop the server first/)
       }
-      const signIn = await fetch(url, { redirect: 'manual' })
-      expect(signIn.status).toBe(302)
+      // Opening the link (as a link preview would) leads to its page and uses nothing.
+      const opened = await fetch(url, { redirect: 'manual' })
+      expect(opened.status).toBe(302)
+      expect(opened.headers.get('location')).toMatch(/^\/app\/link\//)
+      expect(opened.headers.getSetCookie()).toEqual([])
+      // The page's button: a JSON POST to the same link.
+      const press = () =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })
+      const signIn = await press()
+      expect(signIn.status).toBe(200)
       const cookies = signIn.headers.getSetCookie()
       expect(cookies.find((c) => c.startsWith('kotak_session='))).toMatch(/HttpOnly/)
       expect(cookies.find((c) => c.startsWith('kotak_csrf='))).not.toMatch(/HttpOnly/)
       // One-time: a second use is refused.
-      expect((await fetch(url, { redirect: 'manual' })).status).toBe(401)
+      expect((await press()).status).toBe(401)
     } finally {
       await stopNode(node)
     }

@@ -1,17 +1,20 @@
 import { Effect, Schema } from 'effect'
 import type * as OpenIdClient from 'openid-client'
+import * as SignInLinks from '../../actors/admin/signInLinks'
 import { ApiError } from '../../actors/errors'
+import { Email } from '../../actors/fields'
 import { Config } from '../../engine/config'
 import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
 import { clearedSessionCookies } from '../auth'
-import { ok, type Route, redirect, route } from '../route'
+import { ok, type Reply, type Route, redirect, route } from '../route'
 import { startSession as startSessionOf } from '../signIn'
 
 /**
  * Sign-in to the app: OpenID Connect (authorization code + PKCE) against `OIDC_ISSUER`, one-time
- * links issued by the operator CLI, and sign-out. Users are matched by e-mail; nobody is created
- * here (accounts come from workspaces and invitations).
+ * links (issued by the operator CLI, or e-mailed on request when the server can send mail; used
+ * by a button on their page, never by opening them), and sign-out of this or every device. Users
+ * are matched by e-mail; nobody is created here (accounts come from workspaces and invitations).
  */
 
 /** The provider's client (openid-client, loaded with the first sign-in, not at start) and its discovered configuration. */
@@ -51,7 +54,18 @@ const oidcConfiguration = Effect.gen(function* () {
 })
 
 /** Only same-site paths are followed after sign-in, never another origin. */
-const safeReturnTo = (v: string | undefined) => (v && /^\/(?!\/)[\x21-\x7e]*$/.test(v) ? v : '/')
+const safeReturnTo = (v: string | undefined, fallback = '/') =>
+  v && /^\/(?!\/)[\x21-\x7e]*$/.test(v) ? v : fallback
+
+/**
+ * The button of a link's page, not a form on another site, may use a link (login CSRF: someone
+ * else's link would sign the victim in as them). A cross-site page can send neither a JSON body
+ * without asking first (CORS, which this server never grants) nor its browser's
+ * `Sec-Fetch-Site: cross-site` otherwise.
+ */
+const sameSiteJson = (header: (name: string) => string | undefined) =>
+  (header('content-type') ?? '').toLowerCase().startsWith('application/json') &&
+  header('sec-fetch-site') !== 'cross-site'
 
 const startSession = (userId: number, via: 'oidc' | 'link', returnTo: string) =>
   Effect.map(startSessionOf(userId, via), (cookies) => redirect(returnTo, cookies))
@@ -126,15 +140,60 @@ export const routes: readonly Route[] = [
     path: '/auth/link/{token}',
     access: 'P',
     tag: 'Sign-in',
-    summary: 'Sign in with a one-time link issued by the operator CLI',
-    params: Schema.Struct({ token: Schema.String }),
-    handler: ({ params }) =>
+    summary:
+      "A one-time sign-in link (operator CLI or e-mail): redirects to the app's page for it, which signs in with a button; opening it uses nothing (link previews)",
+    // Any text: a mangled link still reaches the page, which says the link does not work.
+    params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
+    query: Schema.Struct({ return_to: Schema.optional(Schema.String) }),
+    handler: ({ params, query }) => {
+      const back = safeReturnTo(query.return_to, '/app')
+      const search = back === '/app' ? '' : `?return_to=${encodeURIComponent(back)}`
+      return Effect.succeed(redirect(`/app/link/${encodeURIComponent(params.token)}${search}`))
+    },
+  }),
+  route({
+    method: 'GET',
+    path: '/auth/link/{token}/status',
+    access: 'P',
+    tag: 'Sign-in',
+    summary: 'Whether a sign-in link can still be used (valid, used, expired, invalid), without using it',
+    params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
+    response: SignInLinks.LinkStatusSchema,
+    handler: ({ params }) => Effect.map(SignInLinks.linkStatus(params.token), (s) => ok(s)),
+  }),
+  route({
+    method: 'POST',
+    path: '/auth/link/{token}',
+    access: 'P',
+    tag: 'Sign-in',
+    summary:
+      "Use a one-time sign-in link (its page's button; a JSON body from the same site): sets the session and CSRF cookies",
+    params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
+    body: Schema.Struct({ return_to: Schema.optional(Schema.String) }),
+    response: Schema.Struct({ return_to: Schema.String }),
+    handler: ({ params, body, header }) =>
       Effect.gen(function* () {
-        const userId = yield* Sessions.consumeLoginLink(params.token)
-        if (userId === null)
-          return yield* Effect.fail(new ApiError({ code: 'unauthorized', message: 'auth.link_invalid' }))
-        return yield* startSession(userId, 'link', '/app')
+        if (!sameSiteJson(header))
+          return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'auth.cross_site' }))
+        const userId = yield* SignInLinks.useLink(params.token)
+        const back = safeReturnTo(body.return_to, '/app')
+        return { ...ok({ return_to: back }), cookies: yield* startSessionOf(userId, 'link') }
       }),
+  }),
+  route({
+    method: 'POST',
+    path: '/auth/link',
+    access: 'P',
+    tag: 'Sign-in',
+    summary:
+      'E-mail a one-time sign-in link (30 minutes) to an account; 202 whether or not the address has one; 404 when the server cannot send mail',
+    body: Schema.Struct({ email: Email, return_to: Schema.optional(Schema.String) }),
+    response: Schema.Struct({ requested: Schema.Literal(true) }),
+    handler: ({ body, ip }) =>
+      Effect.map(
+        SignInLinks.requestLink(body.email, safeReturnTo(body.return_to, '/app'), ip),
+        (): Reply => ({ _tag: 'Json', status: 202, data: { requested: true } }),
+      ),
   }),
   route({
     method: 'POST',
@@ -143,13 +202,21 @@ export const routes: readonly Route[] = [
     workspace: 'optional',
     whileFrozen: true,
     tag: 'Sign-in',
-    summary: 'End the current session (needs X-CSRF-Token)',
-    handler: ({ caller }) =>
+    summary:
+      'End the current session, or with `all: true` every session of the user on every device (needs X-CSRF-Token)',
+    body: Schema.Struct({ all: Schema.optional(Schema.Boolean) }),
+    response: Schema.Struct({ signed_out: Schema.Literal(true), sessions_ended: Schema.Number }),
+    handler: ({ caller, body }) =>
       Effect.gen(function* () {
         const cfg = yield* Config
-        if (caller.via === 'session') yield* Sessions.end(caller.session.id)
+        let ended = 0
+        if (body.all) ended = yield* SignInLinks.signOutEverywhere(caller.user.id)
+        else if (caller.via === 'session') {
+          yield* Sessions.end(caller.session.id)
+          ended = 1
+        }
         return {
-          ...ok({ signed_out: true }),
+          ...ok({ signed_out: true, sessions_ended: ended }),
           cookies: clearedSessionCookies(cfg.publicUrl.startsWith('https:')),
         }
       }),

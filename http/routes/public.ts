@@ -45,8 +45,15 @@ const ConfigSchema = Schema.Struct({
     description: Schema.String,
   }),
   locale: Schema.Literal('en', 'id'),
-  /** How people sign in to the app: the OpenID Connect provider when configured, else CLI links only. */
-  sign_in: Schema.Struct({ oidc: Schema.Boolean, login_path: Schema.NullOr(Schema.String) }),
+  /**
+   * How people sign in to the app: the OpenID Connect provider when configured; one-time links by
+   * e-mail (`POST /auth/link`) when the server can send mail; else links from the operator CLI.
+   */
+  sign_in: Schema.Struct({
+    oidc: Schema.Boolean,
+    login_path: Schema.NullOr(Schema.String),
+    email: Schema.Boolean,
+  }),
 })
 
 export const routes: readonly Route[] = [
@@ -75,7 +82,11 @@ export const routes: readonly Route[] = [
             description: retention[locale],
           },
           locale,
-          sign_in: { oidc: cfg.oidc !== undefined, login_path: cfg.oidc ? '/auth/login' : null },
+          sign_in: {
+            oidc: cfg.oidc !== undefined,
+            login_path: cfg.oidc ? '/auth/login' : null,
+            email: cfg.smtpUrl !== undefined,
+          },
         } satisfies typeof ConfigSchema.Type),
       ),
   }),

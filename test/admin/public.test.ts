@@ -35,8 +35,8 @@ describe('public endpoints', () => {
     expect(id.locale).toBe('id')
     expect(id.plans[0].name).toBe('Gratis')
     expect(id.retention.description).not.toBe(en.retention.description)
-    // No OIDC_ISSUER here: the app's sign-in page offers the CLI's one-time links only.
-    expect(en.sign_in).toEqual({ oidc: false, login_path: null })
+    // No OIDC_ISSUER nor SMTP_URL here: the app's sign-in page offers the CLI's one-time links only.
+    expect(en.sign_in).toEqual({ oidc: false, login_path: null, email: false })
   })
 
   it('demo live chat key', async () => {

@@ -67,8 +67,17 @@ describe('serving the agent app', () => {
         return yield* Sessions.createLoginLink(user!.id, 5)
       }),
     )
+    // Opening the link leads to the app's page for it and uses nothing (a link preview does this).
     const res = await s.fetch(`/auth/link/${token}`, { redirect: 'manual' })
     expect(res.status).toBe(302)
-    expect(res.headers.get('location')).toBe('/app')
+    expect(res.headers.get('location')).toBe(`/app/link/${token}`)
+    expect(res.headers.getSetCookie()).toEqual([])
+    const page = await s.fetch(`/app/link/${token}`)
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/)
+    // The page's button signs in.
+    const used = await s.fetch(`/auth/link/${token}`, F.json({}))
+    expect(used.status).toBe(200)
+    expect(used.headers.getSetCookie().some((c) => c.startsWith('kotak_session='))).toBe(true)
   })
 })

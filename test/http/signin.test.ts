@@ -47,7 +47,7 @@ afterAll(async () => {
 describe('OpenID Connect sign-in (authorization code + PKCE)', () => {
   it("tells the app's sign-in page that the provider applies", async () => {
     const config = (await (await s.fetch('/v1/public/config')).json()) as { data: { sign_in: unknown } }
-    expect(config.data.sign_in).toEqual({ oidc: true, login_path: '/auth/login' })
+    expect(config.data.sign_in).toEqual({ oidc: true, login_path: '/auth/login', email: false })
   })
 
   it('signs a known user in: HttpOnly session cookie, readable CSRF token, then the API works', async () => {

@@ -65,7 +65,10 @@ const cookieValue = (setCookies: readonly string[], name: string) => {
   throw new Error(`no ${name} cookie in ${JSON.stringify(setCookies)}`)
 }
 
-/** Signs a user in through `GET /auth/link/{token}` and returns the cookie and CSRF token. */
+/**
+ * Signs a user in with a one-time link as its page's button does (`POST /auth/link/{token}`, a
+ * JSON body) and returns the cookie and CSRF token.
+ */
 export const signIn = async (s: TestServer, email: string): Promise<Session> => {
   const token = await s.run(
     Effect.gen(function* () {
@@ -73,8 +76,8 @@ export const signIn = async (s: TestServer, email: string): Promise<Session> => 
       return yield* Sessions.createLoginLink(user!.id, 5)
     }),
   )
-  const res = await s.fetch(`/auth/link/${token}`, { redirect: 'manual' })
-  if (res.status !== 302) throw new Error(`sign-in link answered ${res.status}: ${await res.text()}`)
+  const res = await s.fetch(`/auth/link/${token}`, json({}))
+  if (res.status !== 200) throw new Error(`sign-in link answered ${res.status}: ${await res.text()}`)
   const set = res.headers.getSetCookie()
   const session = cookieValue(set, 'kotak_session')
   const csrf = cookieValue(set, 'kotak_csrf')

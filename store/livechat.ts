@@ -28,8 +28,9 @@ export interface VisitorRow {
   readonly contact_id: number | null
   readonly conversation_id: number
   readonly name: string
-  readonly email: string
-  readonly phone: string
+  /** Null when the channel's pre-chat form left it optional or hidden and none was given. */
+  readonly email: string | null
+  readonly phone: string | null
   readonly page_url: string | null
   readonly locale: string
   readonly seen_at: Date | null
@@ -124,8 +125,8 @@ export const replaceKey = (channelId: number) =>
 
 export interface NewVisitor {
   readonly name: string
-  readonly email: string
-  readonly phone: string
+  readonly email: string | null
+  readonly phone: string | null
   readonly pageUrl: string | null
   readonly locale: string
   readonly ip: string

@@ -8,6 +8,7 @@ import { notFound } from '../errors'
 import { Text } from '../fields'
 import { Common, changed, channelOr404, created, detail, quotaFull, updateCommon } from './channels'
 import { livechatBlock } from './livechatEmbed'
+import { mergePrechat, PrechatPatch } from './livechatPrechat'
 import * as W from './livechatSettings'
 import { quotaOf } from './presenters'
 
@@ -38,6 +39,8 @@ export const WidgetFields = {
   attachments: Schema.optional(Schema.Literal(...W.ATTACHMENTS)),
   email_fallback: Schema.optional(Schema.Boolean),
   allowed_domains: Schema.optional(Schema.Array(Domain).pipe(Schema.maxItems(W.MAX_ALLOWED_DOMAINS))),
+  prechat: Schema.optional(PrechatPatch),
+  locale: Schema.optional(Schema.Literal(...W.WIDGET_LOCALES)),
 }
 
 type WidgetBody = { readonly [K in keyof typeof WidgetFields]?: Schema.Schema.Type<(typeof WidgetFields)[K]> }
@@ -51,8 +54,11 @@ export const CreateBody = Schema.Struct({
 
 export const PatchBody = Schema.Struct({ ...Common, ...WidgetFields })
 
-/** The widget keys a body sets, trimmed and normalised (domains lower-case, without duplicates). */
-const widgetPatch = (b: WidgetBody) => {
+/**
+ * The widget keys a body sets, trimmed and normalised (domains lower-case, without duplicates;
+ * `prechat` over the `stored` one, so a body may name one field).
+ */
+const widgetPatch = (b: WidgetBody, stored: Readonly<Record<string, unknown>> = {}) => {
   const patch: Record<string, unknown> = {}
   for (const k of Object.keys(WidgetFields) as (keyof WidgetBody)[]) {
     const v = b[k]
@@ -61,6 +67,7 @@ const widgetPatch = (b: WidgetBody) => {
   }
   if (b.allowed_domains) patch.allowed_domains = [...new Set(b.allowed_domains.map((d) => d.toLowerCase()))]
   if (b.color) patch.color = b.color.toLowerCase()
+  if (b.prechat) patch.prechat = mergePrechat(stored.prechat, b.prechat)
   return patch
 }
 
@@ -93,9 +100,9 @@ export const create = (workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
 
 export const update = (workspace: WorkspaceRow, id: number, body: typeof PatchBody.Type) =>
   Effect.gen(function* () {
-    const { channel } = yield* livechatOr404(workspace.id, id)
+    const { channel, lc: before } = yield* livechatOr404(workspace.id, id)
     const row = yield* updateCommon(channel, body)
-    const lc = yield* Livechat.updateWidget(channel.id, widgetPatch(body))
+    const lc = yield* Livechat.updateWidget(channel.id, widgetPatch(body, before.widget))
     if (!row || !lc) return yield* Effect.fail(notFound())
     yield* changed(row)
     return yield* detail(workspace.id, row.id)

@@ -1,3 +1,5 @@
+import { type Prechat, prechatOf } from './livechatPrechat'
+
 /**
  * The live chat widget's look and texts (spec 1 §4.4 `PATCH /channels/{id}/livechat`), with the
  * defaults a new channel starts from. Stored as `livechat_channels.widget`; whatever is missing
@@ -8,6 +10,8 @@ export const POSITIONS = ['right', 'left'] as const
 export const LAUNCHER_ICONS = ['chat', 'message', 'help', 'logo'] as const
 export const ATTACHMENTS = ['off', 'images', 'files'] as const
 export const MAX_ALLOWED_DOMAINS = 20
+/** The widget's own texts: the visitor's browser language (`auto`), or always one. */
+export const WIDGET_LOCALES = ['auto', 'en', 'id'] as const
 
 export interface Widget {
   readonly title: string
@@ -26,6 +30,9 @@ export interface Widget {
   readonly email_fallback: boolean
   /** Host names (`shop.example.com`) or wildcards (`*.example.com`); empty = any site. */
   readonly allowed_domains: readonly string[]
+  /** Each start-form field required (the spec's default), optional or hidden. */
+  readonly prechat: Prechat
+  readonly locale: (typeof WIDGET_LOCALES)[number]
 }
 
 export const defaults: Widget = {
@@ -42,12 +49,14 @@ export const defaults: Widget = {
   attachments: 'images',
   email_fallback: true,
   allowed_domains: [],
+  prechat: prechatOf(null),
+  locale: 'auto',
 }
 
-export const widgetOf = (stored: unknown): Widget => ({
-  ...defaults,
-  ...(stored !== null && typeof stored === 'object' ? (stored as Partial<Widget>) : {}),
-})
+export const widgetOf = (stored: unknown): Widget => {
+  const s = stored !== null && typeof stored === 'object' ? (stored as Partial<Widget>) : {}
+  return { ...defaults, ...s, prechat: prechatOf(s.prechat) }
+}
 
 /** A page's host against `allowed_domains`: exact host, or any subdomain of a `*.` entry. */
 export const hostAllowed = (allowed: readonly string[], host: string | null): boolean => {

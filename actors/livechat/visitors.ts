@@ -13,14 +13,15 @@ import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
 import * as FormToken from '../channels/formToken'
 import { sniffImage } from '../channels/image'
-import { hostAllowed, hostOf, type Widget, widgetOf } from '../channels/livechatSettings'
+import { defaults, hostAllowed, hostOf, type Widget, widgetOf } from '../channels/livechatSettings'
 import { visibleToVisitor, visitorMessage } from '../channels/visitorPresenters'
 import { ApiError, invalid, notFound, rateLimitedUntil } from '../errors'
 import { publish, topics } from '../events'
 import { EmailAddress, humanSize, PhoneNumber, type UploadedFile, WebUrl } from '../fields'
-import { addMessages } from '../i18n'
+import { addMessages, type Locale } from '../i18n'
 import { ConversationActor } from '../inbox/ConversationActor'
 import { inboxCreated } from '../inbox/outbound'
+import { decideStart } from './prechat'
 
 /**
  * The live chat visitor of spec 1 §4.6: the widget's configuration for a page, starting a chat
@@ -61,10 +62,27 @@ export const MAX_VISITOR_FILE_BYTES = 10 * 1024 * 1024
 const ONLINE_EVERY_SECONDS = 25
 const MESSAGES_PAGE = 100
 
+/** A pre-chat answer that may be left out: blank reads as not given, anything else must be valid. */
+const OrBlank = (valid: Schema.Schema<string>, maxLength: number) => {
+  const ok = Schema.is(valid)
+  return Schema.optional(
+    Schema.NullOr(
+      Schema.String.pipe(
+        Schema.maxLength(maxLength),
+        Schema.filter((s) => s.trim() === '' || ok(s.trim()), { message: () => 'field.pattern' }),
+      ),
+    ),
+  )
+}
+
+/**
+ * The spec's three fields are required unless the owner's `prechat` says otherwise: the schema
+ * admits them missing, `decideStart` (prechat.ts) refuses what the channel requires.
+ */
 export const StartBody = Schema.Struct({
-  name: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(100)),
-  email: EmailAddress,
-  phone: PhoneNumber,
+  name: Schema.optional(Schema.NullOr(Schema.String.pipe(Schema.maxLength(100)))),
+  email: OrBlank(EmailAddress, 320),
+  phone: OrBlank(PhoneNumber, 25),
   page_url: Schema.optional(Schema.NullOr(WebUrl(2000))),
   locale: Schema.optional(Schema.Literal('en', 'id')),
   form_token: Schema.String.pipe(Schema.maxLength(1000)),
@@ -137,6 +155,24 @@ export const admitFile = (widget: Widget, file: UploadedFile) => {
 
 // ---- Operations ------------------------------------------------------------------------------
 
+/**
+ * The owner's texts as typed, except where they still read as the English defaults: the widget shows
+ * those in the visitor's language (an owner who never wrote a title did not choose English).
+ */
+const DEFAULT_TEXTS_ID = {
+  title: 'Chat dengan kami',
+  subtitle: 'Biasanya kami membalas dalam hitungan menit',
+  intro: 'Halo! Isi data Anda dan kami akan segera melayani.',
+  start_label: 'Mulai chat',
+} as const satisfies Partial<Record<keyof Widget, string>>
+
+const defaultTextsIn = (w: Widget): Partial<Record<keyof typeof DEFAULT_TEXTS_ID, string>> => {
+  const out: Partial<Record<keyof typeof DEFAULT_TEXTS_ID, string>> = {}
+  for (const k of Object.keys(DEFAULT_TEXTS_ID) as (keyof typeof DEFAULT_TEXTS_ID)[])
+    if (w[k] === defaults[k]) out[k] = DEFAULT_TEXTS_ID[k]
+  return out
+}
+
 /** The widget's look and texts, whether it is open now and may show on this page, and a form token. */
 export const config = (key: string, from: Origin) =>
   Effect.gen(function* () {
@@ -158,6 +194,9 @@ export const config = (key: string, from: Origin) =>
       start_label: w.start_label,
       attachments: w.attachments,
       email_fallback: w.email_fallback,
+      prechat: w.prechat,
+      locale: w.locale,
+      default_texts: { id: defaultTextsIn(w) },
       logo_url: logoUrl(channel, key),
       open: yield* openNow(channel, workspace),
       allowed: hostAllowed(w.allowed_domains, pageHost(from)),
@@ -178,7 +217,7 @@ export const logo = (key: string) =>
 export const start = (
   key: string,
   body: typeof StartBody.Type,
-  from: Omit<Origin, 'page'> & { readonly ip: string },
+  from: Omit<Origin, 'page'> & { readonly ip: string; readonly locale: Locale },
 ) =>
   Effect.gen(function* () {
     const { channel, livechat, workspace } = yield* channelOfKey(key)
@@ -190,8 +229,13 @@ export const start = (
     const w = widgetOf(livechat.widget)
     if (!hostAllowed(w.allowed_domains, pageHost({ ...from, page: body.page_url })))
       return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'livechat.domain' }))
+    const answers = decideStart(w.prechat, body, 1000 + Math.floor(Math.random() * 9000))
+    // Refused as the schema refuses a missing field: before the form token is looked at.
+    if (answers._tag === 'Missing')
+      return yield* Effect.fail(
+        invalid(Object.fromEntries(answers.fields.map((f) => [f, { key: 'field.required' }]))),
+      )
     const problems: Record<string, { key: string }> = {}
-    if (body.name.trim() === '') problems.name = { key: 'field.required' }
     if (w.consent !== '' && body.consent !== true) problems.consent = { key: 'field.consent' }
     const verdict = FormToken.check(
       yield* SigningKey,
@@ -205,11 +249,10 @@ export const start = (
     if (verdict.ok && !(yield* Livechat.spendNonce(verdict.nonce, FormToken.FORM_TOKEN_TTL_MS / 1000 + 600)))
       return yield* Effect.fail(invalid({ form_token: { key: 'field.form_token' } }))
     const started = yield* Livechat.start(channel, {
-      name: body.name.trim(),
-      email: body.email.trim(),
-      phone: body.phone.trim(),
+      ...answers.fields,
       pageUrl: body.page_url?.trim() || null,
-      locale: body.locale ?? 'en',
+      // The spec's field; without it, the language the widget asked in (`X-Locale`).
+      locale: body.locale ?? from.locale,
       ip: from.ip,
     })
     yield* inboxCreated(started.conversation)

@@ -5,6 +5,7 @@ import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../ac
 import { widgetOf } from '../../actors/channels/livechatSettings'
 import { visibleToVisitor, visitorMessage } from '../../actors/channels/visitorPresenters'
 import { publish, topics } from '../../actors/events'
+import { addMessages, pickLocale, t } from '../../actors/i18n'
 import type { Bus } from '../../engine/bus/Bus'
 import { currentTime, type WallClock } from '../../engine/clock'
 import { Config } from '../../engine/config'
@@ -24,6 +25,11 @@ import { ConnectorFor } from '../router'
  * `GET /livechat/{key}/conversation?after=` on reconnect.
  */
 export const AWAY_AFTER_MS = 75_000
+
+addMessages({
+  'livechat.mail_subject': { en: '{title}: a reply to your chat', id: '{title}: balasan untuk obrolan Anda' },
+  'livechat.mail_continue': { en: 'Continue the chat: {link}', id: 'Lanjutkan obrolan: {link}' },
+})
 
 /** `seen_at` is the database's now(): `nowMs` is real time (Effect's Clock), not a test's offset. */
 export const isAway = (v: Livechat.VisitorRow, nowMs: number) =>
@@ -61,20 +67,25 @@ const make = Effect.gen(function* () {
       if (view)
         yield* publish(topics.visitor(visitor.session), 'message', visitorMessage(view, lc.public_key))
       const widget = widgetOf(lc.widget)
+      // A visitor who gave no address (the pre-chat form left it optional or hidden) gets the reply
+      // in the widget only.
       if (
         widget.email_fallback &&
+        visitor.email !== null &&
         isAway(visitor, yield* Clock.currentTimeMillis) &&
         message.body.trim() !== ''
       ) {
         const cfg = yield* Config
         const link = visitor.page_url ?? cfg.publicUrl
+        // In the language the visitor chatted in (the `locale` they started with).
+        const locale = pickLocale(visitor.locale)
         // In the background: the channel's actor hands out one delivery at a time, and no reply on
         // this chat should wait for a mail server.
         yield* mailer
           .send({
             to: visitor.email,
-            subject: `${widget.title}: a reply to your chat`,
-            text: `${message.body}\n\n— ${channel.name}\nContinue the chat: ${link}`,
+            subject: t(locale, 'livechat.mail_subject', { title: widget.title }),
+            text: `${message.body}\n\n— ${channel.name}\n${t(locale, 'livechat.mail_continue', { link })}`,
           })
           .pipe(
             Effect.catchAll((e) =>

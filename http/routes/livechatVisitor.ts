@@ -36,7 +36,7 @@ export const routes: readonly Route[] = [
     access: 'P',
     tag: 'Live chat widget',
     summary:
-      'Widget look and texts, business-hours status, whether the page may show the widget, and a form token; any origin (CORS)',
+      'Widget look and texts (`default_texts.id`: the Indonesian of texts the owner left at their default), the pre-chat fields, business-hours status, whether the page may show the widget, and a form token; any origin (CORS)',
     params: Key,
     query: Schema.Struct({ page: Schema.optional(Schema.String.pipe(Schema.maxLength(2000))) }),
     handler: ({ params, query, header }) =>
@@ -65,15 +65,16 @@ export const routes: readonly Route[] = [
     access: 'P',
     tag: 'Live chat widget',
     summary:
-      'Start a chat: name, e-mail and phone (all required), the page, the locale and the form token; answers the visitor token',
+      "Start a chat: name, e-mail and phone (all required unless the channel's `prechat` makes one optional or hidden), the page, the locale and the form token; answers the visitor token",
     params: Key,
     body: Visitors.StartBody,
-    handler: ({ params, body, header, ip }) =>
+    handler: ({ params, body, header, ip, locale }) =>
       Effect.map(
         Visitors.start(params.key, body, {
           origin: header('origin'),
           referer: header('referer'),
           ip,
+          locale,
         }),
         (s) => created(s),
       ),

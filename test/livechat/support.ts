@@ -124,7 +124,8 @@ export const form = (
 ) => {
   const f = new FormData()
   for (const [k, v] of Object.entries(fields)) f.append(k, v)
-  for (const [k, v] of Object.entries(files)) f.append(k, new Blob([v.bytes], { type: v.type }), v.name)
+  for (const [k, v] of Object.entries(files))
+    f.append(k, new Blob([Uint8Array.from(v.bytes)], { type: v.type }), v.name)
   return f
 }
 

@@ -2606,7 +2606,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Widget look and texts, business-hours status, whether the page may show the widget, and a form token; any origin (CORS) */
+        /** Widget look and texts (`default_texts.id`: the Indonesian of texts the owner left at their default), the pre-chat fields, business-hours status, whether the page may show the widget, and a form token; any origin (CORS) */
         get: operations["getV1LivechatByKeyConfig"];
         put?: never;
         post?: never;
@@ -2744,7 +2744,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a chat: name, e-mail and phone (all required), the page, the locale and the form token; answers the visitor token */
+        /** Start a chat: name, e-mail and phone (all required unless the channel's `prechat` makes one optional or hidden), the page, the locale and the form token; answers the visitor token */
         post: operations["postV1LivechatByKeyVisitors"];
         delete?: never;
         options?: never;
@@ -7309,9 +7309,19 @@ export interface operations {
                     intro?: string;
                     /** @enum {string} */
                     launcher_icon?: "chat" | "message" | "help" | "logo";
+                    /** @enum {string} */
+                    locale?: "auto" | "en" | "id";
                     name?: string;
                     /** @enum {string} */
                     position?: "right" | "left";
+                    prechat?: {
+                        /** @enum {string} */
+                        email?: "required" | "optional" | "hidden";
+                        /** @enum {string} */
+                        name?: "required" | "optional" | "hidden";
+                        /** @enum {string} */
+                        phone?: "required" | "optional" | "hidden";
+                    };
                     /**
                      * between(0, 24)
                      * @description a number between 0 and 24
@@ -13699,11 +13709,7 @@ export interface operations {
             content: {
                 "application/json": {
                     consent?: boolean;
-                    /**
-                     * maxLength(320)
-                     * @description a string matching the pattern ^[^\s@]+@[^\s@]+\.[^\s@]+$
-                     */
-                    email: string;
+                    email?: string | null;
                     /**
                      * maxLength(1000)
                      * @description a string at most 1000 character(s) long
@@ -13711,14 +13717,9 @@ export interface operations {
                     form_token: string;
                     /** @enum {string} */
                     locale?: "en" | "id";
-                    /**
-                     * maxLength(100)
-                     * @description a string at most 100 character(s) long
-                     */
-                    name: string;
+                    name?: string | null;
                     page_url?: string | null;
-                    /** @description a string matching the pattern ^\+?[0-9][0-9 ()-]{4,24}$ */
-                    phone: string;
+                    phone?: string | null;
                 };
             };
         };

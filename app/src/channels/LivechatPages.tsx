@@ -1,7 +1,18 @@
 import { useState } from 'preact/hooks'
-import { CopyBox, Field, Notice, Panel, SelectField, TextField } from './common'
+import { CheckField, CopyBox, Field, Notice, Panel, SelectField, TextField } from './common'
 import { api, type Fail, go, got, useTr } from './kit'
-import { ATTACHMENTS, type Channel, FONTS, LAUNCHER_ICONS, POSITIONS, type Widget } from './types'
+import {
+  ATTACHMENTS,
+  type Channel,
+  FONTS,
+  LAUNCHER_ICONS,
+  POSITIONS,
+  PRECHAT_FIELDS,
+  PRECHAT_MODES,
+  type PrechatMode,
+  WIDGET_LOCALES,
+  type Widget,
+} from './types'
 
 const DEFAULT_COLOR = '#2563eb'
 
@@ -115,11 +126,18 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
   const set = (k: keyof Form) => (v: string | boolean) => setForm((f) => ({ ...f, [k]: v }))
   /** A select's value back to its literal type (the select only offers those). */
   const pick =
-    <K extends 'font' | 'position' | 'launcher_icon' | 'attachments'>(k: K, allowed: readonly Form[K][]) =>
+    <K extends 'font' | 'position' | 'launcher_icon' | 'attachments' | 'locale'>(
+      k: K,
+      allowed: readonly Form[K][],
+    ) =>
     (v: string) => {
       const found = allowed.find((a) => a === v)
       if (found !== undefined) setForm((f) => ({ ...f, [k]: found }))
     }
+  const pickPrechat = (k: (typeof PRECHAT_FIELDS)[number]) => (v: string) => {
+    const found = PRECHAT_MODES.find((m) => m === v)
+    if (found !== undefined) setForm((f) => ({ ...f, prechat: { ...f.prechat, [k]: found } }))
+  }
 
   const save = async (e: Event) => {
     e.preventDefault()
@@ -143,6 +161,8 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
             start_label: form.start_label,
             attachments: form.attachments,
             email_fallback: form.email_fallback,
+            prechat: form.prechat,
+            locale: form.locale,
             allowed_domains: form.allowed_domains
               .split(/[\s,]+/)
               .map((d) => d.trim())
@@ -253,6 +273,37 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
             value={form.consent}
             onValue={set('consent')}
             error={fields.consent}
+          />
+          <fieldset class="chs-fieldset" data-testid="prechat">
+            <legend>{tr('lc.prechat')}</legend>
+            <p class="chs-hint">{tr('lc.prechat_hint')}</p>
+            <div class="chs-grid3eq">
+              {PRECHAT_FIELDS.map((k) => (
+                <SelectField
+                  key={k}
+                  label={tr(`lc.preview_${k}`)}
+                  name={`prechat_${k}`}
+                  value={form.prechat[k]}
+                  options={PRECHAT_MODES.map((m) => [m, tr(`lc.prechat.${m}`)] as const)}
+                  onValue={pickPrechat(k)}
+                  error={fields[`prechat.${k}`]}
+                />
+              ))}
+            </div>
+          </fieldset>
+          <CheckField
+            name="email_fallback"
+            label={tr('lc.email_fallback')}
+            checked={form.email_fallback}
+            onValue={set('email_fallback')}
+          />
+          <SelectField
+            label={tr('lc.locale')}
+            name="locale"
+            value={form.locale}
+            options={WIDGET_LOCALES.map((l) => [l, tr(`lc.locale.${l}`)] as const)}
+            onValue={pick('locale', WIDGET_LOCALES)}
+            error={fields.locale}
           />
           <SelectField
             label={tr('lc.attachments')}
@@ -397,6 +448,9 @@ const LauncherIcon = ({ name }: { name: Form['launcher_icon'] }) => (
   </svg>
 )
 
+const previewLabel = (tr: ReturnType<typeof useTr>, k: (typeof PRECHAT_FIELDS)[number], mode: PrechatMode) =>
+  mode === 'optional' ? `${tr(`lc.preview_${k}`)} ${tr('lc.preview_optional')}` : tr(`lc.preview_${k}`)
+
 /** The widget as a visitor sees it (header, form, launcher), drawn from the unsaved form. */
 const Preview = ({ form, logo }: { form: Form; logo: string | null }) => {
   const tr = useTr()
@@ -425,9 +479,11 @@ const Preview = ({ form, logo }: { form: Form; logo: string | null }) => {
           </div>
           <div class="chs-pv-body">
             <p>{form.intro}</p>
-            <span class="chs-pv-input">{tr('lc.preview_name')}</span>
-            <span class="chs-pv-input">{tr('lc.preview_email')}</span>
-            <span class="chs-pv-input">{tr('lc.preview_phone')}</span>
+            {PRECHAT_FIELDS.filter((k) => form.prechat[k] !== 'hidden').map((k) => (
+              <span key={k} class={`chs-pv-input chs-pv-${k}`}>
+                {previewLabel(tr, k, form.prechat[k])}
+              </span>
+            ))}
             {form.consent ? (
               <span class="chs-pv-consent">
                 <span class="chs-pv-box" /> {form.consent}

@@ -49,6 +49,8 @@ const CSS = `
 .chs-fieldset{border:1px solid var(--line,#e2e5ea);border-radius:8px;padding:8px 12px;display:flex;flex-direction:column;gap:6px}
 .chs-fieldset legend{font-size:13px;font-weight:600;padding:0 4px}
 .chs-grid3{display:grid;grid-template-columns:2fr 1fr 1fr;gap:10px 12px}
+.chs-grid3eq{display:grid;grid-template-columns:repeat(3,minmax(0,1fr));gap:10px 12px}
+@media (max-width:640px){.chs-grid3eq{grid-template-columns:1fr}}
 .chs-btn{font:inherit;font-size:14px;padding:7px 14px;border-radius:6px;border:1px solid #d1d5db;background:#fff;color:#1f2937;cursor:pointer;align-self:flex-start}
 .chs-btn:hover{background:#f3f4f6}
 .chs-btn:focus-visible{outline:2px solid var(--accent,#0f6e5f);outline-offset:2px}

@@ -259,6 +259,23 @@ export const texts = {
   'lc.preview_name': { en: 'Name', id: 'Nama' },
   'lc.preview_email': { en: 'E-mail', id: 'Email' },
   'lc.preview_phone': { en: 'Phone', id: 'Telepon' },
+  'lc.preview_optional': { en: '(optional)', id: '(opsional)' },
+  'lc.prechat': { en: 'Start form', id: 'Formulir awal' },
+  'lc.prechat_hint': {
+    en: 'What a visitor fills in before the chat starts. Outside business hours with e-mail replies on, the widget still offers the e-mail field.',
+    id: 'Yang diisi pengunjung sebelum chat dimulai. Di luar jam kerja dengan balasan email aktif, widget tetap menawarkan kolom email.',
+  },
+  'lc.prechat.required': { en: 'Required', id: 'Wajib' },
+  'lc.prechat.optional': { en: 'Optional', id: 'Opsional' },
+  'lc.prechat.hidden': { en: 'Not asked', id: 'Tidak ditanyakan' },
+  'lc.email_fallback': {
+    en: 'Also send replies by e-mail when the visitor has left the chat (if they gave an address)',
+    id: 'Kirim juga balasan lewat email bila pengunjung sudah meninggalkan chat (jika memberi alamat)',
+  },
+  'lc.locale': { en: 'Widget language', id: 'Bahasa widget' },
+  'lc.locale.auto': { en: "The visitor's browser language", id: 'Bahasa peramban pengunjung' },
+  'lc.locale.en': { en: 'English', id: 'Inggris' },
+  'lc.locale.id': { en: 'Indonesian', id: 'Indonesia' },
 
   'api.new_title': { en: 'Create an API channel', id: 'Buat kanal API' },
   'api.webhook_url': { en: 'Webhook URL (https)', id: 'URL webhook (https)' },

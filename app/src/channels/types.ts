@@ -13,6 +13,10 @@ export const FONTS = ['system', 'sans-serif', 'serif', 'monospace', 'rounded'] a
 export const POSITIONS = ['right', 'left'] as const
 export const LAUNCHER_ICONS = ['chat', 'message', 'help', 'logo'] as const
 export const ATTACHMENTS = ['off', 'images', 'files'] as const
+export const PRECHAT_FIELDS = ['name', 'email', 'phone'] as const
+export const PRECHAT_MODES = ['required', 'optional', 'hidden'] as const
+export const WIDGET_LOCALES = ['auto', 'en', 'id'] as const
+export type PrechatMode = (typeof PRECHAT_MODES)[number]
 
 export interface Widget {
   readonly title: string
@@ -28,6 +32,8 @@ export interface Widget {
   readonly attachments: (typeof ATTACHMENTS)[number]
   readonly email_fallback: boolean
   readonly allowed_domains: readonly string[]
+  readonly prechat: { readonly [F in (typeof PRECHAT_FIELDS)[number]]: PrechatMode }
+  readonly locale: (typeof WIDGET_LOCALES)[number]
 }
 
 export interface Channel {

@@ -3,6 +3,12 @@
  * call carries the visitor token as a bearer credential and no CORS is involved. Plain browser
  * code, no dependencies. The loader tells it when the panel opens and closes (postMessage); while
  * open it beats `seen` every 30 seconds, which agents see as `visitor.online`.
+ *
+ * Its own texts are English or Indonesian: the embed code's `data-kotak-locale` (passed on as
+ * `?locale=`), else the channel's `locale` setting, else the first of the browser's languages that
+ * is one of the two (English when none is). The owner's texts stay as typed; those still at their
+ * English default come in the visitor's language (`default_texts`). Every call says the language
+ * in `X-Locale`, so the server's messages (errors, refusals) come in it too.
  */
 ;(() => {
   const app = document.getElementById('app')
@@ -18,8 +24,77 @@
     monospace: 'ui-monospace,Menlo,Consolas,monospace',
     rounded: '"Nunito","Varela Round",system-ui,sans-serif',
   }
+  const TEXTS = {
+    en: {
+      close: 'Close',
+      name: 'Name',
+      email: 'E-mail',
+      phone: 'Phone',
+      optional: '(optional)',
+      fill_in: 'Please fill in: {fields}.',
+      consent_needed: 'Please accept the terms to start.',
+      start_failed: 'Could not start the chat.',
+      offline: 'No connection. Please try again.',
+      away_form: 'We are away right now. Leave your details and a message: we will reply by e-mail.',
+      away_form_email:
+        'We are away right now. Leave your e-mail and a message and we will reply there, or come back to this page later.',
+      away_chat: 'We are away right now; we will reply by e-mail if you leave.',
+      away_chat_no_email: 'We are away right now; leave a message and come back to this page for our reply.',
+      placeholder: 'Write a message…',
+      message: 'Message',
+      send: 'Send',
+      attach: 'Attach a file',
+      sending: 'Sending…',
+      sent: 'Sent',
+      read: 'Read',
+      not_sent: 'Not sent',
+      removed: 'Message removed',
+      file: 'file',
+      joined: '{name} joined the chat',
+      queue: 'You are number {n} in the queue. An agent will be with you shortly.',
+      typing: '{name} is typing…',
+    },
+    id: {
+      close: 'Tutup',
+      name: 'Nama',
+      email: 'Email',
+      phone: 'Telepon',
+      optional: '(opsional)',
+      fill_in: 'Mohon isi: {fields}.',
+      consent_needed: 'Mohon setujui ketentuannya untuk memulai.',
+      start_failed: 'Obrolan tidak dapat dimulai.',
+      offline: 'Tidak ada koneksi. Silakan coba lagi.',
+      away_form:
+        'Kami sedang tidak di tempat. Tinggalkan data dan pesan Anda: kami akan membalas lewat email.',
+      away_form_email:
+        'Kami sedang tidak di tempat. Tinggalkan email dan pesan Anda, kami akan membalas ke sana, atau kembali ke halaman ini nanti.',
+      away_chat: 'Kami sedang tidak di tempat; kami akan membalas lewat email jika Anda pergi.',
+      away_chat_no_email:
+        'Kami sedang tidak di tempat; tinggalkan pesan dan kembali ke halaman ini untuk membaca balasan kami.',
+      placeholder: 'Tulis pesan…',
+      message: 'Pesan',
+      send: 'Kirim',
+      attach: 'Lampirkan berkas',
+      sending: 'Mengirim…',
+      sent: 'Terkirim',
+      read: 'Dibaca',
+      not_sent: 'Tidak terkirim',
+      removed: 'Pesan dihapus',
+      file: 'berkas',
+      joined: '{name} bergabung dalam obrolan',
+      queue: 'Anda nomor {n} dalam antrean. Agen akan segera melayani Anda.',
+      typing: '{name} sedang mengetik…',
+    },
+  }
+  const FIELDS = [
+    ['name', 'text', 'name'],
+    ['email', 'email', 'email'],
+    ['phone', 'tel', 'tel'],
+  ]
+  let lang = 'en'
   let cfg = null
   let configAt = 0
+  let hasEmail = false
   let token = load()
   let lastId = 0
   let seenId = 0
@@ -56,7 +131,7 @@
     return n
   }
   function call(method, path, body, isForm) {
-    const headers = {}
+    const headers = { 'x-locale': lang }
     if (token) headers.authorization = 'Bearer ' + token
     if (body && !isForm) headers['content-type'] = 'application/json'
     return fetch(api + path, {
@@ -70,6 +145,41 @@
         .then((j) => ({ status: r.status, json: j })),
     )
   }
+  function tr(key, vars) {
+    const text = TEXTS[lang][key] || TEXTS.en[key] || key
+    return text.replace(/\{(\w+)\}/g, (m, k) => (vars && vars[k] != null ? String(vars[k]) : m))
+  }
+  function pickLang(v) {
+    const p = String(v || '')
+      .toLowerCase()
+      .slice(0, 2)
+    // `in` is the old code for Indonesian that some systems still report.
+    return p === 'id' || p === 'in' ? 'id' : p === 'en' ? 'en' : null
+  }
+  function chooseLang() {
+    const chosen = pickLang(params.get('locale')) || pickLang(cfg.locale)
+    if (chosen) return chosen
+    const wanted = navigator.languages?.length ? navigator.languages : [navigator.language]
+    for (let i = 0; i < wanted.length; i++) {
+      const l = pickLang(wanted[i])
+      if (l) return l
+    }
+    return 'en'
+  }
+  /** An owner text: as typed, or in the visitor's language while it is still the default. */
+  function own(key) {
+    const d = cfg.default_texts?.[lang]
+    return d?.[key] ? d[key] : cfg[key]
+  }
+  /** The pre-chat setting of a field; outside business hours the e-mail fallback needs an address to write to. */
+  function modeOf(name) {
+    const m = cfg.prechat?.[name] || 'required'
+    if (name === 'email' && m === 'hidden' && away()) return 'optional'
+    return m
+  }
+  function away() {
+    return !cfg.open && cfg.email_fallback
+  }
   function randomId() {
     const a = new Uint8Array(12)
     crypto.getRandomValues(a)
@@ -82,16 +192,17 @@
     s.setProperty('--kc-color', cfg.color)
     s.setProperty('--kc-radius', cfg.radius + 'px')
     s.setProperty('--kc-font', FONTS[cfg.font] || FONTS.system)
-    document.title = cfg.title
+    document.title = own('title')
+    document.documentElement.lang = lang
   }
   function header() {
-    const closeBtn = el('button', { type: 'button', 'aria-label': 'Close', text: '\u00d7' })
+    const closeBtn = el('button', { type: 'button', 'aria-label': tr('close'), text: '\u00d7' })
     closeBtn.addEventListener('click', () => {
       parent.postMessage({ kotak: 'close' }, '*')
     })
     return el('div', { class: 'head' }, [
       cfg.logo_url ? el('img', { src: cfg.logo_url, alt: '' }) : null,
-      el('div', { class: 't' }, [el('h1', { text: cfg.title }), el('p', { text: cfg.subtitle })]),
+      el('div', { class: 't' }, [el('h1', { text: own('title') }), el('p', { text: own('subtitle') })]),
       closeBtn,
     ])
   }
@@ -100,23 +211,28 @@
   function renderForm(error) {
     app.innerHTML = ''
     const body = el('div', { class: 'body' })
-    if (cfg.intro) body.appendChild(el('p', { class: 'intro', text: cfg.intro }))
-    if (!cfg.open && cfg.email_fallback)
+    if (own('intro')) body.appendChild(el('p', { class: 'intro', text: own('intro') }))
+    if (away())
       body.appendChild(
         el('div', {
           class: 'away',
-          text: 'We are away right now. Leave your details and a message: we will reply by e-mail.',
+          text: modeOf('email') === 'required' ? tr('away_form') : tr('away_form_email'),
         }),
       )
     const form = el('form', { class: 'start', novalidate: '' })
-    function field(label, name, type, auto) {
-      return el('label', { text: label }, [
-        el('input', { type: type, name: name, required: '', autocomplete: auto, maxlength: '100' }),
-      ])
-    }
-    form.appendChild(field('Name', 'name', 'text', 'name'))
-    form.appendChild(field('E-mail', 'email', 'email', 'email'))
-    form.appendChild(field('Phone', 'phone', 'tel', 'tel'))
+    const shown = FIELDS.filter((f) => modeOf(f[0]) !== 'hidden')
+    shown.forEach((f) => {
+      const required = modeOf(f[0]) === 'required'
+      const input = el('input', { type: f[1], name: f[0], autocomplete: f[2], maxlength: '100' })
+      if (required) input.setAttribute('required', '')
+      form.appendChild(
+        el('label', {}, [
+          el('span', { text: tr(f[0]) }),
+          required ? null : el('span', { class: 'opt', text: ' ' + tr('optional') }),
+          input,
+        ]),
+      )
+    })
     if (cfg.consent)
       form.appendChild(
         el('label', { class: 'consent' }, [
@@ -125,65 +241,79 @@
         ]),
       )
     const err = el('div', { class: 'error', role: 'alert', text: error || '' })
-    const submit = el('button', { class: 'btn', type: 'submit', text: cfg.start_label })
+    const submit = el('button', { class: 'btn', type: 'submit', text: own('start_label') })
     form.appendChild(err)
     form.appendChild(submit)
     form.addEventListener('submit', (e) => {
       e.preventDefault()
-      const data = {
-        name: form.elements.name.value.trim(),
-        email: form.elements.email.value.trim(),
-        phone: form.elements.phone.value.trim(),
-        page_url: page || null,
-        locale: (navigator.language || 'en').slice(0, 2) === 'id' ? 'id' : 'en',
-        form_token: cfg.form_token,
-      }
+      const data = { page_url: page || null, locale: lang, form_token: cfg.form_token }
+      const missing = []
+      shown.forEach((f) => {
+        const input = form.elements[f[0]]
+        const value = input.value.trim()
+        if (value) data[f[0]] = value
+        const lacking = !value && modeOf(f[0]) === 'required'
+        if (lacking) missing.push(tr(f[0]))
+        if (lacking) input.setAttribute('aria-invalid', 'true')
+        else input.removeAttribute('aria-invalid')
+      })
       if (cfg.consent) data.consent = form.elements.consent.checked
-      if (!data.name || !data.email || !data.phone) {
-        err.textContent = 'Please fill in your name, e-mail and phone.'
+      if (missing.length) {
+        err.textContent = tr('fill_in', { fields: missing.join(', ') })
         return
       }
       if (cfg.consent && !data.consent) {
-        err.textContent = 'Please accept the terms to start.'
+        err.textContent = tr('consent_needed')
         return
       }
       submit.disabled = true
       const wait = Math.max(0, cfg.min_fill_ms - (Date.now() - configAt))
       setTimeout(() => {
-        startChat(data, err, submit, true)
+        startChat(data, form, err, submit, true)
       }, wait)
     })
     body.appendChild(form)
     app.appendChild(header())
     app.appendChild(body)
   }
-  function startChat(data, err, submit, retry) {
-    call('POST', '/visitors', data).then((r) => {
-      if (r.status === 201) {
-        token = r.json.data.token
-        save(token)
-        renderChat()
-        applyQueue(r.json.data)
-        connect()
-        heartbeat()
-        return
-      }
-      const fields = r.json.error?.fields || {}
-      if (fields.form_token && retry) {
-        // The token expired or was spent: take a fresh one and try once more.
-        return fetchConfig().then(() => {
-          data.form_token = cfg.form_token
-          setTimeout(() => {
-            startChat(data, err, submit, false)
-          }, cfg.min_fill_ms)
-        })
-      }
-      submit.disabled = false
-      const first = Object.keys(fields)[0]
-      err.textContent = first
-        ? first + ' ' + fields[first]
-        : r.json.error?.message || 'Could not start the chat.'
+  function startChat(data, form, err, submit, retry) {
+    call('POST', '/visitors', data).then(
+      (r) => started(r, data, form, err, submit, retry),
+      () => {
+        submit.disabled = false
+        err.textContent = tr('offline')
+      },
+    )
+  }
+  function started(r, data, form, err, submit, retry) {
+    if (r.status === 201) {
+      token = r.json.data.token
+      hasEmail = !!data.email
+      save(token)
+      renderChat()
+      applyQueue(r.json.data)
+      connect()
+      heartbeat()
+      return
+    }
+    const fields = r.json.error?.fields || {}
+    if (fields.form_token && retry) {
+      // The token expired or was spent: take a fresh one and try once more.
+      return fetchConfig().then(() => {
+        data.form_token = cfg.form_token
+        setTimeout(() => {
+          startChat(data, form, err, submit, false)
+        }, cfg.min_fill_ms)
+      })
+    }
+    submit.disabled = false
+    // The server's messages follow X-Locale; a form field's is said with its label.
+    const lines = Object.keys(fields).map((f) => {
+      const input = form.elements[f]
+      if (input?.setAttribute) input.setAttribute('aria-invalid', 'true')
+      return FIELDS.some((x) => x[0] === f) ? tr(f) + ' ' + fields[f] : fields[f]
     })
+    err.textContent = lines.length ? lines.join('. ') : r.json.error?.message || tr('start_failed')
   }
 
   // ---- Chat -------------------------------------------------------------------------------
@@ -195,8 +325,12 @@
     notice = el('div', { class: 'notice' })
     list.appendChild(notice)
     typingLine = el('div', { class: 'typing' })
-    textarea = el('textarea', { placeholder: 'Write a message…', 'aria-label': 'Message', maxlength: '5000' })
-    const send = el('button', { class: 'btn', type: 'button', text: 'Send' })
+    textarea = el('textarea', {
+      placeholder: tr('placeholder'),
+      'aria-label': tr('message'),
+      maxlength: '5000',
+    })
+    const send = el('button', { class: 'btn', type: 'button', text: tr('send') })
     const composer = el('div', { class: 'composer' })
     if (cfg.attachments !== 'off') {
       fileInput = el('input', {
@@ -207,7 +341,7 @@
       const attach = el('button', {
         class: 'attach',
         type: 'button',
-        'aria-label': 'Attach a file',
+        'aria-label': tr('attach'),
       })
       attach.appendChild(clipIcon())
       attach.addEventListener('click', () => {
@@ -247,8 +381,10 @@
     app.appendChild(list)
     app.appendChild(typingLine)
     app.appendChild(composer)
-    if (!cfg.open && cfg.email_fallback)
-      notice.textContent = 'We are away right now; we will reply by e-mail if you leave.'
+    awayNotice()
+  }
+  function awayNotice() {
+    if (notice && away()) notice.textContent = hasEmail ? tr('away_chat') : tr('away_chat_no_email')
   }
   function clipIcon() {
     const ns = 'http://www.w3.org/2000/svg'
@@ -303,7 +439,7 @@
             removeNode('p-' + clientId)
             addMessage(r.json.data)
           } else {
-            markFailed('p-' + clientId, r.json.error?.message || 'Not sent')
+            markFailed('p-' + clientId, r.json.error?.message || tr('not_sent'))
           }
         },
         () => {
@@ -315,7 +451,7 @@
               },
               1000 * (tries + 1),
             )
-          else markFailed('p-' + clientId, 'Not sent')
+          else markFailed('p-' + clientId, tr('not_sent'))
         },
       )
     }
@@ -328,7 +464,9 @@
   }
   function markFailed(id, why) {
     const n = document.getElementById('m-' + id)
-    if (n) n.querySelector('.meta').textContent = why
+    if (!n) return
+    n.setAttribute('data-status', 'failed')
+    n.querySelector('.meta').textContent = why
   }
   function addMessage(m) {
     if (!list) return
@@ -350,14 +488,14 @@
       bubble.appendChild(el('span', { class: 'who', text: m.sender.name }))
     if (m.media) bubble.appendChild(mediaNode(m.media))
     if (m.body) bubble.appendChild(el('span', { class: 'text', text: m.body }))
-    if (m.deleted) bubble.appendChild(el('em', { text: 'Message removed' }))
+    if (m.deleted) bubble.appendChild(el('em', { text: tr('removed') }))
     const meta =
       m.direction === 'in'
         ? m.status === 'sending'
-          ? 'Sending…'
+          ? tr('sending')
           : m.status === 'read'
-            ? 'Read'
-            : 'Sent'
+            ? tr('read')
+            : tr('sent')
         : ''
     bubble.appendChild(el('span', { class: 'meta', text: meta }))
     const n = el('div', { class: 'msg ' + m.direction, id: 'm-' + m.id, 'data-status': m.status || '' }, [
@@ -377,17 +515,16 @@
           holder.appendChild(el('img', { src: url, alt: media.name || '' }))
         else
           holder.appendChild(
-            el('a', { href: url, download: media.name || 'file', text: media.name || 'file' }),
+            el('a', { href: url, download: media.name || tr('file'), text: media.name || tr('file') }),
           )
       })
     return holder
   }
   function applyQueue(d) {
     if (!notice) return
-    if (d.agent) notice.textContent = d.agent.name + ' joined the chat'
-    else if (d.queue?.waiting)
-      notice.textContent =
-        'You are number ' + d.queue.position + ' in the queue. An agent will be with you shortly.'
+    if (d.agent) notice.textContent = tr('joined', { name: d.agent.name })
+    // Outside business hours nobody will be with them shortly: the away line stays.
+    else if (d.queue?.waiting && !away()) notice.textContent = tr('queue', { n: d.queue.position })
   }
   function refresh() {
     return call('GET', '/conversation' + (lastId ? '?after=' + lastId : '')).then((r) => {
@@ -398,6 +535,8 @@
         return false
       }
       if (r.status !== 200) return true
+      hasEmail = !!r.json.data.visitor?.email
+      awayNotice()
       r.json.data.messages.forEach(addMessage)
       applyQueue(r.json.data)
       return true
@@ -420,11 +559,15 @@
         if (f.event === 'message') addMessage(f.data)
         else if (f.event === 'queue') applyQueue(f.data)
         else if (f.event === 'typing' && f.data.from === 'agent')
-          typingLine.textContent = f.data.typing ? f.data.name + ' is typing…' : ''
+          typingLine.textContent = f.data.typing ? tr('typing', { name: f.data.name }) : ''
         else if (f.event === 'read') {
-          const nodes = list.querySelectorAll('.msg.in .meta')
-          for (let i = 0; i < nodes.length; i++)
-            if (nodes[i].textContent === 'Sent') nodes[i].textContent = 'Read'
+          const nodes = list.querySelectorAll('.msg.in')
+          for (let i = 0; i < nodes.length; i++) {
+            const st = nodes[i].getAttribute('data-status')
+            if (st === 'sending' || st === 'failed' || st === 'read') continue
+            nodes[i].setAttribute('data-status', 'read')
+            nodes[i].querySelector('.meta').textContent = tr('read')
+          }
         }
       }
       ws.onclose = () => {
@@ -465,6 +608,7 @@
       .then((j) => {
         cfg = j.data
         configAt = Date.now()
+        lang = chooseLang()
         applyLook()
       })
   }

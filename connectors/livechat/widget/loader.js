@@ -1,7 +1,8 @@
 /*
  * Kotak live chat loader. The customer's page includes
  *   <script src="https://KOTAK/widget.js" data-kotak-key="lc_…" async></script>
- * It reads the widget's config (the one CORS-open endpoint), draws the launcher inside a shadow
+ * (optionally `data-kotak-locale="id"` or `"en"`: the widget's own texts in that language whatever
+ * the visitor's browser says). It reads the widget's config (the one CORS-open endpoint), draws the launcher inside a shadow
  * root (`all: initial`, so the page's CSS cannot reach it) and, on first click, an iframe with the
  * chat page Kotak serves: every visitor call is then same-origin inside that frame.
  * Plain ES5-ish browser code, no dependencies.
@@ -12,6 +13,7 @@
   if (!script) return
   const key = script.getAttribute('data-kotak-key')
   if (!key) return
+  const locale = script.getAttribute('data-kotak-locale')
   window.__kotakLivechat = true
   const base = new URL(script.src, location.href).origin
   const page = location.href
@@ -42,7 +44,21 @@
     })
     .catch(() => {})
 
+  /** The title in the language the frame will speak (frame.js chooses the same way). */
+  function titleOf(cfg) {
+    const wanted = [locale, cfg.locale].concat(navigator.languages || [navigator.language])
+    for (let i = 0; i < wanted.length; i++) {
+      const p = String(wanted[i] || '')
+        .toLowerCase()
+        .slice(0, 2)
+      if (p === 'id' || p === 'in') return cfg.default_texts?.id?.title || cfg.title
+      if (p === 'en') return cfg.title
+    }
+    return cfg.title
+  }
+
   function mount(cfg) {
+    const title = titleOf(cfg)
     const side = cfg.position === 'left' ? 'left' : 'right'
     const host = document.createElement('div')
     host.setAttribute('data-kotak-livechat', '')
@@ -77,7 +93,7 @@
       '</style>' +
       '<div class="panel" part="panel"></div>' +
       '<button class="launcher" part="launcher" type="button" aria-label="' +
-      escapeAttr(cfg.title) +
+      escapeAttr(title) +
       '"></button>'
     const panel = root.querySelector('.panel')
     const button = root.querySelector('.launcher')
@@ -96,9 +112,15 @@
       open = v
       if (open && !frame) {
         frame = document.createElement('iframe')
-        frame.title = cfg.title
+        frame.title = title
         frame.setAttribute('allow', 'clipboard-write')
-        frame.src = base + '/livechat/' + encodeURIComponent(key) + '/frame?page=' + encodeURIComponent(page)
+        frame.src =
+          base +
+          '/livechat/' +
+          encodeURIComponent(key) +
+          '/frame?page=' +
+          encodeURIComponent(page) +
+          (locale ? '&locale=' + encodeURIComponent(locale) : '')
         panel.appendChild(frame)
       }
       panel.className = open ? 'panel open' : 'panel'

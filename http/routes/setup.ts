@@ -41,7 +41,7 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({
       token: Token,
       workspace_name: Text(2, 120),
-      name: Text(1, 120),
+      name: Text(2, 120),
       email: Email,
       locale: Schema.optional(Schema.Literal('en', 'id')),
       timezone: Schema.optional(TimeZone.pipe(Schema.minLength(1))),

@@ -68,6 +68,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/auth/link": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** E-mail a one-time sign-in link (30 minutes) to an account; 202 whether or not the address has one; 404 when the server cannot send mail */
+        post: operations["postAuthLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/auth/link/{token}": {
         parameters: {
             query?: never;
@@ -75,8 +92,26 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Sign in with a one-time link issued by the operator CLI */
+        /** A one-time sign-in link (operator CLI or e-mail): redirects to the app's page for it, which signs in with a button; opening it uses nothing (link previews) */
         get: operations["getAuthLinkByToken"];
+        put?: never;
+        /** Use a one-time sign-in link (its page's button; a JSON body from the same site): sets the session and CSRF cookies */
+        post: operations["postAuthLinkByToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/link/{token}/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a sign-in link can still be used (valid, used, expired, invalid), without using it */
+        get: operations["getAuthLinkByTokenStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -111,8 +146,42 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** End the current session (needs X-CSRF-Token) */
+        /** End the current session, or with `all: true` every session of the user on every device (needs X-CSRF-Token) */
         post: operations["postAuthLogout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkey": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Sign in with a passkey: the authenticator’s answer to the options; sets the session and CSRF cookies */
+        post: operations["postAuthPasskey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/auth/passkey/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start signing in with a passkey: options for navigator.credentials.get() (valid 5 minutes, once) */
+        post: operations["postAuthPasskeyOptions"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2804,6 +2873,59 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/me/passkeys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your passkeys */
+        get: operations["getV1MePasskeys"];
+        put?: never;
+        /** Finish adding a passkey: the authenticator’s answer to the options, and a name for it */
+        post: operations["postV1MePasskeys"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/passkeys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete one of your passkeys; it signs nobody in from then on */
+        delete: operations["deleteV1MePasskeysById"];
+        options?: never;
+        head?: never;
+        /** Rename one of your passkeys */
+        patch: operations["patchV1MePasskeysById"];
+        trace?: never;
+    };
+    "/v1/me/passkeys/options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start adding a passkey: options for navigator.credentials.create() (valid 5 minutes, once) */
+        post: operations["postV1MePasskeysOptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/me/preferences": {
         parameters: {
             query?: never;
@@ -3548,6 +3670,40 @@ export interface paths {
         patch: operations["patchV1Settings"];
         trace?: never;
     };
+    "/v1/setup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Claim a new install with its setup token: creates the first workspace and its owner, signs them in (session cookies) */
+        post: operations["postV1Setup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/setup/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Whether a first-run setup link still works (404 setup_token_invalid, 410 setup_done) */
+        get: operations["getV1SetupByToken"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/teams": {
         parameters: {
             query?: never;
@@ -3893,7 +4049,7 @@ export interface components {
         Error: {
             error: {
                 /** @enum {string} */
-                code: "unauthorized" | "plan_required" | "forbidden" | "not_found" | "method_not_allowed" | "conflict" | "workspace_required" | "payload_too_large" | "csrf_mismatch" | "validation_error" | "workspace_frozen" | "rate_limited" | "server_error" | "ai_error" | "ai_unavailable" | "unavailable";
+                code: "unauthorized" | "plan_required" | "forbidden" | "not_found" | "setup_token_invalid" | "method_not_allowed" | "conflict" | "workspace_required" | "setup_done" | "payload_too_large" | "csrf_mismatch" | "validation_error" | "workspace_frozen" | "rate_limited" | "server_error" | "ai_error" | "ai_unavailable" | "unavailable";
                 fields?: {
                     [key: string]: string;
                 };
@@ -4471,7 +4627,128 @@ export interface operations {
             };
         };
     };
+    postAuthLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    return_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            requested: true;
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getAuthLinkByToken: {
+        parameters: {
+            query?: {
+                return_to?: string;
+            };
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: unknown;
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthLinkByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    return_to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            return_to: string;
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAuthLinkByTokenStatus: {
         parameters: {
             query?: never;
             header?: never;
@@ -4489,7 +4766,11 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: unknown;
+                        data: {
+                            email: string | null;
+                            /** @enum {string} */
+                            status: "valid" | "used" | "expired" | "invalid";
+                        };
                         meta?: Record<string, never>;
                     };
                 };
@@ -4546,6 +4827,129 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        requestBody: {
+            content: {
+                "application/json": {
+                    all?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            sessions_ended: number;
+                            /** @enum {boolean} */
+                            signed_out: true;
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthPasskey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    response: {
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * maxLength(16384)
+                         * @description a string at most 16384 character(s) long
+                         */
+                        id: string;
+                        /**
+                         * maxLength(16384)
+                         * @description a string at most 16384 character(s) long
+                         */
+                        rawId: string;
+                        response: {
+                            /**
+                             * maxLength(16384)
+                             * @description a string at most 16384 character(s) long
+                             */
+                            authenticatorData: string;
+                            /**
+                             * maxLength(16384)
+                             * @description a string at most 16384 character(s) long
+                             */
+                            clientDataJSON: string;
+                            /**
+                             * maxLength(16384)
+                             * @description a string at most 16384 character(s) long
+                             */
+                            signature: string;
+                            /**
+                             * maxLength(16384)
+                             * @description a string at most 16384 character(s) long
+                             */
+                            userHandle?: string;
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            signed_in: true;
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postAuthPasskeyOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
         requestBody?: never;
         responses: {
             /** @description Success */
@@ -4555,7 +4959,21 @@ export interface operations {
                 };
                 content: {
                     "application/json": {
-                        data: unknown;
+                        data: {
+                            allowCredentials?: {
+                                id: string;
+                                transports?: string[];
+                                /** @enum {string} */
+                                type: "public-key";
+                            }[];
+                            challenge: string;
+                            extensions?: {
+                                [key: string]: unknown;
+                            };
+                            rpId?: string;
+                            timeout?: number;
+                            userVerification?: string;
+                        };
                         meta?: Record<string, never>;
                     };
                 };
@@ -14027,6 +14445,283 @@ export interface operations {
             };
         };
     };
+    getV1MePasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            backed_up: boolean;
+                            /** @description ISO 8601 UTC, `YYYY-MM-DDTHH:MM:SSZ` */
+                            created_at: string;
+                            id: number;
+                            last_used_at: string | null;
+                            name: string;
+                            transports: string[];
+                        }[];
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1MePasskeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    response: {
+                        /** @enum {string} */
+                        authenticatorAttachment?: "platform" | "cross-platform";
+                        clientExtensionResults?: {
+                            [key: string]: unknown;
+                        };
+                        /**
+                         * maxLength(16384)
+                         * @description a string at most 16384 character(s) long
+                         */
+                        id: string;
+                        /**
+                         * maxLength(16384)
+                         * @description a string at most 16384 character(s) long
+                         */
+                        rawId: string;
+                        response: {
+                            /**
+                             * maxLength(16384)
+                             * @description a string at most 16384 character(s) long
+                             */
+                            attestationObject: string;
+                            /**
+                             * maxLength(16384)
+                             * @description a string at most 16384 character(s) long
+                             */
+                            authenticatorData?: string;
+                            /**
+                             * maxLength(16384)
+                             * @description a string at most 16384 character(s) long
+                             */
+                            clientDataJSON: string;
+                            /**
+                             * maxLength(16384)
+                             * @description a string at most 16384 character(s) long
+                             */
+                            publicKey?: string;
+                            publicKeyAlgorithm?: number;
+                            /**
+                             * maxItems(10)
+                             * @description an array of at most 10 item(s)
+                             */
+                            transports?: string[];
+                        };
+                        /** @enum {string} */
+                        type: "public-key";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            backed_up: boolean;
+                            /** @description ISO 8601 UTC, `YYYY-MM-DDTHH:MM:SSZ` */
+                            created_at: string;
+                            id: number;
+                            last_used_at: string | null;
+                            name: string;
+                            transports: string[];
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1MePasskeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: unknown;
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1MePasskeysById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            backed_up: boolean;
+                            /** @description ISO 8601 UTC, `YYYY-MM-DDTHH:MM:SSZ` */
+                            created_at: string;
+                            id: number;
+                            last_used_at: string | null;
+                            name: string;
+                            transports: string[];
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1MePasskeysOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            attestation?: string;
+                            authenticatorSelection?: {
+                                [key: string]: unknown;
+                            };
+                            challenge: string;
+                            excludeCredentials?: {
+                                id: string;
+                                transports?: string[];
+                                /** @enum {string} */
+                                type: "public-key";
+                            }[];
+                            extensions?: {
+                                [key: string]: unknown;
+                            };
+                            pubKeyCredParams: {
+                                alg: number;
+                                /** @enum {string} */
+                                type: "public-key";
+                            }[];
+                            rp: {
+                                id?: string;
+                                name: string;
+                            };
+                            timeout?: number;
+                            user: {
+                                displayName: string;
+                                id: string;
+                                name: string;
+                            };
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     postV1MePreferences: {
         parameters: {
             query?: never;
@@ -15507,6 +16202,7 @@ export interface operations {
                                 };
                             };
                             sign_in: {
+                                email: boolean;
                                 login_path: string | null;
                                 oidc: boolean;
                             };
@@ -16600,6 +17296,125 @@ export interface operations {
                             response_target_minutes: number;
                             response_warn_percent: number;
                             timezone: string;
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Setup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    /** @enum {string} */
+                    locale?: "en" | "id";
+                    name: string;
+                    /**
+                     * minLength(1)
+                     * @description a string at least 1 character(s) long
+                     */
+                    timezone?: string;
+                    /**
+                     * maxLength(200)
+                     * @description a string at most 200 character(s) long
+                     */
+                    token: string;
+                    workspace_name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            redirect_to: string;
+                            user: {
+                                email: string;
+                                id: number;
+                                name: string;
+                            };
+                            workspace: {
+                                /** @description ISO 8601 UTC, `YYYY-MM-DDTHH:MM:SSZ` */
+                                created_at: string;
+                                id: number;
+                                in_grace: boolean;
+                                limits: {
+                                    ai: boolean;
+                                    ai_per_month: number;
+                                    api: boolean;
+                                    channels: number;
+                                    leads_per_month: number;
+                                    replies_per_day: number;
+                                    tickets_per_month: number;
+                                    users: number;
+                                };
+                                name: string;
+                                /** @enum {string} */
+                                plan: "free" | "pro" | "custom";
+                                pro_until: string | null;
+                                slug: string;
+                                timezone: string;
+                            };
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1SetupByToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @enum {boolean} */
+                            valid: true;
                         };
                         meta?: Record<string, never>;
                     };

@@ -59,7 +59,8 @@ const relyingParty = Effect.map(Config, (cfg) => {
 })
 
 const B64Url = Schema.String.pipe(Schema.pattern(/^[A-Za-z0-9_-]*={0,2}$/), Schema.maxLength(16_384))
-const Transport = Schema.Literal('ble', 'cable', 'hybrid', 'internal', 'nfc', 'smart-card', 'usb')
+// Any name: a browser may know transports this server does not yet (it only hands them back).
+const Transport = Schema.String.pipe(Schema.maxLength(32))
 const Attachment = Schema.Literal('platform', 'cross-platform')
 const Extensions = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 

@@ -1,5 +1,6 @@
 import type { ComponentType } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
+import { AccountMenu } from './components/accountMenu'
 import { Bell } from './components/bell'
 import { InvitationsMenu } from './components/invitations'
 import { MenuButton, NavAccount, NavBackdrop, navOpen, WorkspaceSelect } from './components/phoneNav'
@@ -48,6 +49,7 @@ const Outlet = () => {
 /** A page outside the signed-in layout (an invitation link, no workspace yet), loaded on first use. */
 const invitePage = () => import('./pages/invite')
 const welcomePage = () => import('./pages/welcome')
+const linkPage = () => import('./pages/link')
 const Standalone = <P,>({
   load,
   props,
@@ -106,9 +108,7 @@ const TopBar = ({ me }: { me: Session.Me }) => {
         <option value="en">EN</option>
         <option value="id">ID</option>
       </select>
-      <span class="who wide-only" title={me.user.email}>
-        {me.user.name}
-      </span>
+      <AccountMenu me={me} />
       <button type="button" class="ghost wide-only" onClick={() => void signOut()}>
         {t('signout')}
       </button>
@@ -146,13 +146,16 @@ export const App = () => {
   const me = use(Session.me)
   use(locale)
   const drawer = use(navOpen)
-  const { path } = use(here)
+  const { path, search } = use(here)
   const [error, setError] = useState<string | null>(null)
   const [noWorkspace, setNoWorkspace] = useState(false)
   useEffect(() => {
     // Back from signing in (which lands on /app) to the invitation that asked for it.
-    const back = Invitations.takeReturn()
-    if (back && (here.get().path === '/' || here.get().path === HOME)) navigate(back, true)
+    // Only there: a sign-in link's own page, on the way, must leave it for after the sign-in.
+    if (here.get().path === '/' || here.get().path === HOME) {
+      const back = Invitations.takeReturn()
+      if (back) navigate(back, true)
+    }
     setSignedOutHandler(() => Session.me.set(false))
     Session.load()
       .then(() => Socket.start())
@@ -162,6 +165,12 @@ export const App = () => {
         else setError(e instanceof Error ? e.message : String(e))
       })
   }, [])
+  // A sign-in link's page, signed in or not: its button signs in as the link's owner.
+  const linkToken = /^\/link\/([^/]+)$/.exec(path)?.[1]
+  if (linkToken) {
+    const returnTo = new URLSearchParams(search).get('return_to') ?? '/app'
+    return <Standalone load={linkPage} props={{ token: decodeURIComponent(linkToken), returnTo }} />
+  }
   const token = /^\/invite\/([^/]+)$/.exec(path)?.[1]
   if (token) {
     const visitor: Visitor = noWorkspace

@@ -56,7 +56,7 @@ const guest = async (locale = 'en-GB') => {
   return { context, page, problems }
 }
 
-/** Signs in in this browser through a one-time link (`GET /auth/link/{token}`, as the CLI's). */
+/** Signs in in this browser through a one-time link (as the CLI's): its page, then its Sign in button. */
 const signInWithLink = async (page: Page, email: string) => {
   const token = await s.run(
     Effect.gen(function* () {
@@ -65,6 +65,7 @@ const signInWithLink = async (page: Page, email: string) => {
     }),
   )
   await page.goto(`${s.url}/auth/link/${token}`)
+  await page.getByTestId('link-signin').click()
 }
 
 const shots = async (page: Page, name: string) => {

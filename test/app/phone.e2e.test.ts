@@ -206,7 +206,7 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
     expect(await nav.getByRole('link', { name: /Inbox/ }).getAttribute('aria-current')).toBe('page')
     // The account's controls live in the menu at this width.
     await page.getByRole('combobox', { name: 'Language' }).waitFor()
-    await page.getByRole('button', { name: 'Sign out' }).waitFor()
+    await page.getByRole('button', { name: 'Sign out', exact: true }).waitFor()
     expect(await overflow(page)).toEqual([])
     expect(await axe(page)).toEqual([])
     await screenshot(page, 'phone-menu-en')

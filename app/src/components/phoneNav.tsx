@@ -9,8 +9,8 @@ import { MenuLines } from './icons'
 /**
  * The navigation on a phone (≤ 640 px, styles.css): the side navigation becomes a drawer opened by
  * the top bar's menu button, and the account's controls the top bar has no room for there
- * (workspace, language, who is signed in, sign out) move into it. Going to a page, Escape, a tap
- * beside the drawer or a wider window closes it.
+ * (workspace, language, who is signed in, sign out here or everywhere) move into it. Going to a
+ * page, Escape, a tap beside the drawer or a wider window closes it.
  */
 export const PHONE = '(max-width: 640px)'
 export const navOpen = store(false)
@@ -85,6 +85,9 @@ export const NavAccount = ({ me }: { me: Session.Me }) => {
       </label>
       <button type="button" onClick={() => void signOut()}>
         {t('signout')}
+      </button>
+      <button type="button" onClick={() => void Session.signOutEverywhere()}>
+        {t('signout.all')}
       </button>
     </div>
   )

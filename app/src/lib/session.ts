@@ -1,6 +1,7 @@
 import type { paths } from '../api/schema'
-import { api, setApiLocale } from './api'
-import { type Locale, locale } from './i18n'
+import { api } from './api'
+import type { Locale } from './i18n'
+import { setGuestLocale } from './invitations'
 import { store } from './state'
 
 export type Me = paths['/v1/me']['get']['responses'][200]['content']['application/json']['data']
@@ -14,12 +15,8 @@ export interface WorkspaceBrief {
 export const me = store<Me | null | false>(null)
 export const workspaces = store<readonly WorkspaceBrief[]>([])
 
-const applyLocale = (l: string) => {
-  const next: Locale = l === 'id' ? 'id' : 'en'
-  setApiLocale(next)
-  document.documentElement.lang = next
-  locale.set(next)
-}
+/** The person's language; kept in this browser too, so its pages for guests (sign-in) speak it. */
+const applyLocale = (l: string) => setGuestLocale(l === 'id' ? 'id' : 'en')
 
 export const load = async () => {
   const got = await api.get('/v1/me')
@@ -44,4 +41,13 @@ export const setLanguage = async (l: Locale) => {
 export const can = (permission: string) => {
   const m = me.get()
   return m ? m.permissions.includes(permission) : false
+}
+
+/**
+ * Ends every session of this person, on every device (POST /auth/logout `all`); their other
+ * browsers lose their socket at once and show the sign-in page. Then this one does too.
+ */
+export const signOutEverywhere = async () => {
+  await api.post('/auth/logout', { body: { all: true } }).catch(() => null)
+  location.href = '/app'
 }

@@ -137,8 +137,11 @@ const open = async () => {
     settled.set(true)
     clearInterval(pinger)
     // 4500–4999: access is gone; the page reloads through the API instead of reconnecting alone.
+    // Asking who is signed in shows the sign-in page at once when the session ended (signed out
+    // of every device elsewhere): the API's 401 says so.
     if (e.code >= 4500 && e.code < 5000) {
       connection.set('down')
+      void api.get('/v1/me').catch(() => undefined)
       return
     }
     schedule()

@@ -1,10 +1,10 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, api, signOut } from '../lib/api'
 import { fullTime, meaningful } from '../lib/format'
-import { type Locale, locale, t } from '../lib/i18n'
+import { locale, t } from '../lib/i18n'
 import * as Inv from '../lib/invitations'
 import { use } from '../lib/state'
-import { SignInWays } from './signin'
+import { LanguagePick, SignInWays } from './signin'
 
 /** Who opens the page: not signed in, signed in without a workspace, or a member of one. */
 export type Visitor =
@@ -13,20 +13,7 @@ export type Visitor =
   | { readonly kind: 'none' }
   | { readonly kind: 'member'; readonly email: string }
 
-export const LanguagePick = () => {
-  const lang = use(locale)
-  return (
-    <select
-      class="lang"
-      value={lang}
-      aria-label={t('language')}
-      onChange={(e) => Inv.setGuestLocale(e.currentTarget.value as Locale)}
-    >
-      <option value="en">EN</option>
-      <option value="id">ID</option>
-    </select>
-  )
-}
+export { LanguagePick }
 
 /**
  * The e-mailed link's page (`/invite/{token}`, redirected to `/app/invite/{token}`): what the

@@ -1,0 +1,285 @@
+import { SqlClient } from '@effect/sql'
+import { Effect } from 'effect'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as Sessions from '../../store/sessions'
+import * as Users from '../../store/users'
+import { type Smtp, startSmtp } from '../email/dovecot'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { lacks } from '../support/systemPackages'
+import { axe, launch, screenshot, signedIn } from './support'
+
+/**
+ * Signing in a person can do alone, in Chromium: a one-time link survives link previews and is
+ * used by its page's button (a second browser of someone already signed in); used, expired and
+ * unknown links explained in English and Indonesian, with the way to a new one (the e-mail form
+ * when the server can send mail, the operator's command otherwise); a link e-mailed from the
+ * sign-in page through a real SMTP server, opened and used; signing out of every device, which
+ * drops the person's other browser to the sign-in page at once.
+ */
+let smtp: Smtp
+let s: TestServer
+let off: TestServer
+let browser: Browser
+let seq = 0
+const unique = () => `${Date.now().toString(36)}${(seq++).toString(36)}`
+
+const linkOf = (server: TestServer, email: string) =>
+  server.run(
+    Effect.gen(function* () {
+      const user = yield* Users.byEmail(email)
+      return yield* Sessions.createLoginLink(user!.id, 5)
+    }),
+  )
+const expire = (server: TestServer, userId: number) =>
+  server.run(
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql`UPDATE login_links SET expires_at = now() - interval '1 minute' WHERE user_id = ${userId}`,
+    ),
+  )
+
+/** A browser with nobody signed in; only the page's own errors count (its first `/v1/me` is a 401). */
+const guest = async (locale = 'en-GB') => {
+  const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale })
+  context.setDefaultTimeout(10_000)
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('pageerror', (e) => problems.push(String(e)))
+  return { context, page, problems }
+}
+
+const shots = async (page: Page, name: string) => {
+  await page.setViewportSize({ width: 1440, height: 900 })
+  await screenshot(page, `${name}-1440`)
+  await page.setViewportSize({ width: 390, height: 844 })
+  await screenshot(page, `${name}-390`)
+  await page.setViewportSize({ width: 1280, height: 800 })
+}
+
+const settled = (page: Page) => page.locator('[data-testid="connection"][data-settled="true"]').waitFor()
+
+beforeAll(async () => {
+  smtp = await startSmtp()
+  smtp.accounts.set('mailer@kotak.test', 'pw')
+  s = await startTestServer({ SMTP_URL: `smtp://mailer%40kotak.test:pw@${smtp.host}:${smtp.port}` })
+  off = await startTestServer()
+  browser = await launch()
+}, 60_000)
+afterAll(async () => {
+  await browser?.close()
+  await Promise.all([s?.stop(), off?.stop()])
+  await smtp?.stop()
+})
+
+describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
+  it('link previews use nothing; the button signs a second browser in beside the first', async () => {
+    const w = await F.workspace(s, { name: `Toko ${unique()}` })
+    const first = await signedIn(browser, s, await F.signIn(s, w.ownerEmail))
+    await first.page.goto(`${s.url}/app`)
+    await settled(first.page)
+
+    const token = await linkOf(s, w.ownerEmail)
+    const link = `${s.url}/auth/link/${token}`
+    // A chat app's preview: plain GETs, and a headless browser that renders the page.
+    for (let i = 0; i < 3; i++) expect((await fetch(link)).status).toBe(200)
+    const preview = await guest()
+    await preview.page.goto(link)
+    await preview.page.getByTestId('link-signin').waitFor()
+    await preview.context.close()
+
+    const second = await guest()
+    await second.page.goto(link)
+    await second.page.waitForURL(`${s.url}/app/link/${token}`)
+    const masked = `${w.ownerEmail[0]}***@example.com`
+    await second.page.getByTestId('link-for').getByText(`signs you in as ${masked}`).waitFor()
+    expect(await second.page.textContent('body')).not.toContain(w.ownerEmail)
+    await shots(second.page, 'signin-link-valid-en')
+    expect(await axe(second.page)).toEqual([])
+    await second.page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await second.page.waitForURL(`${s.url}/app/inbox`)
+    await settled(second.page)
+    expect(second.problems).toEqual([])
+
+    // Both browsers are signed in, each with its own session.
+    await first.page.reload()
+    await settled(first.page)
+    expect(new URL(first.page.url()).pathname).toBe('/app/inbox')
+    expect(first.problems).toEqual([])
+    await Promise.all([first.context.close(), second.context.close()])
+  })
+
+  it('a used, an expired and an unknown link say so, in English and Indonesian, and offer a new link by e-mail', async () => {
+    const w = await F.workspace(s)
+    const used = await linkOf(s, w.ownerEmail)
+    expect((await s.fetch(`/auth/link/${used}`, F.json({}))).status).toBe(200)
+    const { context, page, problems } = await guest()
+
+    await page.goto(`${s.url}/auth/link/${used}`)
+    await page.getByRole('heading', { name: 'This sign-in link was already used' }).waitFor()
+    expect(await page.getByTestId('link-help').getAttribute('data-status')).toBe('used')
+    await page.getByRole('button', { name: 'E-mail me a sign-in link' }).waitFor()
+    expect(await page.getByTestId('link-signin').count()).toBe(0)
+    await shots(page, 'signin-link-used-en')
+    expect(await axe(page)).toEqual([])
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('id')
+    await page.getByRole('heading', { name: 'Tautan masuk ini sudah dipakai' }).waitFor()
+    await page.getByRole('button', { name: 'Kirimkan tautan masuk ke e-mail saya' }).waitFor()
+    await shots(page, 'signin-link-used-id')
+    expect(await axe(page)).toEqual([])
+
+    const late = await linkOf(s, w.ownerEmail)
+    await expire(s, w.ownerId)
+    // The language picked stays for the next page in this browser.
+    await page.goto(`${s.url}/auth/link/${late}`)
+    await page.getByRole('heading', { name: 'Tautan masuk ini sudah kedaluwarsa' }).waitFor()
+    await shots(page, 'signin-link-expired-id')
+    await page.getByRole('combobox', { name: 'Bahasa' }).selectOption('en')
+    await page.getByRole('heading', { name: 'This sign-in link has expired' }).waitFor()
+    expect(await page.textContent('body')).toContain('30 minutes')
+    await shots(page, 'signin-link-expired-en')
+
+    await page.goto(`${s.url}/auth/link/not-a-real-link`)
+    await page.getByRole('heading', { name: 'This sign-in link does not work' }).waitFor()
+    expect(await page.textContent('body')).not.toContain('"error"')
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('a link used in another tab while its page was open: the button says it is used', async () => {
+    const w = await F.workspace(s)
+    const token = await linkOf(s, w.ownerEmail)
+    const { context, page, problems } = await guest()
+    await page.goto(`${s.url}/auth/link/${token}`)
+    await page.getByTestId('link-signin').waitFor()
+    expect((await s.fetch(`/auth/link/${token}`, F.json({}))).status).toBe(200)
+    await page.getByTestId('link-signin').click()
+    await page.getByRole('heading', { name: 'This sign-in link was already used' }).waitFor()
+    expect(new URL(page.url()).pathname).toBe(`/app/link/${token}`)
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('without mail, an expired link’s page tells how to get one from the operator', async () => {
+    const w = await F.workspace(off)
+    const token = await linkOf(off, w.ownerEmail)
+    await expire(off, w.ownerId)
+    const { context, page, problems } = await guest('id-ID')
+    await page.goto(`${off.url}/auth/link/${token}`)
+    await page.getByRole('heading', { name: 'Tautan masuk ini sudah kedaluwarsa' }).waitFor()
+    expect(await page.locator('code').textContent()).toContain('npm run kotak -- login-link')
+    expect(await page.getByRole('button', { name: 'Kirimkan tautan masuk ke e-mail saya' }).count()).toBe(0)
+    await shots(page, 'signin-link-expired-nomail-id')
+    expect(await axe(page)).toEqual([])
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('an e-mailed link end to end: ask on the sign-in page, read the mail, press the button, land in the inbox', async () => {
+    const w = await F.workspace(s, { name: `Warung ${unique()}` })
+    const { context, page, problems } = await guest()
+    await page.goto(`${s.url}/app`)
+    await page.getByRole('heading', { name: 'Sign in to Kotak' }).waitFor()
+    expect(await page.locator('code').count()).toBe(0)
+    await shots(page, 'signin-email-form-en')
+    expect(await axe(page)).toEqual([])
+
+    // An address with no account gets the same answer as one with an account.
+    const form = page.getByTestId('signin-email')
+    await form.getByLabel('Your e-mail address').fill('nobody-here@example.com')
+    await form.getByRole('button', { name: 'E-mail me a sign-in link' }).click()
+    const sent = page.getByTestId('signin-email-sent')
+    await sent.getByText('If nobody-here@example.com has a Kotak account').waitFor()
+    await page.getByRole('button', { name: 'Send to another address' }).click()
+
+    const after = smtp.received.length
+    await form.getByLabel('Your e-mail address').fill(w.ownerEmail)
+    await form.getByRole('button', { name: 'E-mail me a sign-in link' }).click()
+    await sent.getByText(`If ${w.ownerEmail} has a Kotak account, a sign-in link is on its way.`).waitFor()
+    await shots(page, 'signin-email-sent-en')
+    const mail = await smtp.waitFor((m) => m.to.includes(w.ownerEmail) && smtp.received.indexOf(m) >= after)
+    expect(mail.parsed.subject).toBe('Your sign-in link for Kotak')
+    const link = /(http:\/\/\S+\/auth\/link\/[A-Za-z0-9_-]+)/.exec(String(mail.parsed.text))?.[1]
+    expect(link).toBeTruthy()
+    expect(smtp.received.slice(after).flatMap((m) => m.to)).not.toContain('nobody-here@example.com')
+
+    await page.goto(link!)
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click()
+    await page.waitForURL(`${s.url}/app/inbox`)
+    await page.getByTestId('inbox-list').waitFor()
+    expect(problems).toEqual([])
+    await context.close()
+
+    // In Indonesian, and too many requests for one address: the form says to wait.
+    const again = await guest('id-ID')
+    await again.page.goto(`${s.url}/app`)
+    await again.page.getByRole('heading', { name: 'Masuk ke Kotak' }).waitFor()
+    await shots(again.page, 'signin-email-form-id')
+    const idForm = again.page.getByTestId('signin-email')
+    let refused = ''
+    for (let i = 0; i < 8 && !refused; i++) {
+      await idForm.getByLabel('Alamat e-mail Anda').fill('banyak@example.com')
+      await idForm.getByRole('button', { name: 'Kirimkan tautan masuk ke e-mail saya' }).click()
+      const outcome = await Promise.race([
+        again.page
+          .getByTestId('signin-email-sent')
+          .waitFor()
+          .then(() => 'sent'),
+        idForm
+          .getByRole('alert')
+          .waitFor()
+          .then(() => 'refused'),
+      ])
+      if (outcome === 'sent') await again.page.getByRole('button', { name: 'Kirim ke alamat lain' }).click()
+      else refused = (await idForm.getByRole('alert').textContent()) ?? ''
+    }
+    expect(refused).toMatch(/^Terlalu banyak permintaan/)
+    await shots(again.page, 'signin-email-limited-id')
+    await again.context.close()
+  }, 60_000)
+
+  it('sign out of every device: the other browser shows the sign-in page at once', async () => {
+    const w = await F.workspace(s)
+    const ignore401 = (text: string) => text.includes('401')
+    const a = await signedIn(browser, s, await F.signIn(s, w.ownerEmail), {
+      viewport: { width: 1440, height: 900 },
+    })
+    const b = await signedIn(browser, s, await F.signIn(s, w.ownerEmail), { ignore: ignore401 })
+    await Promise.all([a.page.goto(`${s.url}/app`), b.page.goto(`${s.url}/app`)])
+    await Promise.all([settled(a.page), settled(b.page)])
+
+    await a.page.getByTestId('account-button').click()
+    const menu = a.page.getByRole('dialog', { name: 'Olivia Owner' })
+    await menu.getByText(w.ownerEmail).waitFor()
+    await screenshot(a.page, 'signout-all-menu-1440')
+    expect(await axe(a.page)).toEqual([])
+    await menu.getByRole('button', { name: 'Sign out of every device' }).click()
+    await a.page.getByRole('heading', { name: 'Sign in to Kotak' }).waitFor()
+    // The other browser, without a reload: its socket closes and the app finds the session gone.
+    await b.page.getByRole('heading', { name: 'Sign in to Kotak' }).waitFor()
+    expect(new URL(b.page.url()).pathname).toBe('/app/inbox')
+    expect(b.problems).toEqual([])
+    await screenshot(b.page, 'signout-all-other-browser')
+    await Promise.all([a.context.close(), b.context.close()])
+
+    // On a phone the drawer has it too, in Indonesian when the person chose it.
+    const session = await F.signIn(s, w.ownerEmail)
+    await s.fetch('/v1/me', { ...F.json({ locale: 'id' }, session.headers()), method: 'PATCH' })
+    const phone = await signedIn(browser, s, session, {
+      viewport: { width: 390, height: 844 },
+      touch: true,
+      ignore: ignore401,
+    })
+    await phone.page.goto(`${s.url}/app`)
+    await settled(phone.page)
+    await phone.page.getByRole('button', { name: 'Menu', exact: true }).tap()
+    const everywhere = phone.page.getByRole('button', { name: 'Keluar dari semua perangkat' })
+    await everywhere.waitFor()
+    await screenshot(phone.page, 'signout-all-drawer-id-390')
+    await everywhere.tap()
+    await phone.page.getByRole('heading', { name: 'Masuk ke Kotak' }).waitFor()
+    expect((await s.fetch('/v1/me', { headers: session.headers() })).status).toBe(401)
+    await phone.context.close()
+  }, 60_000)
+})

@@ -24,6 +24,8 @@ export const pages: readonly PageRoute[] = [
   { path: '/inbox', load: inbox, nav: { label: 'nav.inbox', icon: '✉' } },
   { path: '/inbox/:id', load: inbox },
   ...channelRoutes,
+  // The account's passkeys: reached from the account menu and the drawer, not the side navigation.
+  { path: '/passkeys', load: () => import('./pages/passkeys') },
 ]
 
 /** Where `/app` itself leads. */

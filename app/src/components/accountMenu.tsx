@@ -1,6 +1,7 @@
 import { t } from '../lib/i18n'
 import { usePopover } from '../lib/popover'
 import * as Session from '../lib/session'
+import { PasskeysLink } from './passkeys'
 import '../pages/signinTexts'
 
 /**
@@ -33,6 +34,7 @@ export const AccountMenu = ({ me }: { me: Session.Me }) => {
             </div>
           </div>
           <div class="popover-foot">
+            <PasskeysLink onGo={() => setOpen(false)} />
             <button type="button" data-testid="signout-all" onClick={() => void Session.signOutEverywhere()}>
               {t('signout.all')}
             </button>

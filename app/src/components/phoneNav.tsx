@@ -5,6 +5,7 @@ import { here } from '../lib/router'
 import * as Session from '../lib/session'
 import { store, use } from '../lib/state'
 import { MenuLines } from './icons'
+import { PasskeysLink } from './passkeys'
 
 /**
  * The navigation on a phone (≤ 640 px, styles.css): the side navigation becomes a drawer opened by
@@ -83,6 +84,7 @@ export const NavAccount = ({ me }: { me: Session.Me }) => {
           <option value="id">Bahasa Indonesia</option>
         </select>
       </label>
+      <PasskeysLink />
       <button type="button" onClick={() => void signOut()}>
         {t('signout')}
       </button>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'preact/hooks'
+import { PasskeySignIn } from '../components/passkeys'
 import { ApiError, api } from '../lib/api'
 import { meaningful } from '../lib/format'
 import { type Locale, locale, t } from '../lib/i18n'
@@ -125,6 +126,7 @@ export const SignInWays = ({ returnTo = '/app', email }: { returnTo?: string; em
           <p>{t('signin.link_open')}</p>
         </>
       )}
+      <PasskeySignIn returnTo={returnTo} />
     </>
   )
 }

@@ -173,6 +173,10 @@ const defaultTextsIn = (w: Widget): Partial<Record<keyof typeof DEFAULT_TEXTS_ID
   return out
 }
 
+/** An owner text as a visitor in `locale` reads it (the e-mail fallback's subject, say). */
+export const ownText = (w: Widget, key: keyof typeof DEFAULT_TEXTS_ID, locale: Locale): string =>
+  (locale === 'id' ? defaultTextsIn(w)[key] : undefined) ?? w[key]
+
 /** The widget's look and texts, whether it is open now and may show on this page, and a form token. */
 export const config = (key: string, from: Origin) =>
   Effect.gen(function* () {

@@ -6,6 +6,7 @@ import { widgetOf } from '../../actors/channels/livechatSettings'
 import { visibleToVisitor, visitorMessage } from '../../actors/channels/visitorPresenters'
 import { publish, topics } from '../../actors/events'
 import { addMessages, pickLocale, t } from '../../actors/i18n'
+import { ownText } from '../../actors/livechat/visitors'
 import type { Bus } from '../../engine/bus/Bus'
 import { currentTime, type WallClock } from '../../engine/clock'
 import { Config } from '../../engine/config'
@@ -84,7 +85,7 @@ const make = Effect.gen(function* () {
         yield* mailer
           .send({
             to: visitor.email,
-            subject: t(locale, 'livechat.mail_subject', { title: widget.title }),
+            subject: t(locale, 'livechat.mail_subject', { title: ownText(widget, 'title', locale) }),
             text: `${message.body}\n\n— ${channel.name}\n${t(locale, 'livechat.mail_continue', { link })}`,
           })
           .pipe(

@@ -254,5 +254,16 @@ describe('the e-mail fallback', () => {
     await sleep(300)
     // Only Dewi's: the visitor without an address got none (and the reply was still sent).
     expect(smtp.received.slice(before).map((m) => m.to.join(','))).toEqual(['dewi@example.com'])
+    // A title left at the default is the Indonesian default in her mail.
+    await s.fetch(`/v1/channels/${ch.id}/livechat`, patch({ title: 'Chat with us' }, owner.headers()))
+    const after = smtp.received.length
+    await s.fetch(
+      `/v1/interactions/${indo.interaction_id}/messages`,
+      F.json({ text: 'Sudah kami kirim' }, owner.headers()),
+    )
+    const second = await smtp.waitFor(
+      (m) => smtp.received.indexOf(m) >= after && m.to.includes('dewi@example.com'),
+    )
+    expect(second.parsed.subject).toBe('Chat dengan kami: balasan untuk obrolan Anda')
   })
 })

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net'
 import type { Browser, FrameLocator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { axeFindings, wholePage } from '../app/channelsSupport'
-import { launch, screenshot, signedIn } from '../app/support'
+import { axeSource, launch, screenshot, signedIn } from '../app/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
@@ -95,6 +95,32 @@ const visit = async (locale: string, width: 1440 | 390, query = '') => {
   return { context, page, frame, problems }
 }
 
+/** axe-core's serious and critical findings inside the widget's frame (the page's own are the shop's). */
+const frameAxe = async (page: Page) => {
+  const frame = page.frames().find((f) => f.url().includes('/frame?'))
+  if (!frame) throw new Error('no widget frame')
+  await frame.evaluate(axeSource())
+  return frame.evaluate(async () => {
+    const g = globalThis as unknown as {
+      axe: {
+        run: (
+          ctx: unknown,
+          opts: unknown,
+        ) => Promise<{
+          passes: unknown[]
+          violations: { id: string; impact: string | null; nodes: { target: string[] }[] }[]
+        }>
+      }
+      document: unknown
+    }
+    const r = await g.axe.run(g.document, {})
+    if (r.passes.length === 0) throw new Error('axe-core checked nothing')
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)
+  })
+}
+
 /** The label texts of the start form, as a visitor reads them. */
 const labels = (frame: FrameLocator) =>
   frame.locator('form.start label:not(.consent)').evaluateAll((ls) => ls.map((l) => l.textContent ?? ''))
@@ -133,6 +159,7 @@ describe.skipIf(lacks('chromium'))(
         await frame.locator('button', { hasText: 'Mulai chat' }).click()
         await frame.locator('.error', { hasText: 'Email formatnya tidak valid' }).waitFor()
         await screenshot(page, `widget-form-id-${width}`)
+        expect(await frameAxe(page)).toEqual([])
         await frame.locator('input[name=email]').fill('')
         await frame.locator('button', { hasText: 'Mulai chat' }).click()
         // Earlier visitors wait too: the place is theirs to count.
@@ -146,6 +173,7 @@ describe.skipIf(lacks('chromium'))(
         expect(await frame.locator('.composer .attach').getAttribute('aria-label')).toBe('Lampirkan berkas')
         await sent(page, frame, 'Halo, apakah kopi Gayo tersedia?', 'Terkirim')
         await screenshot(page, `widget-chat-id-${width}`)
+        expect(await frameAxe(page)).toEqual([])
         expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
         await context.close()
       }, 60_000)

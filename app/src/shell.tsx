@@ -50,6 +50,7 @@ const Outlet = () => {
 const invitePage = () => import('./pages/invite')
 const welcomePage = () => import('./pages/welcome')
 const linkPage = () => import('./pages/link')
+const setupPage = () => import('./pages/setup')
 const Standalone = <P,>({
   load,
   props,
@@ -165,6 +166,9 @@ export const App = () => {
         else setError(e instanceof Error ? e.message : String(e))
       })
   }, [])
+  // The first run's link (`npm start` logs it), signed in or not; its token is base64url, kept as typed.
+  const setupToken = /^\/setup\/([^/]+)$/.exec(path)?.[1]
+  if (setupToken) return <Standalone load={setupPage} props={{ token: setupToken }} />
   // A sign-in link's page, signed in or not: its button signs in as the link's owner.
   const linkToken = /^\/link\/([^/]+)$/.exec(path)?.[1]
   if (linkToken) {

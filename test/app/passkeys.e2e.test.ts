@@ -1,5 +1,6 @@
 import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { body } from '../inbox/support'
 import * as F from '../support/fixtures'
 import { freePort, startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
@@ -127,7 +128,7 @@ describe.skipIf(lacks('chromium'))('passkeys in the app', () => {
     await field.fill('Office laptop')
     await item.getByRole('button', { name: 'Save' }).click()
     await item.filter({ hasText: 'Office laptop' }).waitFor()
-    const listed = await (await s.fetch('/v1/me/passkeys', { headers: owner.headers() })).json()
+    const listed = await body(await s.fetch('/v1/me/passkeys', { headers: owner.headers() }))
     expect(listed.data.map((p: { name: string }) => p.name)).toEqual(['Office laptop'])
 
     // The same device again: the browser refuses a second passkey for the account, and says so.
@@ -143,9 +144,12 @@ describe.skipIf(lacks('chromium'))('passkeys in the app', () => {
     await button.click()
     await page.getByTestId('inbox-list').waitFor()
     expect(new URL(page.url()).pathname).toMatch(/^\/app(\/inbox)?$/)
-    const me = await page.evaluate(async () => (await (await fetch('/v1/me')).json()).data.user.email)
+    const me = await page.evaluate(
+      async () =>
+        ((await (await fetch('/v1/me')).json()) as { data: { user: { email: string } } }).data.user.email,
+    )
     expect(me).toBe(w.ownerEmail)
-    const used = await (await s.fetch('/v1/me/passkeys', { headers: owner.headers() })).json()
+    const used = await body(await s.fetch('/v1/me/passkeys', { headers: owner.headers() }))
     expect(used.data[0].last_used_at).not.toBeNull()
     expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     // Copied after its use: its signature counter is where the server last saw it (an older copy
@@ -195,9 +199,9 @@ describe.skipIf(lacks('chromium'))('passkeys in the app', () => {
   }, 60_000)
 
   it('keeps a passkey its owner’s: another person neither sees nor deletes it (404)', async () => {
-    const mine = (await (await s.fetch('/v1/me/passkeys', { headers: owner.headers() })).json()).data
+    const mine = (await body(await s.fetch('/v1/me/passkeys', { headers: owner.headers() }))).data
     expect(mine).toHaveLength(1)
-    const theirs = await (await s.fetch('/v1/me/passkeys', { headers: agent.headers() })).json()
+    const theirs = await body(await s.fetch('/v1/me/passkeys', { headers: agent.headers() }))
     expect(theirs.data).toEqual([])
     const del = await s.fetch(`/v1/me/passkeys/${mine[0].id}`, { method: 'DELETE', headers: agent.headers() })
     expect(del.status).toBe(404)

@@ -100,7 +100,13 @@ describe.skipIf(lacks('chromium'))('first run in the browser', () => {
     expect(await page.getByLabel('Workspace name').getAttribute('aria-invalid')).toBe('true')
     expect(await page.getByLabel('Workspace name').inputValue()).toBe('T')
     // The first field to fix has the focus.
-    expect(await page.evaluate(() => document.activeElement?.id)).toBe('setup-workspace_name')
+    expect(
+      await page.evaluate(
+        () =>
+          (globalThis as unknown as { document: { activeElement: { id: string } | null } }).document
+            .activeElement?.id,
+      ),
+    ).toBe('setup-workspace_name')
     await shots(page, 'setup-form-errors-en')
 
     // The language field is the page's and the new account's.

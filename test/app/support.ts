@@ -24,11 +24,14 @@ export const signedIn = async (
     readonly viewport?: { readonly width: number; readonly height: number }
     readonly touch?: boolean
     readonly ignore?: (text: string) => boolean
+    /** The browser's language (navigator.language), for pages that follow it. */
+    readonly locale?: string
   } = {},
 ) => {
   const context: BrowserContext = await browser.newContext({
     viewport: opts.viewport ?? { width: 1280, height: 800 },
     ...(opts.touch ? { hasTouch: true, isMobile: true } : {}),
+    ...(opts.locale ? { locale: opts.locale } : {}),
   })
   const url = new URL(s.url)
   await context.addCookies(

@@ -42,7 +42,9 @@ export interface DatabaseOptions {
 export const defaultGuard: PoolGuard = {
   acquireTimeoutMs: 5_000,
   queryTimeoutMs: 30_000,
-  idleHolderMs: 1_000,
+  // Two seconds: a real hold-and-wait never moves, so the bound only sets how soon it unwinds;
+  // at one second a busy machine's slow step between two statements was taken for one.
+  idleHolderMs: 2_000,
   strict: false,
 }
 

@@ -10,7 +10,7 @@ import { freshDatabase, tempDir } from '../support/server'
  * The pool's guard (store/pool.ts) on both databases. On the embedded one (one connection), a
  * transaction that waits on work needing the connection it holds is the deadlock that took the
  * default install down (a lead import asking an actor inside its transaction): the waiting
- * statement fails within about a second with `DatabaseBusy` and the report names the holder's
+ * statement fails within about two seconds with `DatabaseBusy` and the report names the holder's
  * statements, the transaction then finishes and the connection is free again. On both, a
  * statement never waits longer than the pool's bound for a connection.
  */
@@ -70,7 +70,7 @@ describe('the embedded database’s one connection', () => {
     const error = outcome.outside._tag === 'Left' ? outcome.outside.left : undefined
     expect(String((error as { cause?: unknown })?.cause)).toContain('has run no statement')
     expect(outcome.inside).toEqual([{ n: 43 }])
-    // Broken after about a second of idleness, long before the 5 s bound on waiting.
+    // Broken after about two seconds of idleness, before the 5 s bound on waiting.
     expect(waited).toBeLessThan(4_000)
     expect(db.reports).toHaveLength(1)
     expect(db.reports[0]!.holderStatements.join(' ')).toContain('held_by_the_transaction')

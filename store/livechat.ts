@@ -101,15 +101,24 @@ export const createWithinQuota = (
     ),
   )
 
-/** Merges widget settings (top-level keys replace). */
+/**
+ * Merges widget settings: top-level keys replace, except `prechat`, merged one level down (a body
+ * may name one of its fields) in the statement itself, so that two owners changing different
+ * fields at once both keep their change.
+ */
 export const updateWidget = (channelId: number, patch: Readonly<Record<string, unknown>>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<LivechatRow>`
-      UPDATE livechat_channels SET widget = widget || ${JSON.stringify(patch)}::jsonb
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const { prechat, ...flat } = patch
+    const nested =
+      prechat === undefined
+        ? sql``
+        : sql`|| jsonb_build_object('prechat', COALESCE(widget->'prechat', '{}'::jsonb) || ${JSON.stringify(prechat)}::jsonb)`
+    return sql<LivechatRow>`
+      UPDATE livechat_channels SET widget = widget || ${JSON.stringify(flat)}::jsonb ${nested}
       WHERE channel_id = ${channelId} RETURNING channel_id, public_key, widget`.pipe(
       Effect.map((r) => r[0] ?? null),
-    ),
-  )
+    )
+  })
 
 /** A new public key; the old one names nothing from this statement on. */
 export const replaceKey = (channelId: number) =>

@@ -8,7 +8,7 @@ import { notFound } from '../errors'
 import { Text } from '../fields'
 import { Common, changed, channelOr404, created, detail, quotaFull, updateCommon } from './channels'
 import { livechatBlock } from './livechatEmbed'
-import { mergePrechat, PrechatPatch } from './livechatPrechat'
+import { PrechatPatch } from './livechatPrechat'
 import * as W from './livechatSettings'
 import { quotaOf } from './presenters'
 
@@ -56,9 +56,9 @@ export const PatchBody = Schema.Struct({ ...Common, ...WidgetFields })
 
 /**
  * The widget keys a body sets, trimmed and normalised (domains lower-case, without duplicates;
- * `prechat` over the `stored` one, so a body may name one field).
+ * `prechat` only with the fields the body names: the store merges it over the stored one).
  */
-const widgetPatch = (b: WidgetBody, stored: Readonly<Record<string, unknown>> = {}) => {
+const widgetPatch = (b: WidgetBody) => {
   const patch: Record<string, unknown> = {}
   for (const k of Object.keys(WidgetFields) as (keyof WidgetBody)[]) {
     const v = b[k]
@@ -67,7 +67,7 @@ const widgetPatch = (b: WidgetBody, stored: Readonly<Record<string, unknown>> = 
   }
   if (b.allowed_domains) patch.allowed_domains = [...new Set(b.allowed_domains.map((d) => d.toLowerCase()))]
   if (b.color) patch.color = b.color.toLowerCase()
-  if (b.prechat) patch.prechat = mergePrechat(stored.prechat, b.prechat)
+  if (b.prechat) patch.prechat = b.prechat
   return patch
 }
 
@@ -100,9 +100,9 @@ export const create = (workspace: WorkspaceRow, body: typeof CreateBody.Type) =>
 
 export const update = (workspace: WorkspaceRow, id: number, body: typeof PatchBody.Type) =>
   Effect.gen(function* () {
-    const { channel, lc: before } = yield* livechatOr404(workspace.id, id)
+    const { channel } = yield* livechatOr404(workspace.id, id)
     const row = yield* updateCommon(channel, body)
-    const lc = yield* Livechat.updateWidget(channel.id, widgetPatch(body, before.widget))
+    const lc = yield* Livechat.updateWidget(channel.id, widgetPatch(body))
     if (!row || !lc) return yield* Effect.fail(notFound())
     yield* changed(row)
     return yield* detail(workspace.id, row.id)

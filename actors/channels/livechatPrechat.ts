@@ -34,13 +34,3 @@ export const PrechatPatch = Schema.Struct({
   email: Schema.optional(Schema.Literal(...PRECHAT_MODES)),
   phone: Schema.optional(Schema.Literal(...PRECHAT_MODES)),
 })
-
-/** The current setting with a patch over it. */
-export const mergePrechat = (current: unknown, patch: typeof PrechatPatch.Type): Prechat => {
-  const now = prechatOf(current)
-  return {
-    name: patch.name ?? now.name,
-    email: patch.email ?? now.email,
-    phone: patch.phone ?? now.phone,
-  }
-}

@@ -1,6 +1,6 @@
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { defaultPrechat, mergePrechat, prechatOf } from '../../actors/channels/livechatPrechat'
+import { defaultPrechat, prechatOf } from '../../actors/channels/livechatPrechat'
 import { decideStart } from '../../actors/livechat/prechat'
 import { type Smtp, startSmtp } from '../email/dovecot'
 import * as F from '../support/fixtures'
@@ -14,17 +14,12 @@ import { body, createLivechat, patch, sleep, v } from './support'
  * fallback for a visitor who gave no address or chatted in Indonesian.
  */
 describe('the pre-chat rules, with plain values', () => {
-  it('reads missing or unknown modes as required, merges a partial patch', () => {
+  it('reads missing or unknown modes as required', () => {
     expect(prechatOf(undefined)).toEqual(defaultPrechat)
     expect(prechatOf({ email: 'optional', phone: 'nonsense' })).toEqual({
       name: 'required',
       email: 'optional',
       phone: 'required',
-    })
-    expect(mergePrechat({ email: 'optional' }, { phone: 'hidden' })).toEqual({
-      name: 'required',
-      email: 'optional',
-      phone: 'hidden',
     })
   })
 
@@ -118,6 +113,18 @@ describe('owner settings', () => {
     )
     expect(notObject.status).toBe(422)
     expect(Object.keys((await body(notObject)).error.fields)).toEqual(['prechat'])
+    // Two owners changing different fields at once: both changes stay.
+    const both = await Promise.all([
+      s.fetch(`/v1/channels/${ch.id}/livechat`, patch({ prechat: { name: 'optional' } }, owner.headers())),
+      s.fetch(`/v1/channels/${ch.id}/livechat`, patch({ prechat: { email: 'hidden' } }, owner.headers())),
+    ])
+    expect(both.map((r) => r.status)).toEqual([200, 200])
+    const merged = (await body(await s.fetch(`/v1/channels/${ch.id}`, { headers: owner.headers() }))).data
+    expect(merged.livechat.prechat).toEqual({ name: 'optional', email: 'hidden', phone: 'hidden' })
+    await s.fetch(
+      `/v1/channels/${ch.id}/livechat`,
+      patch({ prechat: { name: 'required', email: 'optional' } }, owner.headers()),
+    )
     // Nothing of the refused bodies was stored.
     const now = (await body(await s.fetch(`/v1/channels/${ch.id}`, { headers: owner.headers() }))).data
       .livechat

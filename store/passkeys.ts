@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { invalidateCredentials } from '../engine/events'
 import { pgArray } from './arrays'
 
 /** A person's passkeys (WebAuthn credentials) and the challenges of ceremonies in flight. */
@@ -66,11 +67,26 @@ export const rename = (userId: number, id: number, name: string) =>
       RETURNING ${columns(sql)}`.pipe(Effect.map((r) => r[0] ?? null)),
   )
 
-/** Deletes one of the user's passkeys; false when the user has none with that id. */
+/**
+ * Deletes one of the user's passkeys and, in the same statement, ends the sessions it began (the
+ * column's ON DELETE SET NULL alone would leave them signed in); null when the user has none with
+ * that id, else how many sessions ended.
+ */
 export const remove = (userId: number, id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: number }>`DELETE FROM passkeys WHERE id = ${id} AND user_id = ${userId} RETURNING id`.pipe(
-      Effect.map((r) => r.length > 0),
+    sql<{ ended: number }>`
+      WITH ended AS (
+        UPDATE sessions SET ended_at = now()
+        WHERE passkey_id = ${id} AND user_id = ${userId} AND ended_at IS NULL
+        RETURNING id
+      )
+      DELETE FROM passkeys WHERE id = ${id} AND user_id = ${userId}
+      RETURNING (SELECT count(*)::int FROM ended) AS ended`.pipe(
+      Effect.flatMap((r) => {
+        const row = r[0]
+        if (!row) return Effect.succeed(null)
+        return row.ended > 0 ? Effect.as(invalidateCredentials({ userId }), row.ended) : Effect.succeed(0)
+      }),
     ),
   )
 

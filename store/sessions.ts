@@ -11,14 +11,18 @@ export interface SessionRow {
   readonly expires_at: Date
 }
 
-/** A new session; the token (cookie value) is returned once and stored only as a digest. */
-export const create = (userId: number, via: SessionRow['via'], ttlHours: number) =>
+/**
+ * A new session; the token (cookie value) is returned once and stored only as a digest. A session
+ * begun with a passkey names it, so deleting the passkey ends the session (store/passkeys.ts).
+ */
+export const create = (userId: number, via: SessionRow['via'], ttlHours: number, passkeyId: number | null) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const token = randomToken(32)
     const csrf = randomToken(24)
     return sql<SessionRow>`
-      INSERT INTO sessions (user_id, token_hash, csrf_token, via, expires_at)
-      VALUES (${userId}, ${digest(token)}, ${csrf}, ${via}, now() + make_interval(hours => ${ttlHours}))
+      INSERT INTO sessions (user_id, token_hash, csrf_token, via, expires_at, passkey_id)
+      VALUES (${userId}, ${digest(token)}, ${csrf}, ${via}, now() + make_interval(hours => ${ttlHours}),
+              ${passkeyId})
       RETURNING id, user_id, csrf_token, via, expires_at`.pipe(Effect.map((r) => ({ session: r[0]!, token })))
   })
 
@@ -38,23 +42,45 @@ export const end = (id: number) =>
     ),
   )
 
-/** Ends every session of a user (disabled member, sign-out everywhere); answers how many ended. */
+/** Ends the session a cookie names, whoever's it is, if it is still going. */
+export const endByToken = (token: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ user_id: number }>`
+      UPDATE sessions SET ended_at = now() WHERE token_hash = ${digest(token)} AND ended_at IS NULL
+      RETURNING user_id`.pipe(
+      Effect.tap((r) => (r[0] ? invalidateCredentials({ userId: r[0].user_id }) : Effect.void)),
+    ),
+  )
+
+/**
+ * Ends every session of a user (disabled member, sign-out everywhere) and, in the same statement,
+ * every sign-in link of theirs still unused: a link mailed or printed before would otherwise start
+ * a new session right after. The links expire rather than count as used (their page then says
+ * "expired", not that someone used them). Answers how many sessions ended.
+ */
 export const endAllOf = (userId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ id: number }>`
+      WITH links AS (
+        UPDATE login_links SET expires_at = now()
+        WHERE user_id = ${userId} AND used_at IS NULL AND expires_at > now()
+      )
       UPDATE sessions SET ended_at = now() WHERE user_id = ${userId} AND ended_at IS NULL RETURNING id`.pipe(
       Effect.tap(() => invalidateCredentials({ userId })),
       Effect.map((r) => r.length),
     ),
   )
 
-/** One-time sign-in link (the operator CLI's, or e-mailed on request). */
-export const createLoginLink = (userId: number, ttlMinutes: number) =>
+/**
+ * One-time sign-in link (the operator CLI's, or e-mailed on request: then `requestedFrom` is the
+ * asking address, which the hourly cap counts by).
+ */
+export const createLoginLink = (userId: number, ttlMinutes: number, requestedFrom: string | null = null) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const token = randomToken(32)
     return sql`
-      INSERT INTO login_links (user_id, token_hash, expires_at)
-      VALUES (${userId}, ${digest(token)}, now() + make_interval(mins => ${ttlMinutes}))`.pipe(
+      INSERT INTO login_links (user_id, token_hash, expires_at, requested_from)
+      VALUES (${userId}, ${digest(token)}, now() + make_interval(mins => ${ttlMinutes}), ${requestedFrom})`.pipe(
       Effect.as(token),
     )
   })
@@ -79,13 +105,18 @@ export const loginLinkStatus = (token: string) =>
     ),
   )
 
-/** Links made for a user in the last `minutes` (a cap on e-mailed links per person). */
-export const recentLoginLinks = (userId: number, minutes: number) =>
+/**
+ * Links made for a user in the last `minutes`: all of them, and those asked from `address` (the
+ * caps on e-mailed links per person, and per person and address).
+ */
+export const recentLoginLinks = (userId: number, minutes: number, address: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM login_links
+    sql<{ total: number; from_address: number }>`
+      SELECT count(*)::int AS total,
+             (count(*) FILTER (WHERE requested_from = ${address}))::int AS from_address
+      FROM login_links
       WHERE user_id = ${userId} AND created_at > now() - make_interval(mins => ${minutes})`.pipe(
-      Effect.map((r) => r[0]?.n ?? 0),
+      Effect.map((r) => ({ total: r[0]?.total ?? 0, fromAddress: r[0]?.from_address ?? 0 })),
     ),
   )
 

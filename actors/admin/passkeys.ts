@@ -6,6 +6,7 @@ import type {
 } from '@simplewebauthn/server'
 import { Effect, Schema } from 'effect'
 import { Config } from '../../engine/config'
+import { disconnectUser } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Passkeys from '../../store/passkeys'
 import type { UserRow } from '../../store/users'
@@ -244,9 +245,16 @@ export const rename = (user: UserRow, id: number, name: string) =>
     row ? Effect.succeed(present(row)) : Effect.fail(notFound()),
   )
 
-/** Deletes one of the caller's passkeys; it signs nobody in from then on. */
+/**
+ * Deletes one of the caller's passkeys: it signs nobody in from then on, and the sessions it began
+ * end, their sockets closed on every node as when signing out of every device (the person's other
+ * sockets reconnect with the sessions they still have).
+ */
 export const remove = (user: UserRow, id: number) =>
-  Effect.flatMap(Passkeys.remove(user.id, id), (gone) => (gone ? Effect.void : Effect.fail(notFound())))
+  Effect.flatMap(Passkeys.remove(user.id, id), (ended) => {
+    if (ended === null) return Effect.fail(notFound())
+    return ended > 0 ? disconnectUser(user.id) : Effect.void
+  })
 
 /**
  * Options for `navigator.credentials.get()` with no credentials listed: the browser offers the
@@ -262,7 +270,10 @@ export const signInOptions = Effect.gen(function* () {
   return options
 })
 
-/** The account a sign-in's answer proves, after taking its challenge and moving the counter. */
+/**
+ * The account a sign-in's answer proves and the passkey that proved it (its sessions end with it),
+ * after taking its challenge and moving the counter.
+ */
 export const signIn = (response: typeof AuthenticationResponse.Type) =>
   Effect.gen(function* () {
     const { origin, rpID } = yield* relyingParty
@@ -297,5 +308,5 @@ export const signIn = (response: typeof AuthenticationResponse.Type) =>
     if (!verified.verified) return yield* Effect.fail(failed())
     if (!(yield* Passkeys.used(passkey.id, passkey.counter, verified.authenticationInfo.newCounter)))
       return yield* Effect.fail(failed())
-    return passkey.user_id
+    return { userId: passkey.user_id, passkeyId: passkey.id }
   })

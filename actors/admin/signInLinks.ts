@@ -42,10 +42,16 @@ export const LINK_MINUTES = 30
 /**
  * Requests for e-mailed links (our figures, docs/decisions.md): per address and per caller's
  * address a minute (429, counted whether or not the address has an account, so the refusal tells
- * nothing), and per person an hour (further requests still answer 202 but send nothing, so a
- * mailbox cannot be flooded).
+ * nothing), and an hour's links per person and caller's address, under a ceiling per person
+ * (further requests still answer 202 but send nothing, so a mailbox cannot be flooded). Counted
+ * per caller's address, a stranger asking all hour uses up their own share, not the person's.
  */
-export const LINK_LIMITS = { perAddressPerMinute: 3, perIpPerMinute: 10, perUserPerHour: 5 } as const
+export const LINK_LIMITS = {
+  perAddressPerMinute: 3,
+  perIpPerMinute: 10,
+  perUserAndIpPerHour: 5,
+  perUserPerHour: 20,
+} as const
 
 export const LinkStatusSchema = Schema.Struct({
   status: Schema.Literal('valid', 'used', 'expired', 'invalid'),
@@ -88,15 +94,16 @@ const mayReceive = (user: Users.UserRow) =>
     return (yield* Invitations.validFor(user.email, yield* currentTime)).length > 0
   })
 
-const sendLink = (email: string, returnTo: string) =>
+const sendLink = (email: string, returnTo: string, ip: string) =>
   Effect.gen(function* () {
     const user = yield* Users.byEmail(email)
     if (!user || !(yield* mayReceive(user))) return 'nobody' as const
-    if ((yield* Sessions.recentLoginLinks(user.id, 60)) >= LINK_LIMITS.perUserPerHour)
+    const recent = yield* Sessions.recentLoginLinks(user.id, 60, ip)
+    if (recent.total >= LINK_LIMITS.perUserPerHour || recent.fromAddress >= LINK_LIMITS.perUserAndIpPerHour)
       return 'capped' as const
     const cfg = yield* Config
     const mailer = yield* Mailer.current
-    const token = yield* Sessions.createLoginLink(user.id, LINK_MINUTES)
+    const token = yield* Sessions.createLoginLink(user.id, LINK_MINUTES, ip)
     const params = { name: user.name, link: linkUrl(cfg.publicUrl, token, returnTo), minutes: LINK_MINUTES }
     return yield* mailer.send({
       to: user.email,
@@ -126,7 +133,7 @@ export const requestLink = (email: string, returnTo: string, ip: string) =>
     }
     const log = yield* Log
     yield* Effect.forkDaemon(
-      sendLink(address, returnTo).pipe(
+      sendLink(address, returnTo, ip).pipe(
         Effect.catchAll((e) =>
           Effect.sync(() =>
             log.warn('sign-in link mail failed', {
@@ -138,6 +145,9 @@ export const requestLink = (email: string, returnTo: string, ip: string) =>
     )
   })
 
-/** Ends every session of the user and closes their sockets on every node (they reconnect signed out). */
+/**
+ * Ends every session of the user, and every sign-in link of theirs not yet used (store/sessions.ts
+ * endAllOf), and closes their sockets on every node (they reconnect signed out).
+ */
 export const signOutEverywhere = (userId: number) =>
   Effect.flatMap(Sessions.endAllOf(userId), (ended) => Effect.as(disconnectUser(userId), ended))

@@ -8,7 +8,7 @@ import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
 import { clearedSessionCookies } from '../auth'
 import { ok, type Reply, type Route, redirect, route } from '../route'
-import { startSession as startSessionOf } from '../signIn'
+import { type SignInFrom, startSession as startSessionOf } from '../signIn'
 
 /**
  * Sign-in to the app: OpenID Connect (authorization code + PKCE) against `OIDC_ISSUER`, one-time
@@ -67,8 +67,8 @@ const sameSiteJson = (header: (name: string) => string | undefined) =>
   (header('content-type') ?? '').toLowerCase().startsWith('application/json') &&
   header('sec-fetch-site') !== 'cross-site'
 
-const startSession = (userId: number, via: 'oidc' | 'link', returnTo: string) =>
-  Effect.map(startSessionOf(userId, via), (cookies) => redirect(returnTo, cookies))
+const startSession = (userId: number, via: 'oidc' | 'link', returnTo: string, from: SignInFrom) =>
+  Effect.map(startSessionOf(userId, via, from), (cookies) => redirect(returnTo, cookies))
 
 export const routes: readonly Route[] = [
   route({
@@ -110,7 +110,7 @@ export const routes: readonly Route[] = [
     tag: 'Sign-in',
     summary: 'Return from the identity provider; sets the session and CSRF cookies',
     query: Schema.Struct({ state: Schema.String }),
-    handler: ({ query, path, rawQuery }) =>
+    handler: ({ query, path, rawQuery, cookie }) =>
       Effect.gen(function* () {
         const cfg = yield* Config
         const { client, config } = yield* oidcConfiguration
@@ -132,7 +132,7 @@ export const routes: readonly Route[] = [
         if (!email || claims?.email_verified === false) return yield* Effect.fail(failed)
         const user = yield* Users.byEmail(email)
         if (!user) return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'auth.no_account' }))
-        return yield* startSession(user.id, 'oidc', pending.return_to)
+        return yield* startSession(user.id, 'oidc', pending.return_to, { cookie })
       }),
   }),
   route({
@@ -171,13 +171,13 @@ export const routes: readonly Route[] = [
     params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
     body: Schema.Struct({ return_to: Schema.optional(Schema.String) }),
     response: Schema.Struct({ return_to: Schema.String }),
-    handler: ({ params, body, header }) =>
+    handler: ({ params, body, header, cookie }) =>
       Effect.gen(function* () {
         if (!sameSiteJson(header))
           return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'auth.cross_site' }))
         const userId = yield* SignInLinks.useLink(params.token)
         const back = safeReturnTo(body.return_to, '/app')
-        return { ...ok({ return_to: back }), cookies: yield* startSessionOf(userId, 'link') }
+        return { ...ok({ return_to: back }), cookies: yield* startSessionOf(userId, 'link', { cookie }) }
       }),
   }),
   route({

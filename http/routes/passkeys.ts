@@ -108,11 +108,11 @@ export const routes: readonly Route[] = [
       'Sign in with a passkey: the authenticator’s answer to the options; sets the session and CSRF cookies',
     body: Schema.Struct({ response: Passkeys.AuthenticationResponse }),
     response: Schema.Struct({ signed_in: Schema.Literal(true) }),
-    handler: ({ ip, body }) =>
+    handler: ({ ip, body, cookie }) =>
       Effect.gen(function* () {
         yield* signInBudget(ip)
-        const userId = yield* Passkeys.signIn(body.response)
-        const cookies = yield* startSession(userId, 'passkey')
+        const { userId, passkeyId } = yield* Passkeys.signIn(body.response)
+        const cookies = yield* startSession(userId, 'passkey', { cookie, passkeyId })
         return { ...ok({ signed_in: true }), cookies }
       }),
   }),

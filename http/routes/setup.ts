@@ -47,10 +47,10 @@ export const routes: readonly Route[] = [
       timezone: Schema.optional(TimeZone.pipe(Schema.minLength(1))),
     }),
     response: ClaimedSchema,
-    handler: ({ body, ip }) =>
+    handler: ({ body, ip, cookie }) =>
       Effect.gen(function* () {
         const { workspace, user } = yield* Setup.claim(body, ip)
-        const cookies = yield* startSession(user.id, 'link')
+        const cookies = yield* startSession(user.id, 'link', { cookie })
         return {
           ...created({
             workspace: presentWorkspace(workspace, yield* currentTime),

@@ -4,6 +4,7 @@ import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
+import { connect } from '../support/ws'
 
 /**
  * Passkeys through HTTP with a software authenticator made here (ES256, "none" attestation, as
@@ -417,5 +418,69 @@ describe('signing in: refusals', () => {
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0)
     // Another address is not held back.
     expect((await signInWith(key)).status).toBe(401)
+  })
+})
+
+describe('sessions a passkey began', () => {
+  const cookieOf = (res: Response) =>
+    res.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0]!)
+      .join('; ')
+  const csrfOf = (cookie: string) => /kotak_csrf=([^;]*)/.exec(cookie)![1]!
+
+  it('end when the passkey is deleted from another session, sockets and all; others stay', async () => {
+    const key = new SoftKey()
+    const spare = new SoftKey()
+    const made = await register(owner, key, 'Lost phone')
+    await register(owner, spare, 'Desk key')
+    const viaKey = await signInWith(key)
+    expect(viaKey.status).toBe(200)
+    const started = cookieOf(viaKey)
+    const viaSpare = cookieOf(await signInWith(spare))
+    const token = await post('/v1/realtime/token', {}, { cookie: started, 'x-csrf-token': csrfOf(started) })
+    const socket = await connect((await body(token)).data.url)
+    expect((await s.fetch('/v1/me', { headers: { cookie: started } })).status).toBe(200)
+
+    const del = await s.fetch(`/v1/me/passkeys/${made.id}`, { method: 'DELETE', headers: owner.headers() })
+    expect(del.status).toBe(200)
+    const after = await s.fetch('/v1/me', { headers: { cookie: started } })
+    expect(after.status).toBe(401)
+    expect((await body(after)).error.code).toBe('unauthorized')
+    expect((await socket.closed).code).toBe(4503)
+    // The session that deleted it, and one another passkey began, go on.
+    expect((await s.fetch('/v1/me', { headers: owner.headers() })).status).toBe(200)
+    expect((await s.fetch('/v1/me', { headers: { cookie: viaSpare } })).status).toBe(200)
+    // The ended session is kept on record, without the passkey it named.
+    const rows = await s.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) =>
+          sql<{ ended: boolean; passkey_id: number | null }>`
+            SELECT ended_at IS NOT NULL AS ended, passkey_id FROM sessions
+            WHERE via = 'passkey' AND user_id = (SELECT user_id FROM passkeys WHERE name = 'Desk key' LIMIT 1)
+            ORDER BY id DESC LIMIT 2`,
+      ),
+    )
+    expect(rows.map((r) => r.ended)).toEqual([false, true])
+    expect(rows[1]!.passkey_id).toBeNull()
+  })
+
+  it('a passkey sign-in in a browser that had a session ends that session', async () => {
+    const key = new SoftKey()
+    await register(owner, key, 'Tablet')
+    const first = cookieOf(await signInWith(key))
+    const ip = from()
+    const again = await post(
+      '/auth/passkey',
+      { response: key.get(await signInOptions(ip), origin) },
+      {
+        ...ip,
+        cookie: first,
+      },
+    )
+    expect(again.status).toBe(200)
+    expect((await s.fetch('/v1/me', { headers: { cookie: first } })).status).toBe(401)
+    expect((await s.fetch('/v1/me', { headers: { cookie: cookieOf(again) } })).status).toBe(200)
   })
 })

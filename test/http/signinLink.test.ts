@@ -235,11 +235,11 @@ describe('a link by e-mail', () => {
     expect((await s.fetch('/auth/link', F.json({}))).status).toBe(422)
   })
 
-  it('a mailbox cannot be flooded: past five links an hour for one person, nothing more is sent', async () => {
+  it('a mailbox cannot be flooded: past twenty links an hour for one person, nothing more is sent', async () => {
     const w = await F.workspace(s)
     await s.run(
       Effect.gen(function* () {
-        for (let i = 0; i < 5; i++) yield* Sessions.createLoginLink(w.ownerId, 30)
+        for (let i = 0; i < 20; i++) yield* Sessions.createLoginLink(w.ownerId, 30, `192.0.2.${i}`)
       }),
     )
     const after = smtp.received.length
@@ -303,4 +303,96 @@ describe('signing out of every device', () => {
     expect((await s.fetch('/auth/logout', F.json({ all: true }, F.bearer(key)))).status).toBe(403)
     expect((await s.fetch('/v1/me', { headers: b.headers() })).status).toBe(200)
   })
+})
+
+describe('sessions that outlive what ended them', () => {
+  it('signing out of every device also ends the sign-in links not yet used', async () => {
+    const w = await F.workspace(s)
+    const here = await F.signIn(s, w.ownerEmail)
+    const pending = await linkOf(s, w.ownerEmail, 30)
+    expect(await statusOf(s, pending)).toMatchObject({ status: 'valid' })
+    expect((await s.fetch('/auth/logout', F.json({ all: true }, here.headers()))).status).toBe(200)
+    const after = await press(s, pending)
+    expect(after.status).toBe(401)
+    expect(after.headers.getSetCookie()).toEqual([])
+    // Its page says it no longer works, not that someone used it.
+    expect(await statusOf(s, pending)).toEqual({ status: 'expired', email: null })
+    // A link made afterwards works as before.
+    expect((await press(s, await linkOf(s, w.ownerEmail))).status).toBe(200)
+  })
+
+  it('signing in again in the same browser ends the session its cookie held', async () => {
+    const w = await F.workspace(s)
+    const other = await F.member(s, w)
+    const first = await F.signIn(s, w.ownerEmail)
+    const elsewhere = await F.signIn(s, w.ownerEmail)
+    // The browser still holds the first session's cookie when it signs in again.
+    const again = await press(s, await linkOf(s, w.ownerEmail), {}, { cookie: first.cookie })
+    expect(again.status).toBe(200)
+    expect((await s.fetch('/v1/me', { headers: first.headers() })).status).toBe(401)
+    expect((await s.fetch('/v1/me', { headers: { cookie: cookieOf(again) } })).status).toBe(200)
+    // Another browser's session is not this browser's to end.
+    expect((await s.fetch('/v1/me', { headers: elsewhere.headers() })).status).toBe(200)
+    // Signing in as someone else in that browser ends the previous person's session too.
+    const switched = await press(s, await linkOf(s, other.email), {}, { cookie: cookieOf(again) })
+    expect(switched.status).toBe(200)
+    expect((await s.fetch('/v1/me', { headers: { cookie: cookieOf(again) } })).status).toBe(401)
+    const me = await s.fetch('/v1/me', { headers: { cookie: cookieOf(switched) } })
+    expect((await body(me)).data.user.id).toBe(other.id)
+    // A cookie of no session (or an ended one) is no obstacle.
+    expect(
+      (await press(s, await linkOf(s, w.ownerEmail), {}, { cookie: 'kotak_session=nonsense' })).status,
+    ).toBe(200)
+  })
+
+  it('a stranger asking for links cannot use up a person’s own: the hourly cap is per person and address', async () => {
+    const proxied = await startTestServer({
+      SMTP_URL: `smtp://mailer%40kotak.test:pw@${smtp.host}:${smtp.port}`,
+      TRUST_PROXY: '1',
+    })
+    try {
+      const w = await F.workspace(proxied)
+      const ask = (ip: string) =>
+        proxied.fetch('/auth/link', F.json({ email: w.ownerEmail }, { 'x-forwarded-for': ip }))
+      const sentTo = (after: number) => smtp.received.slice(after).flatMap((m) => m.to)
+      const owner = w.ownerEmail.toLowerCase()
+      // An hour's worth from the stranger's address.
+      await proxied.run(
+        Effect.gen(function* () {
+          for (let i = 0; i < 5; i++) yield* Sessions.createLoginLink(w.ownerId, 30, '203.0.113.66')
+        }),
+      )
+      let after = smtp.received.length
+      expect((await ask('203.0.113.66')).status).toBe(202)
+      await new Promise((r) => setTimeout(r, 700))
+      expect(sentTo(after)).not.toContain(owner)
+
+      // The person, from their own address, still gets one.
+      after = smtp.received.length
+      expect((await ask('198.51.100.7')).status).toBe(202)
+      await smtp.waitFor((m) => m.to.includes(owner) && smtp.received.indexOf(m) >= after)
+      const from = await proxied.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql<{ requested_from: string | null }>`
+              SELECT requested_from FROM login_links WHERE user_id = ${w.ownerId} ORDER BY id DESC LIMIT 1`,
+        ),
+      )
+      expect(from[0]!.requested_from).toBe('198.51.100.7')
+
+      // Many addresses together still stop at the person's ceiling.
+      await proxied.run(
+        Effect.gen(function* () {
+          for (let i = 0; i < 14; i++) yield* Sessions.createLoginLink(w.ownerId, 30, `192.0.2.${i}`)
+        }),
+      )
+      after = smtp.received.length
+      expect((await ask('198.51.100.8')).status).toBe(202)
+      await new Promise((r) => setTimeout(r, 700))
+      expect(sentTo(after)).not.toContain(owner)
+    } finally {
+      await proxied.stop()
+    }
+  }, 60_000)
 })

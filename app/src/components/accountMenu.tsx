@@ -1,8 +1,7 @@
-import { t } from '../lib/i18n'
 import { usePopover } from '../lib/popover'
-import * as Session from '../lib/session'
+import type * as Session from '../lib/session'
 import { PasskeysLink } from './passkeys'
-import '../pages/signinTexts'
+import { SignOutEverywhere } from './signOutEverywhere'
 
 /**
  * The signed-in person in the top bar (wide screens; on a phone the drawer's NavAccount has the
@@ -35,9 +34,7 @@ export const AccountMenu = ({ me }: { me: Session.Me }) => {
           </div>
           <div class="popover-foot">
             <PasskeysLink onGo={() => setOpen(false)} />
-            <button type="button" data-testid="signout-all" onClick={() => void Session.signOutEverywhere()}>
-              {t('signout.all')}
-            </button>
+            <SignOutEverywhere testId="signout-all" />
           </div>
         </div>
       )}

@@ -6,6 +6,7 @@ import * as Session from '../lib/session'
 import { store, use } from '../lib/state'
 import { MenuLines } from './icons'
 import { PasskeysLink } from './passkeys'
+import { SignOutEverywhere } from './signOutEverywhere'
 
 /**
  * The navigation on a phone (≤ 640 px, styles.css): the side navigation becomes a drawer opened by
@@ -88,9 +89,7 @@ export const NavAccount = ({ me }: { me: Session.Me }) => {
       <button type="button" onClick={() => void signOut()}>
         {t('signout')}
       </button>
-      <button type="button" onClick={() => void Session.signOutEverywhere()}>
-        {t('signout.all')}
-      </button>
+      <SignOutEverywhere />
     </div>
   )
 }

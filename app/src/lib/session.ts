@@ -1,5 +1,5 @@
 import type { paths } from '../api/schema'
-import { api } from './api'
+import { ApiError, api } from './api'
 import type { Locale } from './i18n'
 import { setGuestLocale } from './invitations'
 import { store } from './state'
@@ -45,9 +45,16 @@ export const can = (permission: string) => {
 
 /**
  * Ends every session of this person, on every device (POST /auth/logout `all`); their other
- * browsers lose their socket at once and show the sign-in page. Then this one does too.
+ * browsers lose their socket at once and show the sign-in page. Then this one does too. It
+ * rejects when the sessions may still be going (the server refused or could not be reached), so
+ * the person sees it instead of a sign-in page that suggests it worked; a 401 means this browser
+ * was signed out already, and it goes to the sign-in page as after success.
  */
 export const signOutEverywhere = async () => {
-  await api.post('/auth/logout', { body: { all: true } }).catch(() => null)
+  try {
+    await api.post('/auth/logout', { body: { all: true } })
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 401)) throw e
+  }
   location.href = '/app'
 }

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks'
 import { ApiError, api } from '../lib/api'
-import { meaningful } from '../lib/format'
+import { fullTime, meaningful } from '../lib/format'
 import { extend, locale, t } from '../lib/i18n'
 import * as Passkeys from '../lib/passkeys'
 import { use } from '../lib/state'
@@ -92,13 +92,6 @@ const ensureStyles = () => {
   document.head.append(el)
 }
 
-/** A date and time to the minute, as people read them in the page's language. */
-const stamp = (iso: string) =>
-  new Date(iso).toLocaleString(locale.get() === 'id' ? 'id-ID' : 'en-GB', {
-    dateStyle: 'medium',
-    timeStyle: 'short',
-  })
-
 const message = (e: unknown) =>
   e instanceof ApiError ? (e.fields.name ?? Passkeys.problem(e)) : Passkeys.problem(e)
 
@@ -179,8 +172,8 @@ const Item = ({
               {pk.backed_up && <span class="pk-badge">{t('pk.synced')}</span>}
             </div>
             <div class="pk-meta">
-              {t('pk.added', { date: stamp(pk.created_at) })} ·{' '}
-              {pk.last_used_at ? t('pk.used', { date: stamp(pk.last_used_at) }) : t('pk.never_used')}
+              {t('pk.added', { date: fullTime(pk.created_at) })} ·{' '}
+              {pk.last_used_at ? t('pk.used', { date: fullTime(pk.last_used_at) }) : t('pk.never_used')}
             </div>
           </div>
           <div class="pk-actions">
@@ -288,13 +281,13 @@ export default function PasskeysPage() {
           {t('error.generic', { message: error })}
         </p>
       )}
-      {list === null && !error ? (
+      {error ? null : list === null ? (
         <p class="muted">{t('list.loading')}</p>
-      ) : list && list.length === 0 ? (
+      ) : list.length === 0 ? (
         <p class="pk-list pk-empty">{t('pk.none')}</p>
       ) : (
         <ul class="pk-list" aria-label={t('pk.list')}>
-          {(list ?? []).map((p) => (
+          {list.map((p) => (
             <Item
               key={p.id}
               pk={p}

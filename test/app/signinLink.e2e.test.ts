@@ -6,7 +6,7 @@ import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
 import { type Smtp, startSmtp } from '../email/dovecot'
 import * as F from '../support/fixtures'
-import { startTestServer, type TestServer } from '../support/server'
+import { freePort, startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
 import { axe, launch, screenshot, signedIn } from './support'
 
@@ -281,5 +281,115 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
     await phone.page.getByRole('heading', { name: 'Masuk ke Kotak' }).waitFor()
     expect((await s.fetch('/v1/me', { headers: session.headers() })).status).toBe(401)
     await phone.context.close()
+  }, 60_000)
+})
+
+describe.skipIf(lacks('chromium'))('sign-in links in the app: the security review', () => {
+  it('a badly encoded link shows the unknown-link page, in English and Indonesian, not a blank app', async () => {
+    const { context, page, problems } = await guest()
+    // The server answers such a path 404 before the app loads (its router cannot decode it), so the
+    // app meets one through its own history: the sign-in page, then the mangled address.
+    const mangled = async (path: string) => {
+      await page.goto(`${s.url}/app`)
+      await page.getByRole('heading', { name: /^(Sign in to Kotak|Masuk ke Kotak)$/ }).waitFor()
+      // A string: the root type-check has no DOM types.
+      await page.evaluate(
+        `history.pushState(null, '', ${JSON.stringify(path)}); dispatchEvent(new PopStateEvent('popstate'))`,
+      )
+    }
+    await mangled('/app/link/abc%')
+    expect(new URL(page.url()).pathname).toBe('/app/link/abc%')
+    await page.getByRole('heading', { name: 'This sign-in link does not work' }).waitFor()
+    await page.getByTestId('link-help').and(page.locator('[data-status="invalid"]')).waitFor()
+    expect(problems).toEqual([])
+    await shots(page, 'signin-link-badly-encoded-en')
+    await page.getByRole('combobox', { name: 'Language' }).selectOption('id')
+    await page.getByRole('heading', { name: 'Tautan masuk ini tidak berfungsi' }).waitFor()
+    await shots(page, 'signin-link-badly-encoded-id')
+    // An invitation link mangled the same way says so on its own page.
+    await mangled('/app/invite/abc%')
+    await page.getByRole('heading', { name: 'Tautan undangan ini tidak berlaku' }).waitFor()
+    await shots(page, 'invite-badly-encoded-id')
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
+  it('after the button, only the app’s own path: a backslash path lands in the inbox, not on another site', async () => {
+    const w = await F.workspace(s)
+    const { context, page, problems } = await guest()
+    // Anything off this server would be a failed navigation the test sees as a wrong URL.
+    const away: string[] = []
+    page.on('request', (r) => {
+      if (!r.url().startsWith(s.url)) away.push(r.url())
+    })
+    for (const back of ['/\\evil.example', '/%5Cevil.example', '//evil.example']) {
+      const token = await linkOf(s, w.ownerEmail)
+      await page.goto(`${s.url}/app/link/${token}?return_to=${encodeURIComponent(back)}`)
+      await page.getByTestId('link-signin').click()
+      await page.waitForURL(`${s.url}/app/inbox`)
+      await page.getByTestId('inbox-list').waitFor()
+      await context.clearCookies()
+    }
+    // An app path is kept.
+    const token = await linkOf(s, w.ownerEmail)
+    await page.goto(`${s.url}/app/link/${token}?return_to=${encodeURIComponent('/app/passkeys')}`)
+    await page.getByTestId('link-signin').click()
+    await page.waitForURL(`${s.url}/app/passkeys`)
+    expect(away).toEqual([])
+    expect(problems).toEqual([])
+    await context.close()
+  })
+})
+
+describe.skipIf(lacks('chromium'))('a passkey on a link’s page: the security review', () => {
+  // WebAuthn needs a host name for the relying party, so this server's public address is localhost.
+  let local: TestServer
+  let base: string
+  beforeAll(async () => {
+    const port = await freePort()
+    base = `http://localhost:${port}`
+    local = await startTestServer({ PORT: String(port), PUBLIC_URL: base })
+  }, 60_000)
+  afterAll(() => local?.stop())
+
+  it('signed in with a passkey, the page goes to the app, not to a backslash path', async () => {
+    const w = await F.workspace(local)
+    const { context, page, problems } = await signedIn(
+      browser,
+      { ...local, url: base } as TestServer,
+      await F.signIn(local, w.ownerEmail),
+    )
+    const cdp = await context.newCDPSession(page)
+    await cdp.send('WebAuthn.enable', { enableUI: false })
+    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+      options: {
+        protocol: 'ctap2',
+        transport: 'internal',
+        hasResidentKey: true,
+        hasUserVerification: true,
+        isUserVerified: true,
+        automaticPresenceSimulation: true,
+      },
+    })
+    await page.goto(`${base}/app/passkeys`)
+    await page.getByLabel('Name', { exact: true }).fill('Laptop')
+    await page.getByRole('button', { name: 'Add a passkey' }).click()
+    await page.getByTestId('passkey').filter({ hasText: 'Laptop' }).waitFor()
+    await context.clearCookies()
+
+    const away: string[] = []
+    page.on('request', (r) => {
+      if (!r.url().startsWith(base)) away.push(r.url())
+    })
+    await page.goto(`${base}/app/link/not-a-real-link?return_to=${encodeURIComponent('/\\evil.example')}`)
+    await page.getByRole('heading', { name: 'This sign-in link does not work' }).waitFor()
+    await shots(page, 'signin-link-passkey-en')
+    await page.getByTestId('passkey-signin').click()
+    await page.waitForURL(`${base}/app/inbox`)
+    await page.getByTestId('inbox-list').waitFor()
+    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1)
+    expect(away).toEqual([])
+    expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
+    await context.close()
   }, 60_000)
 })

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks'
 import { t } from '../lib/i18n'
 import * as Passkeys from '../lib/passkeys'
+import { returnPath } from '../lib/returnPath'
 import { linkClick } from '../lib/router'
 import '../pages/passkeysTexts'
 
@@ -33,8 +34,7 @@ export const PasskeySignIn = ({ returnTo }: { returnTo: string }) => {
     setError(null)
     try {
       await Passkeys.signIn()
-      // Only a path of this site, never another origin.
-      location.href = /^\/(?!\/)/.test(returnTo) ? returnTo : '/app'
+      location.href = returnPath(returnTo)
     } catch (e) {
       setError(Passkeys.problem(e))
       setBusy(false)

@@ -1,6 +1,8 @@
 import type { paths } from '../api/schema'
 import { ApiError, api, setApiLocale } from './api'
 import { extend, type Locale, locale } from './i18n'
+import { sameSitePath } from './returnPath'
+import { BASE } from './router'
 import * as Socket from './socket'
 import { store } from './state'
 
@@ -182,6 +184,11 @@ export const poll = () => {
  * so the invitation page leaves its path here (kept for an hour) and the app opens it again.
  */
 const RETURN = 'kotak.return'
+/** A stored path (under /app, without it) that the sign-in rule would follow (lib/returnPath.ts). */
+const appPath = (path: string): string | null => {
+  const full = sameSitePath(BASE + path)
+  return full?.startsWith(`${BASE}/`) ? full.slice(BASE.length) : null
+}
 export const rememberReturn = (path: string) =>
   localStorage.setItem(RETURN, JSON.stringify({ path, at: Date.now() }))
 export const takeReturn = (): string | null => {
@@ -189,7 +196,7 @@ export const takeReturn = (): string | null => {
     const v = JSON.parse(localStorage.getItem(RETURN) ?? 'null') as { path?: unknown; at?: unknown } | null
     localStorage.removeItem(RETURN)
     if (v && typeof v.path === 'string' && typeof v.at === 'number' && Date.now() - v.at < 3600_000)
-      return v.path.startsWith('/') && !v.path.startsWith('//') ? v.path : null
+      return appPath(v.path)
   } catch {
     localStorage.removeItem(RETURN)
   }

@@ -4,6 +4,7 @@ import { ApiError, api } from '../lib/api'
 import { meaningful } from '../lib/format'
 import { locale, t } from '../lib/i18n'
 import * as Inv from '../lib/invitations'
+import { returnPath } from '../lib/returnPath'
 import { use } from '../lib/state'
 import { LanguagePick, SignInWays } from './signin'
 import './signinTexts'
@@ -38,7 +39,8 @@ export default function LinkPage({ token, returnTo }: { token: string; returnTo:
     setError(null)
     try {
       const r = await api.post('/auth/link/{token}', { path: { token }, body: { return_to: returnTo } })
-      location.href = r.data.return_to
+      // The server checked it already; the app follows nothing it would not send itself.
+      location.href = returnPath(r.data.return_to)
     } catch (e) {
       setBusy(false)
       // Used in another tab or expired while the page was open: the page says which.

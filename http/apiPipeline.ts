@@ -14,7 +14,7 @@ import { CredentialCache } from './credentials'
 import type { ResponseMeta as Meta } from './envelope'
 import { isMultipart, parseMultipart } from './multipart'
 import { type Incoming, makeHandle, rateLimitWith } from './pipeline'
-import { clientAddress, parseCookies, parseQuery } from './request'
+import { clientAddress, mediaType, parseCookies, parseQuery } from './request'
 import type {
   ChannelRequest,
   OptionalWorkspaceRequest,
@@ -45,7 +45,7 @@ const decodeJsonBody = (
   contentType: string | undefined,
 ): Either.Either<unknown, ApiError> => {
   if (!body || body.length === 0) return Either.right({})
-  if (!contentType?.toLowerCase().includes('application/json')) {
+  if (mediaType(contentType) !== 'application/json') {
     return Either.left(invalid({ body: { key: 'field.content_type' } }))
   }
   return parseJsonBody(body)

@@ -3,6 +3,7 @@ import type { SqlError } from '@effect/sql/SqlError'
 import { Effect } from 'effect'
 import { type Caller, keyPermissions, sessionPermissions } from '../actors/admin/caller'
 import { ApiError } from '../actors/errors'
+import { addMessages } from '../actors/i18n'
 import { andThen } from '../engine/step'
 import { digestText } from '../engine/tokens'
 import * as ApiKeys from '../store/apiKeys'
@@ -11,6 +12,7 @@ import * as Sessions from '../store/sessions'
 import * as Users from '../store/users'
 import * as Workspaces from '../store/workspaces'
 import { CredentialCache, type CredentialCacheShape } from './credentials'
+import { mediaType } from './request'
 
 export const SESSION_COOKIE = 'kotak_session'
 export const CSRF_COOKIE = 'kotak_csrf'
@@ -121,5 +123,27 @@ export const sessionCookies = (token: string, csrf: string, maxAgeSeconds: numbe
   const flags = `Path=/; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`
   return [`${SESSION_COOKIE}=${token}; HttpOnly; ${flags}`, `${CSRF_COOKIE}=${csrf}; ${flags}`]
 }
+
+addMessages({
+  'auth.same_site': {
+    en: 'Signing in works only from Kotak’s own pages.',
+    id: 'Masuk hanya dapat dilakukan dari halaman Kotak sendiri.',
+  },
+})
+
+/**
+ * Login CSRF: a route that signs a browser in (a sign-in link's button, a passkey, the first
+ * run's claim) answers only its own pages, or another site could sign the victim in as someone
+ * else. A cross-site page can send neither a JSON body without asking first (CORS, which this
+ * server never grants) nor, from its browser, anything but `Sec-Fetch-Site: cross-site`. The
+ * media type is compared whole (http/request.ts `mediaType`), and an empty body must carry it too.
+ */
+export const sameSiteJson = (
+  header: (name: string) => string | undefined,
+  message = 'auth.same_site',
+): Effect.Effect<void, ApiError> =>
+  mediaType(header('content-type')) === 'application/json' && header('sec-fetch-site') !== 'cross-site'
+    ? Effect.void
+    : Effect.fail(new ApiError({ code: 'forbidden', message }))
 
 export const clearedSessionCookies = (secure: boolean) => sessionCookies('', '', 0, secure)

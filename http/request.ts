@@ -40,12 +40,29 @@ export const parseQuery = (qs: string): Record<string, string | string[]> => {
   return out
 }
 
+/**
+ * The media type of a `Content-Type` header, lower case and without its parameters
+ * (`application/json; charset=utf-8` is `application/json`). Compared whole, never searched in:
+ * `text/plain; x=application/json` is a type a cross-site form may send without asking first.
+ */
+export const mediaType = (contentType: string | undefined): string =>
+  (contentType ?? '').split(';', 1)[0]!.trim().toLowerCase()
+
+/** A cookie's value, percent-decoded; one that cannot be (any site of the domain may set one) as it came. */
+const cookieValue = (raw: string) => {
+  try {
+    return decodeURIComponent(raw)
+  } catch {
+    return raw
+  }
+}
+
 export const parseCookies = (header: string | undefined): Map<string, string> => {
   const jar = new Map<string, string>()
   if (!header) return jar
   for (const part of header.split(';')) {
     const i = part.indexOf('=')
-    if (i > 0) jar.set(part.slice(0, i).trim(), decodeURIComponent(part.slice(i + 1).trim()))
+    if (i > 0) jar.set(part.slice(0, i).trim(), cookieValue(part.slice(i + 1).trim()))
   }
   return jar
 }

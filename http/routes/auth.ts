@@ -6,7 +6,7 @@ import { Email } from '../../actors/fields'
 import { Config } from '../../engine/config'
 import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
-import { clearedSessionCookies } from '../auth'
+import { clearedSessionCookies, sameSiteJson } from '../auth'
 import { ok, type Reply, type Route, redirect, route } from '../route'
 import { type SignInFrom, startSession as startSessionOf } from '../signIn'
 
@@ -53,19 +53,24 @@ const oidcConfiguration = Effect.gen(function* () {
   })
 })
 
-/** Only same-site paths are followed after sign-in, never another origin. */
-const safeReturnTo = (v: string | undefined, fallback = '/') =>
-  v && /^\/(?!\/)[\x21-\x7e]*$/.test(v) ? v : fallback
-
 /**
- * The button of a link's page, not a form on another site, may use a link (login CSRF: someone
- * else's link would sign the victim in as them). A cross-site page can send neither a JSON body
- * without asking first (CORS, which this server never grants) nor its browser's
- * `Sec-Fetch-Site: cross-site` otherwise.
+ * Where a sign-in may send the browser afterwards: a path of this server's app (`/app…`) or an
+ * invitation (`/invite/…`), read as the browser will read it, so anything else becomes `/app`.
+ * Printable ASCII without a backslash, because a browser reads `/\evil.example` as
+ * `//evil.example` and drops tabs and newlines; then resolved against `PUBLIC_URL`, which must
+ * keep its origin, and its path (dot segments resolved) must still be the app's or an invitation's.
+ * The app checks the same before it follows one (app/src/lib/returnPath.ts).
  */
-const sameSiteJson = (header: (name: string) => string | undefined) =>
-  (header('content-type') ?? '').toLowerCase().startsWith('application/json') &&
-  header('sec-fetch-site') !== 'cross-site'
+const safeReturnTo = (v: string | undefined, publicUrl: string): string => {
+  if (!v || !/^\/(?!\/)[\x21-\x5b\x5d-\x7e]*$/.test(v)) return '/app'
+  const base = new URL(publicUrl)
+  const url = new URL(v, base)
+  if (url.origin !== base.origin) return '/app'
+  const p = url.pathname
+  return p === '/app' || p.startsWith('/app/') || p.startsWith('/invite/')
+    ? `${p}${url.search}${url.hash}`
+    : '/app'
+}
 
 const startSession = (userId: number, via: 'oidc' | 'link', returnTo: string, from: SignInFrom) =>
   Effect.map(startSessionOf(userId, via, from), (cookies) => redirect(returnTo, cookies))
@@ -90,7 +95,7 @@ export const routes: readonly Route[] = [
           state,
           code_verifier,
           nonce,
-          return_to: safeReturnTo(query.return_to),
+          return_to: safeReturnTo(query.return_to, cfg.publicUrl),
         })
         const url = client.buildAuthorizationUrl(config, {
           redirect_uri: `${cfg.publicUrl}/auth/callback`,
@@ -132,7 +137,10 @@ export const routes: readonly Route[] = [
         if (!email || claims?.email_verified === false) return yield* Effect.fail(failed)
         const user = yield* Users.byEmail(email)
         if (!user) return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'auth.no_account' }))
-        return yield* startSession(user.id, 'oidc', pending.return_to, { cookie })
+        // Checked again: a request stored before the rule last changed follows today's rule.
+        return yield* startSession(user.id, 'oidc', safeReturnTo(pending.return_to, cfg.publicUrl), {
+          cookie,
+        })
       }),
   }),
   route({
@@ -145,11 +153,12 @@ export const routes: readonly Route[] = [
     // Any text: a mangled link still reaches the page, which says the link does not work.
     params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
     query: Schema.Struct({ return_to: Schema.optional(Schema.String) }),
-    handler: ({ params, query }) => {
-      const back = safeReturnTo(query.return_to, '/app')
-      const search = back === '/app' ? '' : `?return_to=${encodeURIComponent(back)}`
-      return Effect.succeed(redirect(`/app/link/${encodeURIComponent(params.token)}${search}`))
-    },
+    handler: ({ params, query }) =>
+      Effect.map(Config, (cfg) => {
+        const back = safeReturnTo(query.return_to, cfg.publicUrl)
+        const search = back === '/app' ? '' : `?return_to=${encodeURIComponent(back)}`
+        return redirect(`/app/link/${encodeURIComponent(params.token)}${search}`)
+      }),
   }),
   route({
     method: 'GET',
@@ -173,10 +182,10 @@ export const routes: readonly Route[] = [
     response: Schema.Struct({ return_to: Schema.String }),
     handler: ({ params, body, header, cookie }) =>
       Effect.gen(function* () {
-        if (!sameSiteJson(header))
-          return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'auth.cross_site' }))
+        yield* sameSiteJson(header, 'auth.cross_site')
+        const cfg = yield* Config
         const userId = yield* SignInLinks.useLink(params.token)
-        const back = safeReturnTo(body.return_to, '/app')
+        const back = safeReturnTo(body.return_to, cfg.publicUrl)
         return { ...ok({ return_to: back }), cookies: yield* startSessionOf(userId, 'link', { cookie }) }
       }),
   }),
@@ -190,9 +199,11 @@ export const routes: readonly Route[] = [
     body: Schema.Struct({ email: Email, return_to: Schema.optional(Schema.String) }),
     response: Schema.Struct({ requested: Schema.Literal(true) }),
     handler: ({ body, ip }) =>
-      Effect.map(
-        SignInLinks.requestLink(body.email, safeReturnTo(body.return_to, '/app'), ip),
-        (): Reply => ({ _tag: 'Json', status: 202, data: { requested: true } }),
+      Effect.flatMap(Config, (cfg) =>
+        Effect.map(
+          SignInLinks.requestLink(body.email, safeReturnTo(body.return_to, cfg.publicUrl), ip),
+          (): Reply => ({ _tag: 'Json', status: 202, data: { requested: true } }),
+        ),
       ),
   }),
   route({

@@ -4,6 +4,7 @@ import { rateLimitedUntil } from '../../actors/errors'
 import { IdFromString } from '../../actors/fields'
 import { systemMillis } from '../../engine/clock'
 import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
+import { sameSiteJson } from '../auth'
 import { created, ok, type Route, route } from '../route'
 import { startSession } from '../signIn'
 
@@ -108,8 +109,9 @@ export const routes: readonly Route[] = [
       'Sign in with a passkey: the authenticator’s answer to the options; sets the session and CSRF cookies',
     body: Schema.Struct({ response: Passkeys.AuthenticationResponse }),
     response: Schema.Struct({ signed_in: Schema.Literal(true) }),
-    handler: ({ ip, body, cookie }) =>
+    handler: ({ ip, body, header, cookie }) =>
       Effect.gen(function* () {
+        yield* sameSiteJson(header)
         yield* signInBudget(ip)
         const { userId, passkeyId } = yield* Passkeys.signIn(body.response)
         const cookies = yield* startSession(userId, 'passkey', { cookie, passkeyId })

@@ -3,6 +3,7 @@ import { presentWorkspace, WorkspaceSchema } from '../../actors/admin/presenters
 import * as Setup from '../../actors/admin/setup'
 import { Email, Text, TimeZone } from '../../actors/fields'
 import { currentTime } from '../../engine/clock'
+import { sameSiteJson } from '../auth'
 import { created, ok, type Route, route } from '../route'
 import { startSession } from '../signIn'
 
@@ -47,8 +48,9 @@ export const routes: readonly Route[] = [
       timezone: Schema.optional(TimeZone.pipe(Schema.minLength(1))),
     }),
     response: ClaimedSchema,
-    handler: ({ body, ip, cookie }) =>
+    handler: ({ body, ip, header, cookie }) =>
       Effect.gen(function* () {
+        yield* sameSiteJson(header)
         const { workspace, user } = yield* Setup.claim(body, ip)
         const cookies = yield* startSession(user.id, 'link', { cookie })
         return {

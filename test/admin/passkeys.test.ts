@@ -484,3 +484,34 @@ describe('sessions a passkey began', () => {
     expect((await s.fetch('/v1/me', { headers: { cookie: cookieOf(again) } })).status).toBe(200)
   })
 })
+
+describe('signing in with a passkey: login CSRF (security review)', () => {
+  it('another site’s page, or a type a form may send, signs nobody in', async () => {
+    const key = new SoftKey()
+    await register(owner, key, 'CSRF check')
+    const ip = from()
+    const crossSite = await post(
+      '/auth/passkey',
+      { response: key.get(await signInOptions(ip), origin) },
+      { ...ip, 'sec-fetch-site': 'cross-site' },
+    )
+    expect(crossSite.status).toBe(403)
+    expect((await body(crossSite)).error.code).toBe('forbidden')
+    expect(crossSite.headers.getSetCookie()).toEqual([])
+    // A CORS-safelisted type that only mentions JSON: no preflight, so it must not count as JSON.
+    const loose = await s.fetch('/auth/passkey', {
+      method: 'POST',
+      headers: { ...ip, 'content-type': 'text/plain; x=application/json' },
+      body: JSON.stringify({ response: key.get(await signInOptions(ip), origin) }),
+    })
+    expect(loose.status).toBe(422)
+    expect((await body(loose)).error.fields.body).toMatch(/application\/json/)
+    expect(loose.headers.getSetCookie()).toEqual([])
+    const own = await post(
+      '/auth/passkey',
+      { response: key.get(await signInOptions(ip), origin) },
+      { ...ip, 'sec-fetch-site': 'same-origin' },
+    )
+    expect(own.status).toBe(200)
+  })
+})

@@ -227,3 +227,36 @@ describe('first run: restarts', () => {
     expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0)
   })
 })
+
+describe('first run: login CSRF (security review)', () => {
+  let c: Awaited<ReturnType<typeof logged>>
+  beforeAll(async () => {
+    c = await logged()
+  })
+  afterAll(() => c?.s.stop())
+
+  it('a claim from another site, or in a type a form may send, creates nothing and keeps the link', async () => {
+    const token = c.tokens()[0]!
+    const crossSite = await claim(c.s, form(token), { 'sec-fetch-site': 'cross-site' })
+    expect(crossSite.status).toBe(403)
+    expect((await body(crossSite)).error).toMatchObject({
+      code: 'forbidden',
+      message: expect.stringMatching(/own pages/),
+    })
+    expect(crossSite.headers.getSetCookie()).toEqual([])
+    // A CORS-safelisted type that only mentions JSON: no preflight, so it must not count as JSON.
+    const loose = await c.s.fetch('/v1/setup', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain; x=application/json' },
+      body: JSON.stringify(form(token)),
+    })
+    expect(loose.status).toBe(422)
+    expect((await body(loose)).error.fields.body).toMatch(/application\/json/)
+    expect(await count(c.s, 'workspaces')).toBe(0)
+    expect((await c.s.fetch(`/v1/setup/${token}`)).status).toBe(200)
+
+    const own = await claim(c.s, form(token), { 'sec-fetch-site': 'same-origin' })
+    expect(own.status).toBe(201)
+    expect(await count(c.s, 'workspaces')).toBe(1)
+  })
+})

@@ -52,11 +52,11 @@ describe('OpenID Connect sign-in (authorization code + PKCE)', () => {
 
   it('signs a known user in: HttpOnly session cookie, readable CSRF token, then the API works', async () => {
     const { finalResponse } = await browserLogin(
-      `${s.url}/auth/login?return_to=/v1/me`,
+      `${s.url}/auth/login?return_to=/app/inbox`,
       'Sari.Owner@Example.com',
     )
     expect(finalResponse.status).toBe(302)
-    expect(finalResponse.headers.get('location')).toBe('/v1/me')
+    expect(finalResponse.headers.get('location')).toBe('/app/inbox')
     const cookies = finalResponse.headers.getSetCookie()
     const session = cookies.find((c) => c.startsWith('kotak_session='))!
     const csrf = cookies.find((c) => c.startsWith('kotak_csrf='))!
@@ -105,12 +105,15 @@ describe('OpenID Connect sign-in (authorization code + PKCE)', () => {
     expect(((await forged.json()) as { error: { code: string } }).error.code).toBe('unauthorized')
   })
 
-  it('only returns to same-site paths after sign-in', async () => {
-    const { finalResponse } = await browserLogin(
-      `${s.url}/auth/login?return_to=${encodeURIComponent('//evil.example/steal')}`,
-      'Sari.Owner@Example.com',
-    )
-    expect(finalResponse.headers.get('location')).toBe('/')
+  it('only returns to the app’s own paths after sign-in', async () => {
+    // A backslash is a slash to a browser: `/\\evil.example` is another site.
+    for (const away of ['//evil.example/steal', '/\\evil.example', '/v1/me']) {
+      const { finalResponse } = await browserLogin(
+        `${s.url}/auth/login?return_to=${encodeURIComponent(away)}`,
+        'Sari.Owner@Example.com',
+      )
+      expect(finalResponse.headers.get('location'), away).toBe('/app')
+    }
   })
 })
 

@@ -396,3 +396,123 @@ describe('sessions that outlive what ended them', () => {
     }
   }, 60_000)
 })
+
+describe('after a sign-in, only the app’s own paths (security review)', () => {
+  const open = async (returnTo: string) =>
+    (
+      await s.fetch(`/auth/link/abc?return_to=${encodeURIComponent(returnTo)}`, { redirect: 'manual' })
+    ).headers.get('location')
+  const pressed = async (returnTo: string) => {
+    const w = await F.workspace(s)
+    const res = await press(s, await linkOf(s, w.ownerEmail), { return_to: returnTo })
+    expect(res.status).toBe(200)
+    return (await body(res)).data.return_to as string
+  }
+  // What a browser makes of each: another site, or a path of this one outside the app.
+  const refused = [
+    '/\\evil.example',
+    '/\\/evil.example',
+    '/%5Cevil.example',
+    '/\t/evil.example',
+    '/\n/evil.example',
+    '//evil.example',
+    'https://evil.example/app',
+    'https:/app',
+    'javascript:alert(1)',
+    '/app/../../evil',
+    '/app/%2e%2e/v1/me',
+    '/v1/me',
+    '/application',
+    '',
+  ]
+
+  it('a link’s page is reached without a return path that leaves the app', async () => {
+    for (const v of refused) expect(await open(v), v).toBe('/app/link/abc')
+    // `%5C` arriving encoded in the query is a backslash once the query is read.
+    expect(
+      (await s.fetch('/auth/link/abc?return_to=%2F%5Cevil.example', { redirect: 'manual' })).headers.get(
+        'location',
+      ),
+    ).toBe('/app/link/abc')
+    expect(await open('/app/x')).toBe('/app/link/abc?return_to=%2Fapp%2Fx')
+    expect(await open('/app/invite/t0k?x=1')).toBe('/app/link/abc?return_to=%2Fapp%2Finvite%2Ft0k%3Fx%3D1')
+  })
+
+  it('the button’s answer names only an app path, whatever the page sent', async () => {
+    for (const v of [
+      '/\\evil.example',
+      '/%5Cevil.example',
+      '/\t/evil.example',
+      '//evil.example',
+      'https://evil.example',
+    ])
+      expect(await pressed(v), v).toBe('/app')
+    expect(await pressed('/app/x')).toBe('/app/x')
+    expect(await pressed('/invite/t0k')).toBe('/invite/t0k')
+  })
+
+  it('an e-mailed link carries no return path that leaves the app', async () => {
+    const w = await F.workspace(s)
+    const after = smtp.received.length
+    const res = await s.fetch('/auth/link', F.json({ email: w.ownerEmail, return_to: '/\\evil.example' }))
+    expect(res.status).toBe(202)
+    const mail = await smtp.waitFor(
+      (m) => m.to.includes(w.ownerEmail.toLowerCase()) && smtp.received.indexOf(m) >= after,
+    )
+    const link = /(http:\/\/\S+\/auth\/link\/[A-Za-z0-9_-]+\S*)/.exec(String(mail.parsed.text))![1]!
+    expect(link).not.toContain('return_to')
+  })
+})
+
+describe('login CSRF: the content type is read whole (security review)', () => {
+  it('a form’s type that merely mentions JSON is not JSON: 422, the link unused', async () => {
+    const w = await F.workspace(s)
+    const token = await linkOf(s, w.ownerEmail)
+    for (const type of [
+      'text/plain; x=application/json',
+      'text/plain;application/json',
+      'application/jsonx',
+    ]) {
+      const res = await s.fetch(`/auth/link/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+        body: '{}',
+      })
+      expect(res.status, type).toBe(422)
+      expect((await body(res)).error.fields.body).toMatch(/application\/json/)
+      expect(res.headers.getSetCookie()).toEqual([])
+      // Without a body the type is still checked, by the route itself.
+      const empty = await s.fetch(`/auth/link/${token}`, {
+        method: 'POST',
+        headers: { 'content-type': type },
+      })
+      expect(empty.status, type).toBe(403)
+    }
+    expect(await statusOf(s, token)).toMatchObject({ status: 'valid' })
+    // JSON with its parameters, or in capitals, is JSON.
+    const ok = await press(s, token, {}, { 'content-type': 'Application/JSON; charset=utf-8' })
+    expect(ok.status).toBe(200)
+  })
+
+  it('the rest of the API reads the type the same way', async () => {
+    const w = await F.workspace(s)
+    const owner = await F.signIn(s, w.ownerEmail)
+    const loose = await s.fetch('/v1/api-keys', {
+      method: 'POST',
+      headers: owner.headers({ 'content-type': 'text/plain; x=application/json' }),
+      body: JSON.stringify({ name: 'k', scope: 'read' }),
+    })
+    expect(loose.status).toBe(422)
+    expect((await body(loose)).error.code).toBe('validation_error')
+  })
+})
+
+describe('a mangled cookie (security review)', () => {
+  it('is taken as it is, never a server error: the session beside it still counts', async () => {
+    const w = await F.workspace(s)
+    const owner = await F.signIn(s, w.ownerEmail)
+    const res = await s.fetch('/v1/me', { headers: { cookie: `other=%E0%A4%A; ${owner.cookie}` } })
+    expect(res.status).toBe(200)
+    expect((await s.fetch('/v1/me', { headers: { cookie: 'kotak_session=%' } })).status).toBe(401)
+  })
+})

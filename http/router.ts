@@ -31,7 +31,11 @@ export const make = <T>(): Router<T> => {
     add: (method, path, value) => {
       fmw.on(method, path.replace(/\{(\w+)\}/g, ':$1'), noop, { value })
     },
-    match: (method, path) => {
+    match: (method, raw) => {
+      // A stray `%` (a link cut short, `abc%`) is taken as itself: find-my-way finds nothing for a
+      // path it cannot decode, and the page behind it (a link's, an invitation's) says best what
+      // is wrong with it.
+      const path = raw.includes('%') ? raw.replace(/%(?![0-9a-fA-F]{2})/g, '%25') : raw
       const found = fmw.find((method === 'HEAD' ? 'GET' : method) as Method, path)
       if (found) {
         return {

@@ -8,7 +8,7 @@ import { ApiError, setSignedOutHandler, signOut } from './lib/api'
 import { type Locale, locale, t } from './lib/i18n'
 import * as Invitations from './lib/invitations'
 import { returnPath } from './lib/returnPath'
-import { here, linkClick, match, navigate } from './lib/router'
+import { decodeSegment, here, linkClick, match, navigate } from './lib/router'
 import * as Session from './lib/session'
 import * as Socket from './lib/socket'
 import { use } from './lib/state'
@@ -144,18 +144,6 @@ const Nav = ({ me }: { me: Session.Me }) => {
   )
 }
 
-/**
- * A link's token as typed into the address: a mangled one (`abc%`) cannot be decoded and is kept
- * as it is, so its page says the link does not work instead of the app failing to render.
- */
-const decoded = (token: string) => {
-  try {
-    return decodeURIComponent(token)
-  } catch {
-    return token
-  }
-}
-
 export const App = () => {
   const me = use(Session.me)
   use(locale)
@@ -186,7 +174,7 @@ export const App = () => {
   const linkToken = /^\/link\/([^/]+)$/.exec(path)?.[1]
   if (linkToken) {
     const returnTo = returnPath(new URLSearchParams(search).get('return_to'))
-    return <Standalone load={linkPage} props={{ token: decoded(linkToken), returnTo }} />
+    return <Standalone load={linkPage} props={{ token: decodeSegment(linkToken), returnTo }} />
   }
   const token = /^\/invite\/([^/]+)$/.exec(path)?.[1]
   if (token) {
@@ -197,7 +185,7 @@ export const App = () => {
         : me === null
           ? { kind: error ? 'out' : 'loading' }
           : { kind: 'member', email: me.user.email }
-    return <Standalone load={invitePage} props={{ token: decoded(token), visitor }} />
+    return <Standalone load={invitePage} props={{ token: decodeSegment(token), visitor }} />
   }
   if (noWorkspace) return <Standalone load={welcomePage} props={{}} />
   if (error) return <p class="pad error">{t('error.generic', { message: error })}</p>

@@ -287,8 +287,7 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
 describe.skipIf(lacks('chromium'))('sign-in links in the app: the security review', () => {
   it('a badly encoded link shows the unknown-link page, in English and Indonesian, not a blank app', async () => {
     const { context, page, problems } = await guest()
-    // The server answers such a path 404 before the app loads (its router cannot decode it), so the
-    // app meets one through its own history: the sign-in page, then the mangled address.
+    // First through the app's own history: the sign-in page, then the mangled address.
     const mangled = async (path: string) => {
       await page.goto(`${s.url}/app`)
       await page.getByRole('heading', { name: /^(Sign in to Kotak|Masuk ke Kotak)$/ }).waitFor()
@@ -310,6 +309,13 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app: the security revie
     await mangled('/app/invite/abc%')
     await page.getByRole('heading', { name: 'Tautan undangan ini tidak berlaku' }).waitFor()
     await shots(page, 'invite-badly-encoded-id')
+    // Typed into the address bar (or cut short by a chat app): the server serves the same pages.
+    for (const typed of ['/app/link/abc%', '/auth/link/abc%']) {
+      await page.goto(`${s.url}${typed}`)
+      await page.getByTestId('link-help').and(page.locator('[data-status="invalid"]')).waitFor()
+    }
+    await page.goto(`${s.url}/app/invite/abc%`)
+    await page.getByRole('heading', { name: 'Tautan undangan ini tidak berlaku' }).waitFor()
     expect(problems).toEqual([])
     await context.close()
   })

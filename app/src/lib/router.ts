@@ -22,6 +22,19 @@ export const navigate = (path: string, replace = false) => {
 
 window.addEventListener('popstate', () => here.set(current()))
 
+/**
+ * A path segment (a page parameter, a link's token) as typed into the address: a mangled one
+ * (`abc%`) cannot be decoded and is kept as it is, so its page says it does not exist or does not
+ * work instead of the app failing to render.
+ */
+export const decodeSegment = (segment: string) => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 /** `/inbox/:id` against `/inbox/12` gives `{id: '12'}`; null when it does not match. */
 export const match = (pattern: string, path: string): Record<string, string> | null => {
   const a = pattern.split('/').filter(Boolean)
@@ -29,7 +42,7 @@ export const match = (pattern: string, path: string): Record<string, string> | n
   if (a.length !== b.length) return null
   const params: Record<string, string> = {}
   for (let i = 0; i < a.length; i++) {
-    if (a[i]!.startsWith(':')) params[a[i]!.slice(1)] = decodeURIComponent(b[i]!)
+    if (a[i]!.startsWith(':')) params[a[i]!.slice(1)] = decodeSegment(b[i]!)
     else if (a[i] !== b[i]) return null
   }
   return params

@@ -10,6 +10,7 @@ import { disconnectUser } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Passkeys from '../../store/passkeys'
 import type { UserRow } from '../../store/users'
+import { spend } from '../budget'
 import { ApiError, conflict, invalid, notFound } from '../errors'
 import { Text } from '../fields'
 import { addMessages } from '../i18n'
@@ -310,3 +311,10 @@ export const signIn = (response: typeof AuthenticationResponse.Type) =>
       return yield* Effect.fail(failed())
     return { userId: passkey.user_id, passkeyId: passkey.id }
   })
+
+/**
+ * Signing in with a passkey, per address and minute, beside the public budget: each attempt
+ * costs a signature check, and guessing gets nowhere faster than a person would try.
+ */
+export const SIGN_IN_PER_MINUTE = 20
+export const signInBudget = (ip: string) => spend(`passkey:${ip}`, SIGN_IN_PER_MINUTE)

@@ -1,12 +1,12 @@
 import { SqlClient } from '@effect/sql'
-import { Clock, Effect } from 'effect'
-import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
+import { Effect } from 'effect'
 import { randomToken } from '../../engine/tokens'
 import * as Audit from '../../store/audit'
 import * as Setup from '../../store/setup'
 import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
-import { ApiError, rateLimited } from '../errors'
+import { spend } from '../budget'
+import { ApiError } from '../errors'
 import { addMessages } from '../i18n'
 
 /**
@@ -81,13 +81,7 @@ export interface Claim {
  */
 export const claim = (input: Claim, ip: string) =>
   Effect.gen(function* () {
-    const limiter = yield* RateLimiter
-    const hit = yield* limiter.hit(`setup:${ip}`, LIMITS.claimsPerMinute)
-    if (!hit.allowed) {
-      // The limiter's window is on Effect's clock.
-      const now = yield* Clock.currentTimeMillis
-      return yield* Effect.fail(rateLimited(Math.max(1, Math.ceil((hit.resetAtMs - now) / 1000))))
-    }
+    yield* spend(`setup:${ip}`, LIMITS.claimsPerMinute)
     const sql = yield* SqlClient.SqlClient
     return yield* sql.withTransaction(
       Effect.gen(function* () {

@@ -1,14 +1,14 @@
-import { Clock, Effect, Schema } from 'effect'
+import { Effect, Schema } from 'effect'
 import { currentTime } from '../../engine/clock'
 import { Config } from '../../engine/config'
 import { disconnectUser } from '../../engine/events'
 import { Log } from '../../engine/log'
-import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import * as Invitations from '../../store/invitations'
 import * as Members from '../../store/members'
 import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
-import { ApiError, rateLimitedUntil } from '../errors'
+import { spend } from '../budget'
+import { ApiError } from '../errors'
 import { addMessages, t } from '../i18n'
 import * as Mailer from './Mailer'
 
@@ -122,15 +122,9 @@ export const requestLink = (email: string, returnTo: string, ip: string) =>
     const cfg = yield* Config
     if (!cfg.smtpUrl)
       return yield* Effect.fail(new ApiError({ code: 'not_found', message: 'auth.mail_unconfigured' }))
-    const limiter = yield* RateLimiter
     const address = email.trim().toLowerCase()
-    for (const [key, limit] of [
-      [`signin-link-ip:${ip}`, LINK_LIMITS.perIpPerMinute],
-      [`signin-link-to:${address}`, LINK_LIMITS.perAddressPerMinute],
-    ] as const) {
-      const r = yield* limiter.hit(key, limit)
-      if (!r.allowed) return yield* Effect.fail(rateLimitedUntil(r.resetAtMs, yield* Clock.currentTimeMillis))
-    }
+    yield* spend(`signin-link-ip:${ip}`, LINK_LIMITS.perIpPerMinute)
+    yield* spend(`signin-link-to:${address}`, LINK_LIMITS.perAddressPerMinute)
     const log = yield* Log
     yield* Effect.forkDaemon(
       sendLink(address, returnTo, ip).pipe(

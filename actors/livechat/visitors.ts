@@ -1,7 +1,6 @@
-import { Clock, Effect, Schema } from 'effect'
+import { Effect, Schema } from 'effect'
 import { currentMillis, currentTime } from '../../engine/clock'
 import { Config } from '../../engine/config'
-import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import { SigningKey } from '../../engine/tokens'
 import type { ChannelRow } from '../../store/channels'
 import * as Conversations from '../../store/conversations'
@@ -11,11 +10,12 @@ import * as Messages from '../../store/messages'
 import * as Settings from '../../store/settings'
 import * as Users from '../../store/users'
 import * as Workspaces from '../../store/workspaces'
+import { spend } from '../budget'
 import * as FormToken from '../channels/formToken'
 import { sniffImage } from '../channels/image'
 import { defaults, hostAllowed, hostOf, type Widget, widgetOf } from '../channels/livechatSettings'
 import { visibleToVisitor, visitorMessage } from '../channels/visitorPresenters'
-import { ApiError, invalid, notFound, rateLimitedUntil } from '../errors'
+import { ApiError, invalid, notFound } from '../errors'
 import { publish, topics } from '../events'
 import { EmailAddress, humanSize, PhoneNumber, type UploadedFile, WebUrl } from '../fields'
 import { addMessages, type Locale } from '../i18n'
@@ -227,9 +227,7 @@ export const start = (
     const { channel, livechat, workspace } = yield* channelOfKey(key)
     yield* refuseIfFrozen(workspace, 'POST')
     const cfg = yield* Config
-    const limiter = yield* RateLimiter
-    const r = yield* limiter.hit(`livechat-start:${from.ip}`, cfg.livechatStartsPerMinute)
-    if (!r.allowed) return yield* Effect.fail(rateLimitedUntil(r.resetAtMs, yield* Clock.currentTimeMillis))
+    yield* spend(`livechat-start:${from.ip}`, cfg.livechatStartsPerMinute)
     const w = widgetOf(livechat.widget)
     if (!hostAllowed(w.allowed_domains, pageHost({ ...from, page: body.page_url })))
       return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'livechat.domain' }))

@@ -1,9 +1,6 @@
 import { Effect, Schema } from 'effect'
 import * as Passkeys from '../../actors/admin/passkeys'
-import { rateLimitedUntil } from '../../actors/errors'
 import { IdFromString } from '../../actors/fields'
-import { systemMillis } from '../../engine/clock'
-import { RateLimiter } from '../../engine/ratelimit/RateLimiter'
 import { sameSiteJson } from '../auth'
 import { created, ok, type Route, route } from '../route'
 import { startSession } from '../signIn'
@@ -14,19 +11,6 @@ import { startSession } from '../signIn'
  */
 
 const IdParam = Schema.Struct({ id: IdFromString })
-
-/**
- * Signing in with a passkey, per address and minute, beside the public budget: each attempt
- * costs a signature check, and guessing gets nowhere faster than a person would try.
- */
-export const SIGN_IN_PER_MINUTE = 20
-
-const signInBudget = (ip: string) =>
-  Effect.flatMap(RateLimiter, (limiter) =>
-    Effect.flatMap(limiter.hit(`passkey:${ip}`, SIGN_IN_PER_MINUTE), (r) =>
-      r.allowed ? Effect.void : Effect.fail(rateLimitedUntil(r.resetAtMs, systemMillis())),
-    ),
-  )
 
 export const routes: readonly Route[] = [
   route({
@@ -112,7 +96,7 @@ export const routes: readonly Route[] = [
     handler: ({ ip, body, header, cookie }) =>
       Effect.gen(function* () {
         yield* sameSiteJson(header)
-        yield* signInBudget(ip)
+        yield* Passkeys.signInBudget(ip)
         const { userId, passkeyId } = yield* Passkeys.signIn(body.response)
         const cookies = yield* startSession(userId, 'passkey', { cookie, passkeyId })
         return { ...ok({ signed_in: true }), cookies }

@@ -7,13 +7,15 @@ import type {
 import { Effect, Schema } from 'effect'
 import { Config } from '../../engine/config'
 import { disconnectUser } from '../../engine/events'
+import { Log } from '../../engine/log'
 import { iso } from '../../engine/time'
 import * as Passkeys from '../../store/passkeys'
 import type { UserRow } from '../../store/users'
 import { spend } from '../budget'
 import { ApiError, conflict, invalid, notFound } from '../errors'
 import { Text } from '../fields'
-import { addMessages } from '../i18n'
+import { addMessages, t } from '../i18n'
+import * as Mailer from './Mailer'
 import { Timestamp } from './presenters'
 
 /**
@@ -25,6 +27,14 @@ import { Timestamp } from './presenters'
  */
 
 addMessages({
+  'passkey.added_mail.subject': {
+    en: 'A passkey was added to your Kotak account',
+    id: 'Passkey ditambahkan ke akun Kotak Anda',
+  },
+  'passkey.added_mail.body': {
+    en: 'Hello {name},\n\nA passkey named "{passkey}" was added to your Kotak account. It signs you in without a link.\n\nIf this was not you, open Kotak, delete it on the Passkeys page ({url}) and sign out of every device.',
+    id: 'Halo {name},\n\nPasskey bernama "{passkey}" ditambahkan ke akun Kotak Anda. Passkey ini memasukkan Anda tanpa tautan.\n\nJika ini bukan Anda, buka Kotak, hapus passkey itu di halaman Passkey ({url}) lalu keluar dari semua perangkat.',
+  },
   'passkey.challenge_expired': {
     en: 'This passkey request expired or was already used; please start again.',
     id: 'Permintaan passkey ini kedaluwarsa atau sudah dipakai; silakan mulai lagi.',
@@ -208,6 +218,32 @@ export const registrationOptions = (user: UserRow) =>
     return options
   })
 
+/**
+ * Tells the person by e-mail (when the server can send mail) that a passkey was added: one added
+ * from a stolen session would outlive signing out of every device, so its owner should hear of
+ * it. In the background; a failure is logged.
+ */
+const noticeAdded = (user: UserRow, passkey: string) =>
+  Effect.gen(function* () {
+    const cfg = yield* Config
+    const mailer = yield* Mailer.current
+    const log = yield* Log
+    const params = { name: user.name, passkey, url: `${cfg.publicUrl}/app/passkeys` }
+    yield* Effect.forkDaemon(
+      mailer
+        .send({
+          to: user.email,
+          subject: t(user.locale, 'passkey.added_mail.subject'),
+          text: t(user.locale, 'passkey.added_mail.body', params),
+        })
+        .pipe(
+          Effect.catchAll((e) =>
+            Effect.sync(() => log.warn('passkey notice mail failed', { error: e.reason })),
+          ),
+        ),
+    )
+  })
+
 /** Verifies what the authenticator made for the challenge this person was given, and keeps it. */
 export const register = (user: UserRow, name: string, response: typeof RegistrationResponse.Type) =>
   Effect.gen(function* () {
@@ -238,6 +274,7 @@ export const register = (user: UserRow, name: string, response: typeof Registrat
       backedUp: credentialBackedUp,
     })
     if (!made) return yield* Effect.fail(conflict('passkey.exists'))
+    yield* noticeAdded(user, made.name)
     return present(made)
   })
 

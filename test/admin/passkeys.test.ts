@@ -2,6 +2,7 @@ import { createHash, generateKeyPairSync, type KeyObject, randomBytes, sign } fr
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type Smtp, startSmtp } from '../email/dovecot'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { connect } from '../support/ws'
@@ -122,18 +123,27 @@ let w: F.Seeded
 let owner: F.Session
 let agent: F.Session
 let ipSeq = 0
+let smtp: Smtp
 
 beforeAll(async () => {
   // Each test signs in from an address of its own (X-Forwarded-For), so the per-address budget of
   // passkey sign-ins counts only the test that is about it.
-  s = await startTestServer({ TRUST_PROXY: '1' })
+  smtp = await startSmtp()
+  smtp.accounts.set('mailer@kotak.test', 'pw')
+  s = await startTestServer({
+    TRUST_PROXY: '1',
+    SMTP_URL: `smtp://mailer%40kotak.test:pw@${smtp.host}:${smtp.port}`,
+  })
   origin = new URL(s.cfg.publicUrl).origin
   w = await F.workspace(s)
   owner = await F.signIn(s, w.ownerEmail)
   const a = await F.member(s, w)
   agent = await F.signIn(s, a.email)
 })
-afterAll(() => s?.stop())
+afterAll(async () => {
+  await s?.stop()
+  await smtp?.stop()
+})
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>
 const post = (path: string, b: unknown, h: Record<string, string> = {}) => s.fetch(path, F.json(b, h))
@@ -513,5 +523,18 @@ describe('signing in with a passkey: login CSRF (security review)', () => {
       { ...ip, 'sec-fetch-site': 'same-origin' },
     )
     expect(own.status).toBe(200)
+  })
+})
+
+describe('telling the owner', () => {
+  it('e-mails the person when a passkey is added, in their language, naming it', async () => {
+    const person = await F.member(s, w)
+    const session = await F.signIn(s, person.email)
+    await s.fetch('/v1/me', { ...F.json({ locale: 'id' }, session.headers()), method: 'PATCH' })
+    await register(session, new SoftKey(), 'Ponsel kantor')
+    const mail = await smtp.waitFor((m) => m.to.includes(person.email))
+    expect(mail.parsed.subject).toBe('Passkey ditambahkan ke akun Kotak Anda')
+    expect(String(mail.parsed.text)).toContain('"Ponsel kantor"')
+    expect(String(mail.parsed.text)).toContain(`${s.cfg.publicUrl}/app/passkeys`)
   })
 })

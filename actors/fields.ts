@@ -60,6 +60,9 @@ export const Text = (min: number, max: number) =>
 export const MAX_ID = 2_147_483_647
 export const Id = Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_ID))
 export const IdFromString = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, MAX_ID))
+
+/** A link's token in a path (sign-in, invitation): any text, so a mangled link still reaches the page that says it does not work. */
+export const LinkToken = Schema.String.pipe(Schema.maxLength(500))
 /**
  * Ids of `bigint` rows (conversations, messages, contacts, files, groups, visitors): any integer
  * JavaScript holds exactly; a larger one names no row.

@@ -2,6 +2,7 @@ import * as fs from 'node:fs'
 import * as path from 'node:path'
 import * as zlib from 'node:zlib'
 import { Effect, Schema } from 'effect'
+import { LinkToken } from '../../actors/fields'
 import { sourcePath } from '../../engine/sourceTree'
 import type { Reply, Route } from '../route'
 import { redirect, route } from '../route'
@@ -114,8 +115,7 @@ export const routes: readonly Route[] = [
     access: 'P',
     tag: 'Agent app',
     summary: "An e-mailed invitation link (`inviteLink`): redirects to the app's page for it",
-    // Any text: a mangled link still reaches the page, which says the link does not work.
-    params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
+    params: Schema.Struct({ token: LinkToken }),
     handler: ({ params }) => Effect.succeed(redirect(`/app/invite/${encodeURIComponent(params.token)}`)),
   }),
   route({

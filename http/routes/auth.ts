@@ -2,7 +2,7 @@ import { Effect, Schema } from 'effect'
 import type * as OpenIdClient from 'openid-client'
 import * as SignInLinks from '../../actors/admin/signInLinks'
 import { ApiError } from '../../actors/errors'
-import { Email } from '../../actors/fields'
+import { Email, LinkToken } from '../../actors/fields'
 import { Config } from '../../engine/config'
 import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
@@ -150,8 +150,7 @@ export const routes: readonly Route[] = [
     tag: 'Sign-in',
     summary:
       "A one-time sign-in link (operator CLI or e-mail): redirects to the app's page for it, which signs in with a button; opening it uses nothing (link previews)",
-    // Any text: a mangled link still reaches the page, which says the link does not work.
-    params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
+    params: Schema.Struct({ token: LinkToken }),
     query: Schema.Struct({ return_to: Schema.optional(Schema.String) }),
     handler: ({ params, query }) =>
       Effect.map(Config, (cfg) => {
@@ -166,7 +165,7 @@ export const routes: readonly Route[] = [
     access: 'P',
     tag: 'Sign-in',
     summary: 'Whether a sign-in link can still be used (valid, used, expired, invalid), without using it',
-    params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
+    params: Schema.Struct({ token: LinkToken }),
     response: SignInLinks.LinkStatusSchema,
     handler: ({ params }) => Effect.map(SignInLinks.linkStatus(params.token), (s) => ok(s)),
   }),
@@ -177,7 +176,7 @@ export const routes: readonly Route[] = [
     tag: 'Sign-in',
     summary:
       "Use a one-time sign-in link (its page's button; a JSON body from the same site): sets the session and CSRF cookies",
-    params: Schema.Struct({ token: Schema.String.pipe(Schema.maxLength(500)) }),
+    params: Schema.Struct({ token: LinkToken }),
     body: Schema.Struct({ return_to: Schema.optional(Schema.String) }),
     response: Schema.Struct({ return_to: Schema.String }),
     handler: ({ params, body, header, cookie }) =>

@@ -146,6 +146,11 @@ afterAll(async () => {
 })
 
 const body = async (res: Response) => (await res.json()) as Record<string, any>
+/** The fields a 422 names. */
+const refusedFields = async (res: Response) => {
+  expect(res.status).toBe(422)
+  return Object.keys((await body(res)).error.fields)
+}
 const post = (path: string, b: unknown, h: Record<string, string> = {}) => s.fetch(path, F.json(b, h))
 const from = () => ({ 'x-forwarded-for': `198.51.100.${++ipSeq}` })
 
@@ -241,8 +246,7 @@ describe('adding a passkey and signing in with it', () => {
       { name: 'Stolen', response: new SoftKey().create(theirs, origin) },
       owner.headers(),
     )
-    expect(res.status).toBe(422)
-    expect(Object.keys((await body(res)).error.fields)).toEqual(['challenge'])
+    expect(await refusedFields(res)).toEqual(['challenge'])
 
     const options = await registrationOptions(owner)
     await s.run(
@@ -257,8 +261,7 @@ describe('adding a passkey and signing in with it', () => {
       { name: 'Late', response: new SoftKey().create(options, origin) },
       owner.headers(),
     )
-    expect(late.status).toBe(422)
-    expect(Object.keys((await body(late)).error.fields)).toEqual(['challenge'])
+    expect(await refusedFields(late)).toEqual(['challenge'])
   })
 
   it('refuses an answer made for another origin, and one it cannot read', async () => {
@@ -268,8 +271,7 @@ describe('adding a passkey and signing in with it', () => {
       { name: 'Phish', response: new SoftKey().create(options, 'https://kotak.example.net') },
       owner.headers(),
     )
-    expect(foreign.status).toBe(422)
-    expect(Object.keys((await body(foreign)).error.fields)).toEqual(['origin'])
+    expect(await refusedFields(foreign)).toEqual(['origin'])
 
     const garbled = new SoftKey().create(await registrationOptions(owner), origin)
     const res = await post(
@@ -280,8 +282,7 @@ describe('adding a passkey and signing in with it', () => {
       },
       owner.headers(),
     )
-    expect(res.status).toBe(422)
-    expect(Object.keys((await body(res)).error.fields)).toEqual(['response'])
+    expect(await refusedFields(res)).toEqual(['response'])
 
     // A broken attestation with a good challenge: the verification refuses it, never a 500.
     const options2 = await registrationOptions(owner)
@@ -294,8 +295,7 @@ describe('adding a passkey and signing in with it', () => {
       },
       owner.headers(),
     )
-    expect(bad.status).toBe(422)
-    expect(Object.keys((await body(bad)).error.fields)).toEqual(['response'])
+    expect(await refusedFields(bad)).toEqual(['response'])
   })
 
   it('checks names and bodies: 422 with the field named', async () => {
@@ -305,11 +305,9 @@ describe('adding a passkey and signing in with it', () => {
       { name: '   ', response: new SoftKey().create(options, origin) },
       owner.headers(),
     )
-    expect(blank.status).toBe(422)
-    expect(Object.keys((await body(blank)).error.fields)).toContain('name')
+    expect(await refusedFields(blank)).toContain('name')
     const missing = await post('/v1/me/passkeys', { name: 'No answer' }, owner.headers())
-    expect(missing.status).toBe(422)
-    expect(Object.keys((await body(missing)).error.fields)).toContain('response')
+    expect(await refusedFields(missing)).toContain('response')
     const signIn = await post('/auth/passkey', { response: { id: 'x' } }, from())
     expect(signIn.status).toBe(422)
     expect((await body(signIn)).error.code).toBe('validation_error')
@@ -387,8 +385,7 @@ describe('signing in: refusals', () => {
     const answer = key.get(await signInOptions(ip), origin)
     expect((await post('/auth/passkey', { response: answer }, ip)).status).toBe(200)
     const replay = await post('/auth/passkey', { response: answer }, ip)
-    expect(replay.status).toBe(422)
-    expect(Object.keys((await body(replay)).error.fields)).toEqual(['challenge'])
+    expect(await refusedFields(replay)).toEqual(['challenge'])
   })
 
   it('refuses a sign-in answer made for another origin, or with a registration challenge', async () => {
@@ -400,8 +397,7 @@ describe('signing in: refusals', () => {
       { response: key.get(await signInOptions(ip), 'https://kotak.example.net') },
       ip,
     )
-    expect(foreign.status).toBe(422)
-    expect(Object.keys((await body(foreign)).error.fields)).toEqual(['origin'])
+    expect(await refusedFields(foreign)).toEqual(['origin'])
     // A challenge issued to register a passkey does not sign anyone in.
     const reg = await registrationOptions(owner)
     const crossed = await post(
@@ -409,8 +405,7 @@ describe('signing in: refusals', () => {
       { response: key.get({ ...reg, rpId: reg.rp.id }, origin) },
       ip,
     )
-    expect(crossed.status).toBe(422)
-    expect(Object.keys((await body(crossed)).error.fields)).toEqual(['challenge'])
+    expect(await refusedFields(crossed)).toEqual(['challenge'])
   })
 
   it('limits sign-in attempts per address: 429 with Retry-After', async () => {

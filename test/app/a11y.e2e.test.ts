@@ -11,7 +11,7 @@ import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
 import { axeFindings } from './channelsSupport'
-import { launch, signedIn } from './support'
+import { guest, launch, signedIn } from './support'
 
 /**
  * Every page of the app through axe-core: no serious or critical finding, at 1440 and 390 px, in
@@ -141,12 +141,7 @@ const open = async (who: Who, lang: 'en' | 'id') => {
   if (have) return have
   let made: { context: BrowserContext; page: Page; problems: string[] }
   if (who === 'guest') {
-    const context = await browser.newContext({ locale: lang === 'id' ? 'id-ID' : 'en-GB' })
-    context.setDefaultTimeout(10_000)
-    const page = await context.newPage()
-    const problems: string[] = []
-    page.on('pageerror', (e) => problems.push(String(e)))
-    made = { context, page, problems }
+    made = await guest(browser, lang === 'id' ? 'id-ID' : 'en-GB')
   } else {
     const session = who === 'owner' ? owner : lonely
     await s.fetch('/v1/me', { ...F.json({ locale: lang }, session.headers()), method: 'PATCH' })

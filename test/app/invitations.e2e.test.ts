@@ -1,5 +1,5 @@
 import { Effect } from 'effect'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
@@ -8,7 +8,7 @@ import * as I from '../inbox/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
-import { axe, launch, screenshot, signedIn } from './support'
+import { axe, guest, launch, shots, signedIn } from './support'
 
 /**
  * Invitations end to end in Chromium (spec 1 §4.1, §4.2, §4.5): the e-mailed `/invite/{token}`
@@ -46,16 +46,6 @@ const linkFor = async (email: string, after = 0) => {
   return link!
 }
 
-/** A browser with nobody signed in. */
-const guest = async (locale = 'en-GB') => {
-  const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale })
-  context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (e) => problems.push(String(e)))
-  return { context, page, problems }
-}
-
 /** Signs in in this browser through a one-time link (as the CLI's): its page, then its Sign in button. */
 const signInWithLink = async (page: Page, email: string) => {
   const token = await s.run(
@@ -66,14 +56,6 @@ const signInWithLink = async (page: Page, email: string) => {
   )
   await page.goto(`${s.url}/auth/link/${token}`)
   await page.getByTestId('link-signin').click()
-}
-
-const shots = async (page: Page, name: string) => {
-  await page.setViewportSize({ width: 1440, height: 900 })
-  await screenshot(page, `${name}-1440`)
-  await page.setViewportSize({ width: 390, height: 844 })
-  await screenshot(page, `${name}-390`)
-  await page.setViewportSize({ width: 1280, height: 800 })
 }
 
 const workspaceShown = (page: Page) =>
@@ -103,7 +85,7 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     const link = await linkFor(email, after)
     expect(link.startsWith(`${s.url}/invite/`)).toBe(true)
 
-    const { context, page, problems } = await guest()
+    const { context, page, problems } = await guest(browser)
     await page.goto(link)
     await page.waitForURL(/\/app\/invite\/[A-Za-z0-9_-]+$/)
     const facts = page.getByTestId('invite-facts')
@@ -132,7 +114,7 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     await context.close()
 
     // The link now says it was accepted.
-    const again = await guest()
+    const again = await guest(browser)
     await again.page.goto(link)
     await again.page
       .getByTestId('invite-status')
@@ -239,7 +221,7 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     })
     expect(del.status).toBe(200)
 
-    const en = await guest()
+    const en = await guest(browser)
     await en.page.goto(expiredLink)
     await en.page.locator('[data-status="expired"]').getByText('Expired').waitFor()
     await en.page.getByTestId('invite-help').getByText('This invitation expired on').waitFor()
@@ -256,7 +238,7 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     expect(en.problems).toEqual([])
     await en.context.close()
 
-    const id = await guest('id-ID')
+    const id = await guest(browser, 'id-ID')
     await id.page.goto(expiredLink)
     await id.page.locator('[data-status="expired"]').getByText('Kedaluwarsa').waitFor()
     await id.page.getByTestId('invite-help').getByText('Undangan ini kedaluwarsa pada').waitFor()
@@ -273,7 +255,7 @@ describe.skipIf(lacks('chromium'))('invitations in the app', () => {
     after = smtp.received.length
     await team.invite(pendingEmail)
     const pendingLink = await linkFor(pendingEmail, after)
-    const idPending = await guest('id-ID')
+    const idPending = await guest(browser, 'id-ID')
     await idPending.page.goto(pendingLink)
     await idPending.page.getByText(`Masuk sebagai ${pendingEmail} untuk menerima undangan ini.`).waitFor()
     await idPending.page.locator('[data-status="pending"]').getByText('Menunggu Anda').waitFor()

@@ -1,10 +1,10 @@
-import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core'
+import type { Browser, BrowserContext, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { body } from '../inbox/support'
 import * as F from '../support/fixtures'
 import { freePort, startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
-import { launch, screenshot, signedIn } from './support'
+import { authenticator, credentialsOf, launch, screenshot, signedIn } from './support'
 
 /**
  * Passkeys in the real browser: Chromium's virtual authenticator (DevTools protocol, CTAP2,
@@ -41,31 +41,6 @@ afterAll(async () => {
 
 /** The server as the browser knows it: at `localhost`, the cookies set for that host. */
 const atLocalhost = () => ({ ...s, url: base }) as TestServer
-
-interface Authenticator {
-  readonly cdp: CDPSession
-  readonly id: string
-}
-
-/** A platform authenticator that holds discoverable credentials and verifies its user. */
-const authenticator = async (page: Page): Promise<Authenticator> => {
-  const cdp = await page.context().newCDPSession(page)
-  await cdp.send('WebAuthn.enable', { enableUI: false })
-  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-    options: {
-      protocol: 'ctap2',
-      transport: 'internal',
-      hasResidentKey: true,
-      hasUserVerification: true,
-      isUserVerified: true,
-      automaticPresenceSimulation: true,
-    },
-  })
-  return { cdp, id: authenticatorId }
-}
-
-const credentialsOf = async (a: Authenticator) =>
-  (await a.cdp.send('WebAuthn.getCredentials', { authenticatorId: a.id })).credentials
 
 type Credential = Awaited<ReturnType<typeof credentialsOf>>[number]
 

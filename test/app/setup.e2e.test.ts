@@ -1,8 +1,8 @@
-import type { Browser, Page } from 'playwright-core'
+import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
-import { axe, launch, screenshot } from './support'
+import { axe, guest, launch, shots } from './support'
 
 /**
  * The first run in Chromium: a fresh install's server logs its one-time setup link; opened, the
@@ -23,23 +23,8 @@ const loggedLink = () => {
   return links[0]!
 }
 
-/** A browser with nobody signed in, in the given language. */
-const guest = async (locale = 'en-GB') => {
-  const context = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale })
-  context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (e) => problems.push(String(e)))
-  return { context, page, problems }
-}
-
-const shots = async (page: Page, name: string) => {
-  await page.setViewportSize({ width: 1440, height: 900 })
-  await screenshot(page, `${name}-1440`)
-  await page.setViewportSize({ width: 390, height: 844 })
-  await screenshot(page, `${name}-390`)
-  await page.setViewportSize({ width: 1440, height: 900 })
-}
+/** The setup page is looked at on a wide screen first. */
+const WIDE = { width: 1440, height: 900 }
 
 beforeAll(async () => {
   s = await startTestServer({}, { onLog: (l) => lines.push(l) })
@@ -53,7 +38,7 @@ afterAll(async () => {
 describe.skipIf(lacks('chromium'))('first run in the browser', () => {
   it('a wrong link (before any claim) says it does not work, and how to get a working one', async () => {
     const link = loggedLink()
-    const { context, page, problems } = await guest('id-ID')
+    const { context, page, problems } = await guest(browser, 'id-ID', WIDE)
     // Its last character changed.
     await page.goto(`${link.slice(0, -1)}${link.endsWith('A') ? 'B' : 'A'}`)
     const help = page.getByTestId('setup-help')
@@ -77,7 +62,7 @@ describe.skipIf(lacks('chromium'))('first run in the browser', () => {
   it('the logged link: the form, its field errors, then signed in in the inbox with getting started', async () => {
     const link = loggedLink()
     expect(link.startsWith(`${s.url}/app/setup/`)).toBe(true)
-    const { context, page, problems } = await guest()
+    const { context, page, problems } = await guest(browser, 'en-GB', WIDE)
     await page.goto(link)
     const form = page.getByTestId('setup-form')
     await form.waitFor()
@@ -132,7 +117,7 @@ describe.skipIf(lacks('chromium'))('first run in the browser', () => {
 
   it('the same link in another browser: the server is set up already, and what to do', async () => {
     const link = loggedLink()
-    const { context, page, problems } = await guest()
+    const { context, page, problems } = await guest(browser, 'en-GB', WIDE)
     await page.goto(link)
     const help = page.getByTestId('setup-help')
     await help.waitFor()

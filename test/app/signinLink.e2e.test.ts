@@ -1,6 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
-import type { Browser, BrowserContext, Page } from 'playwright-core'
+import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
@@ -8,7 +8,7 @@ import { type Smtp, startSmtp } from '../email/dovecot'
 import * as F from '../support/fixtures'
 import { freePort, startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
-import { axe, launch, screenshot, signedIn } from './support'
+import { authenticator, axe, credentialsOf, guest, launch, screenshot, shots, signedIn } from './support'
 
 /**
  * Signing in a person can do alone, in Chromium: a one-time link survives link previews and is
@@ -40,24 +40,6 @@ const expire = (server: TestServer, userId: number) =>
     ),
   )
 
-/** A browser with nobody signed in; only the page's own errors count (its first `/v1/me` is a 401). */
-const guest = async (locale = 'en-GB') => {
-  const context: BrowserContext = await browser.newContext({ viewport: { width: 1280, height: 800 }, locale })
-  context.setDefaultTimeout(10_000)
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (e) => problems.push(String(e)))
-  return { context, page, problems }
-}
-
-const shots = async (page: Page, name: string) => {
-  await page.setViewportSize({ width: 1440, height: 900 })
-  await screenshot(page, `${name}-1440`)
-  await page.setViewportSize({ width: 390, height: 844 })
-  await screenshot(page, `${name}-390`)
-  await page.setViewportSize({ width: 1280, height: 800 })
-}
-
 const settled = (page: Page) => page.locator('[data-testid="connection"][data-settled="true"]').waitFor()
 
 beforeAll(async () => {
@@ -84,12 +66,12 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
     const link = `${s.url}/auth/link/${token}`
     // A chat app's preview: plain GETs, and a headless browser that renders the page.
     for (let i = 0; i < 3; i++) expect((await fetch(link)).status).toBe(200)
-    const preview = await guest()
+    const preview = await guest(browser)
     await preview.page.goto(link)
     await preview.page.getByTestId('link-signin').waitFor()
     await preview.context.close()
 
-    const second = await guest()
+    const second = await guest(browser)
     await second.page.goto(link)
     await second.page.waitForURL(`${s.url}/app/link/${token}`)
     const masked = `${w.ownerEmail[0]}***@example.com`
@@ -114,7 +96,7 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
     const w = await F.workspace(s)
     const used = await linkOf(s, w.ownerEmail)
     expect((await s.fetch(`/auth/link/${used}`, F.json({}))).status).toBe(200)
-    const { context, page, problems } = await guest()
+    const { context, page, problems } = await guest(browser)
 
     await page.goto(`${s.url}/auth/link/${used}`)
     await page.getByRole('heading', { name: 'This sign-in link was already used' }).waitFor()
@@ -150,7 +132,7 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
   it('a link used in another tab while its page was open: the button says it is used', async () => {
     const w = await F.workspace(s)
     const token = await linkOf(s, w.ownerEmail)
-    const { context, page, problems } = await guest()
+    const { context, page, problems } = await guest(browser)
     await page.goto(`${s.url}/auth/link/${token}`)
     await page.getByTestId('link-signin').waitFor()
     expect((await s.fetch(`/auth/link/${token}`, F.json({}))).status).toBe(200)
@@ -165,7 +147,7 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
     const w = await F.workspace(off)
     const token = await linkOf(off, w.ownerEmail)
     await expire(off, w.ownerId)
-    const { context, page, problems } = await guest('id-ID')
+    const { context, page, problems } = await guest(browser, 'id-ID')
     await page.goto(`${off.url}/auth/link/${token}`)
     await page.getByRole('heading', { name: 'Tautan masuk ini sudah kedaluwarsa' }).waitFor()
     expect(await page.locator('code').textContent()).toContain('npm run kotak -- login-link')
@@ -178,7 +160,7 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
 
   it('an e-mailed link end to end: ask on the sign-in page, read the mail, press the button, land in the inbox', async () => {
     const w = await F.workspace(s, { name: `Warung ${unique()}` })
-    const { context, page, problems } = await guest()
+    const { context, page, problems } = await guest(browser)
     await page.goto(`${s.url}/app`)
     await page.getByRole('heading', { name: 'Sign in to Kotak' }).waitFor()
     expect(await page.locator('code').count()).toBe(0)
@@ -212,7 +194,7 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
     await context.close()
 
     // In Indonesian, and too many requests for one address: the form says to wait.
-    const again = await guest('id-ID')
+    const again = await guest(browser, 'id-ID')
     await again.page.goto(`${s.url}/app`)
     await again.page.getByRole('heading', { name: 'Masuk ke Kotak' }).waitFor()
     await shots(again.page, 'signin-email-form-id')
@@ -286,7 +268,7 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app', () => {
 
 describe.skipIf(lacks('chromium'))('sign-in links in the app: the security review', () => {
   it('a badly encoded link shows the unknown-link page, in English and Indonesian, not a blank app', async () => {
-    const { context, page, problems } = await guest()
+    const { context, page, problems } = await guest(browser)
     // First through the app's own history: the sign-in page, then the mangled address.
     const mangled = async (path: string) => {
       await page.goto(`${s.url}/app`)
@@ -322,7 +304,7 @@ describe.skipIf(lacks('chromium'))('sign-in links in the app: the security revie
 
   it('after the button, only the app’s own path: a backslash path lands in the inbox, not on another site', async () => {
     const w = await F.workspace(s)
-    const { context, page, problems } = await guest()
+    const { context, page, problems } = await guest(browser)
     // Anything off this server would be a failed navigation the test sees as a wrong URL.
     const away: string[] = []
     page.on('request', (r) => {
@@ -365,18 +347,7 @@ describe.skipIf(lacks('chromium'))('a passkey on a link’s page: the security r
       { ...local, url: base } as TestServer,
       await F.signIn(local, w.ownerEmail),
     )
-    const cdp = await context.newCDPSession(page)
-    await cdp.send('WebAuthn.enable', { enableUI: false })
-    const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
-      options: {
-        protocol: 'ctap2',
-        transport: 'internal',
-        hasResidentKey: true,
-        hasUserVerification: true,
-        isUserVerified: true,
-        automaticPresenceSimulation: true,
-      },
-    })
+    const device = await authenticator(page)
     await page.goto(`${base}/app/passkeys`)
     await page.getByLabel('Name', { exact: true }).fill('Laptop')
     await page.getByRole('button', { name: 'Add a passkey' }).click()
@@ -393,7 +364,7 @@ describe.skipIf(lacks('chromium'))('a passkey on a link’s page: the security r
     await page.getByTestId('passkey-signin').click()
     await page.waitForURL(`${base}/app/inbox`)
     await page.getByTestId('inbox-list').waitFor()
-    expect((await cdp.send('WebAuthn.getCredentials', { authenticatorId })).credentials).toHaveLength(1)
+    expect(await credentialsOf(device)).toHaveLength(1)
     expect(away).toEqual([])
     expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     await context.close()

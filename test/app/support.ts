@@ -1,6 +1,6 @@
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
+import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from 'playwright-core'
 import type * as F from '../support/fixtures'
 import type { TestServer } from '../support/server'
 import { SYSTEM_PACKAGES } from '../support/systemPackages'
@@ -56,6 +56,33 @@ export const screenshot = async (page: Page, name: string) => {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`) })
 }
 
+/** Screenshots at 1440 and 390 px (`{name}-1440`, `{name}-390`); the page keeps its own size after. */
+export const shots = async (page: Page, name: string) => {
+  const size = page.viewportSize() ?? { width: 1280, height: 800 }
+  await page.setViewportSize({ width: 1440, height: 900 })
+  await screenshot(page, `${name}-1440`)
+  await page.setViewportSize({ width: 390, height: 844 })
+  await screenshot(page, `${name}-390`)
+  await page.setViewportSize(size)
+}
+
+/**
+ * A browser with nobody signed in, in the browser language `locale`; only the page's own errors
+ * count (its first `/v1/me` is a 401, a console error that is not the page's fault).
+ */
+export const guest = async (
+  browser: Browser,
+  locale = 'en-GB',
+  viewport: { readonly width: number; readonly height: number } = { width: 1280, height: 800 },
+) => {
+  const context: BrowserContext = await browser.newContext({ viewport, locale })
+  context.setDefaultTimeout(10_000)
+  const page = await context.newPage()
+  const problems: string[] = []
+  page.on('pageerror', (e) => problems.push(String(e)))
+  return { context, page, problems }
+}
+
 /** axe-core's own script, injected into the page under test (no network). */
 export const axeSource = () => fs.readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8')
 
@@ -83,3 +110,31 @@ export const axe = async (page: Page): Promise<readonly AxeViolation[]> => {
   if (passes === 0) throw new Error('axe-core checked nothing')
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
 }
+
+export interface Authenticator {
+  readonly cdp: CDPSession
+  readonly id: string
+}
+
+/**
+ * Chromium's virtual authenticator on the page (DevTools' WebAuthn domain): a platform one that
+ * holds discoverable credentials and verifies its user, as passkeys need.
+ */
+export const authenticator = async (page: Page): Promise<Authenticator> => {
+  const cdp = await page.context().newCDPSession(page)
+  await cdp.send('WebAuthn.enable', { enableUI: false })
+  const { authenticatorId } = await cdp.send('WebAuthn.addVirtualAuthenticator', {
+    options: {
+      protocol: 'ctap2',
+      transport: 'internal',
+      hasResidentKey: true,
+      hasUserVerification: true,
+      isUserVerified: true,
+      automaticPresenceSimulation: true,
+    },
+  })
+  return { cdp, id: authenticatorId }
+}
+
+export const credentialsOf = async (a: Authenticator) =>
+  (await a.cdp.send('WebAuthn.getCredentials', { authenticatorId: a.id })).credentials

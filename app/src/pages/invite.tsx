@@ -4,7 +4,7 @@ import { fullTime, meaningful } from '../lib/format'
 import { locale, t } from '../lib/i18n'
 import * as Inv from '../lib/invitations'
 import { use } from '../lib/state'
-import { LanguagePick, SignInWays } from './signin'
+import { GuestCard, SignInWays } from './signin'
 
 /** Who opens the page: not signed in, signed in without a workspace, or a member of one. */
 export type Visitor =
@@ -12,8 +12,6 @@ export type Visitor =
   | { readonly kind: 'out' }
   | { readonly kind: 'none' }
   | { readonly kind: 'member'; readonly email: string }
-
-export { LanguagePick }
 
 /**
  * The e-mailed link's page (`/invite/{token}`, redirected to `/app/invite/{token}`): what the
@@ -148,21 +146,8 @@ export default function InvitePage({ token, visitor }: { token: string; visitor:
     )
   }
   return (
-    <main class="signin invite">
-      <div class="card">
-        {visitor.kind !== 'member' && (
-          <div class="card-top">
-            <span class="brand">Kotak</span>
-            <LanguagePick />
-          </div>
-        )}
-        {body}
-        {error && (
-          <p class="error" role="alert" data-testid="invite-error">
-            {error}
-          </p>
-        )}
-      </div>
-    </main>
+    <GuestCard kind="invite" top={visitor.kind !== 'member'} error={error} errorId="invite-error">
+      {body}
+    </GuestCard>
   )
 }

@@ -6,7 +6,7 @@ import { locale, t } from '../lib/i18n'
 import * as Inv from '../lib/invitations'
 import { returnPath } from '../lib/returnPath'
 import { use } from '../lib/state'
-import { LanguagePick, SignInWays } from './signin'
+import { GuestCard, SignInWays } from './signin'
 import './signinTexts'
 
 type LinkState =
@@ -82,19 +82,8 @@ export default function LinkPage({ token, returnTo }: { token: string; returnTo:
       </>
     )
   return (
-    <main class="signin link">
-      <div class="card">
-        <div class="card-top">
-          <span class="brand">Kotak</span>
-          <LanguagePick />
-        </div>
-        {body}
-        {error && (
-          <p class="error" role="alert" data-testid="link-error">
-            {error}
-          </p>
-        )}
-      </div>
-    </main>
+    <GuestCard kind="link" error={error} errorId="link-error">
+      {body}
+    </GuestCard>
   )
 }

@@ -4,7 +4,7 @@ import { meaningful } from '../lib/format'
 import { type Locale, locale, t } from '../lib/i18n'
 import * as Inv from '../lib/invitations'
 import { use } from '../lib/state'
-import { LanguagePick } from './invite'
+import { GuestCard } from './signin'
 import './setupTexts'
 
 /**
@@ -198,20 +198,14 @@ export default function SetupPage({ token }: { token: string }) {
       </>
     )
   return (
-    <main class="signin setup">
-      <div class="card">
-        <div class="card-top">
-          <span class="brand">Kotak</span>
-          {/* The form has its own language field, which is also the account's. */}
-          {state !== 'open' && <LanguagePick />}
-        </div>
-        {body}
-        {error && state !== 'open' && (
-          <p class="error" role="alert" data-testid="setup-error">
-            {error}
-          </p>
-        )}
-      </div>
-    </main>
+    // The form has its own language field, which is also the account's; it shows its own error.
+    <GuestCard
+      kind="setup"
+      language={state !== 'open'}
+      error={state !== 'open' ? error : null}
+      errorId="setup-error"
+    >
+      {body}
+    </GuestCard>
   )
 }

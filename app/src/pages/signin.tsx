@@ -1,3 +1,4 @@
+import type { ComponentChildren } from 'preact'
 import { useEffect, useState } from 'preact/hooks'
 import { PasskeySignIn } from '../components/passkeys'
 import { ApiError, api } from '../lib/api'
@@ -131,19 +132,56 @@ export const SignInWays = ({ returnTo = '/app', email }: { returnTo?: string; em
   )
 }
 
+/**
+ * The card of a page for someone signed out (or without a workspace): the brand and the language
+ * pick on top (`top: false` leaves both out, `language: false` the pick; `extra` goes beside
+ * them), the page, then its error if any.
+ */
+export const GuestCard = ({
+  kind,
+  top = true,
+  language = true,
+  extra,
+  error,
+  errorId,
+  testid,
+  children,
+}: {
+  readonly kind?: string
+  readonly top?: boolean
+  readonly language?: boolean
+  readonly extra?: ComponentChildren
+  readonly error?: string | null
+  readonly errorId?: string
+  readonly testid?: string
+  readonly children: ComponentChildren
+}) => (
+  <main class={kind ? `signin ${kind}` : 'signin'} data-testid={testid}>
+    <div class="card">
+      {top && (
+        <div class="card-top">
+          <span class="brand">Kotak</span>
+          {language && <LanguagePick />}
+          {extra}
+        </div>
+      )}
+      {children}
+      {error && (
+        <p class="error" role="alert" data-testid={errorId}>
+          {error}
+        </p>
+      )}
+    </div>
+  </main>
+)
+
 export const SignIn = () => {
   use(locale)
   useEffect(() => Inv.applyGuestLocale(), [])
   return (
-    <main class="signin">
-      <div class="card">
-        <div class="card-top">
-          <span class="brand">Kotak</span>
-          <LanguagePick />
-        </div>
-        <h1>{t('signin.title')}</h1>
-        <SignInWays />
-      </div>
-    </main>
+    <GuestCard>
+      <h1>{t('signin.title')}</h1>
+      <SignInWays />
+    </GuestCard>
   )
 }

@@ -5,7 +5,7 @@ import { meaningful } from '../lib/format'
 import { locale, t } from '../lib/i18n'
 import * as Inv from '../lib/invitations'
 import { use } from '../lib/state'
-import { LanguagePick } from './invite'
+import { GuestCard } from './signin'
 
 /**
  * A signed-in person who belongs to no workspace yet (`GET /v1/me` answers 409
@@ -26,41 +26,40 @@ export default function Welcome() {
   const visible = (list ?? []).filter((i) => !hidden.includes(i.id))
   const hiddenCount = (list ?? []).length - visible.length
   return (
-    <main class="signin welcome" data-testid="welcome">
-      <div class="card">
-        <div class="card-top">
-          <span class="brand">Kotak</span>
-          <LanguagePick />
-          <button type="button" class="ghost" onClick={() => void signOut()}>
-            {t('signout')}
-          </button>
-        </div>
-        {list === null ? (
-          <p class="muted">{t('list.loading')}</p>
-        ) : visible.length === 0 ? (
-          <>
-            <h1>{t('inv.none_title')}</h1>
-            <p data-testid="welcome-none">{t('inv.none')}</p>
-            <p class="muted small">{t('inv.live_hint')}</p>
-          </>
-        ) : (
-          <>
-            <h1>{t('inv.pending_title')}</h1>
-            <p>{t('inv.pending_help')}</p>
-            <ul class="invitations">
-              {visible.map((i) => (
-                <InvitationItem key={i.id} inv={i} />
-              ))}
-            </ul>
-            <p class="muted small">{t('inv.hide_help')}</p>
-          </>
-        )}
-        {hiddenCount > 0 && (
-          <button type="button" class="link" onClick={Inv.unhideAll}>
-            {t('inv.show_hidden', { n: hiddenCount })}
-          </button>
-        )}
-      </div>
-    </main>
+    <GuestCard
+      kind="welcome"
+      testid="welcome"
+      extra={
+        <button type="button" class="ghost" onClick={() => void signOut()}>
+          {t('signout')}
+        </button>
+      }
+    >
+      {list === null ? (
+        <p class="muted">{t('list.loading')}</p>
+      ) : visible.length === 0 ? (
+        <>
+          <h1>{t('inv.none_title')}</h1>
+          <p data-testid="welcome-none">{t('inv.none')}</p>
+          <p class="muted small">{t('inv.live_hint')}</p>
+        </>
+      ) : (
+        <>
+          <h1>{t('inv.pending_title')}</h1>
+          <p>{t('inv.pending_help')}</p>
+          <ul class="invitations">
+            {visible.map((i) => (
+              <InvitationItem key={i.id} inv={i} />
+            ))}
+          </ul>
+          <p class="muted small">{t('inv.hide_help')}</p>
+        </>
+      )}
+      {hiddenCount > 0 && (
+        <button type="button" class="link" onClick={Inv.unhideAll}>
+          {t('inv.show_hidden', { n: hiddenCount })}
+        </button>
+      )}
+    </GuestCard>
   )
 }

@@ -233,14 +233,18 @@ describe.skipIf(lacks('chromium'))('every page, through axe-core', () => {
           await page.goto(`${s.url}${c.url()}`)
           await c.ready(page)
           await main(page).catch(() => undefined)
-          expect(
-            await page.evaluate(
+          // A signed-out page takes the browser's language in an effect after its first paint.
+          await expect
+            .poll(
               () =>
-                (globalThis as unknown as { document: { documentElement: { lang: string } } }).document
-                  .documentElement.lang,
-            ),
-            c.url(),
-          ).toBe(lang)
+                page.evaluate(
+                  () =>
+                    (globalThis as unknown as { document: { documentElement: { lang: string } } }).document
+                      .documentElement.lang,
+                ),
+              { message: c.url() },
+            )
+            .toBe(lang)
           for (const f of await axeFindings(page)) findings.push(`${c.url()} ${lang} ${width}px: ${f}`)
         }
         expect(problems, c.url()).toEqual([])

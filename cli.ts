@@ -2,6 +2,7 @@ import { Effect, type Layer, ManagedRuntime } from 'effect'
 import * as Billing from './actors/admin/billing'
 import * as Rollup from './actors/reports/rollup'
 import * as PaymentProviderLocal from './connectors/payments/PaymentProviderLocal'
+import * as BusRelay from './engine/bus/BusRelay'
 import { currentTime } from './engine/clock'
 import { parse, need as requireOption, UsageError, usageText, type Values } from './engine/commandLine'
 import { loadConfig } from './engine/config'
@@ -17,8 +18,9 @@ import * as Workspaces from './store/workspaces'
 
 /**
  * The operator CLI: bootstraps a deployment without any identity provider. Talks to the same
- * database as the server (DATABASE_URL, or the embedded one under DATA_DIR while the server is
- * stopped). Prints JSON on success; a clear message and a non-zero exit otherwise.
+ * database as the server (DATABASE_URL, or the embedded one under DATA_DIR: its own, or the running
+ * node's through that node's socket), and beside a running node joins its bus, so the node hears
+ * every change at once. Prints JSON on success; a clear message and a non-zero exit otherwise.
  */
 
 const usage = `Usage: npx kotak <command> [options]   (or: npm run kotak -- <command> [options])
@@ -222,14 +224,6 @@ const command = (
   }
 }
 
-/**
- * Commands that only add rows a running node reads afresh (no cache of the node holds them), so
- * they run beside a node on the embedded database. The others (plans, freezing, payments,
- * settling, the roll-up rebuild) wait for it to stop: the node would keep its cached plan, and
- * the rebuild would race its roll-up loop.
- */
-const BESIDE_A_NODE = new Set(['workspace create', 'key create', 'login-link', 'plan-requests'])
-
 const main = async (argv: readonly string[]) => {
   const { words, values } = parse(argv, options)
   if (values.help) {
@@ -238,23 +232,21 @@ const main = async (argv: readonly string[]) => {
   }
   const program = command(words, values)
   const cfg = { ...loadConfig(), logLevel: 'none' as const }
-  // On the embedded database beside a running node, through the node's socket (no stop needed),
-  // except for changes the node holds in memory: without Redis it cannot hear of them.
-  const cmd = words.join(' ')
-  if (
-    !cfg.databaseUrl &&
-    !cfg.redisUrl &&
-    !BESIDE_A_NODE.has(cmd) &&
-    Database.runningHolder(cfg.dataDir) !== null
+  // Beside a running node without Redis, the CLI joins the node's bus (engine/bus/BusRelay.ts), so
+  // what the node holds in memory (a cached plan, a frozen workspace) changes before it exits.
+  const holder = cfg.databaseUrl ? null : Database.runningHolder(cfg.dataDir)
+  const socket = BusRelay.socketOf(cfg.dataDir)
+  const bus = BusRelay.layerBeside(
+    socket,
+    holder === null
+      ? null
+      : `the running server (process ${holder}) does not answer on ${socket}: wait until it has started, or stop it`,
   )
-    throw new Error(
-      `\`${cmd}\` changes what the running server holds in memory, and without REDIS_URL it would not ` +
-        `hear of it: stop the server first (the CLI opens the embedded database itself then)`,
-    )
   const runtime = ManagedRuntime.make(
     servicesLayer(cfg, {
       logger: makeLogger('none'),
       supervise: false,
+      bus,
       ...(cfg.databaseUrl
         ? {}
         : { database: { url: undefined, dataDir: cfg.dataDir, besideRunningNode: true } }),

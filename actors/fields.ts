@@ -24,18 +24,7 @@ addMessages({
   },
 })
 
-/**
- * Text no store can hold: NUL (PostgreSQL refuses it in `text` and `jsonb`) and a UTF-16
- * surrogate without its pair (not a character; no UTF-8 encoding exists). With the `u` flag a
- * surrogate pair is one code point, so the class matches only an unpaired half. Request input is
- * checked in http/validation.ts; what arrives in files (imports) is checked cell by cell
- * (`field.characters`).
- */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: NUL is exactly what this refuses.
-export const UNSTORABLE = /[\u0000\uD800-\uDFFF]/u
-
-/** Whether a value is text holding NUL or an unpaired surrogate (`UNSTORABLE`). */
-export const unstorable = (v: unknown): boolean => typeof v === 'string' && UNSTORABLE.test(v)
+export { storableInPlace, UNSTORABLE, unstorable } from '../engine/storable'
 
 /**
  * Reusable request fields. Text is checked on its trimmed length but kept as sent (handlers trim),

@@ -823,16 +823,30 @@ const scenarios: Record<string, () => Promise<unknown>> = {
         signInPage.first_meaningful_paint_ms !== null && inbox.first_meaningful_paint_ms !== null,
         'no meaningful paint',
       )
-      const met = signInPage.within_budget && inbox.within_budget
+      // The contacts list scrolled under 100,000 contacts (issue 45; bench/app.ts).
+      const { measureContactsScroll, CONTACTS_TARGET } = await import('./app')
+      log('app: the contacts list, 100,000 contacts scrolled top to bottom')
+      const contacts = await measureContactsScroll(kotak.url, s.cookie, {
+        contacts: setting('BENCH_CONTACTS', 100_000, 5_000),
+      })
+      const met = signInPage.within_budget && inbox.within_budget && contacts.met
       const row = (name: string, m: typeof inbox) =>
         `| ${name} | ${m.scripts} | ${round(m.js_bytes / 1024, 1)} | ${round(m.js_gzip_bytes / 1024, 1)} | ${m.first_contentful_paint_ms} | ${m.first_meaningful_paint_ms} |`
       write(
         'app',
-        { ...base('app', loadStart), metrics: { sign_in: signInPage, inbox }, targets: BUDGET, met },
+        {
+          ...base('app', loadStart),
+          metrics: { sign_in: signInPage, inbox, contacts },
+          targets: { ...BUDGET, contacts: CONTACTS_TARGET },
+          met,
+        },
         heading('app', loadStart) +
           `| page | scripts | JS KB | JS KB gzipped | first contentful paint ms | first meaningful paint ms |\n| --- | --- | --- | --- | --- | --- |\n` +
           `${row('sign-in', signInPage)}\n${row('inbox (signed in)', inbox)}\n\n` +
-          `Budget: ≤ ${BUDGET.jsGzipBytes / 1024} KB gzipped JavaScript, first meaningful paint < ${BUDGET.meaningfulPaintMs} ms: ${met ? 'met' : 'missed'}.\n`,
+          `Contacts list, ${contacts.contacts} contacts scrolled top to bottom (${contacts.scrolled_px} px in ${contacts.frames} frames): ` +
+          `${contacts.fps} fps, ${contacts.dropped_frames} frames dropped (${round(contacts.dropped_share * 100, 2)} %), longest frame ${contacts.longest_frame_ms} ms, ` +
+          `at most ${contacts.max_rows_in_dom} rows in the DOM; its chunks ${round(contacts.chunk_js_gzip_bytes / 1024, 1)} KB gzipped (${contacts.chunk_scripts} scripts).\n\n` +
+          `Budget: ≤ ${BUDGET.jsGzipBytes / 1024} KB gzipped JavaScript, first meaningful paint < ${BUDGET.meaningfulPaintMs} ms; contacts ≥ ${CONTACTS_TARGET.fps} fps, < ${CONTACTS_TARGET.droppedShare * 100} % dropped: ${met ? 'met' : 'missed'}.\n`,
       )
     } finally {
       await kotak.stop()

@@ -21,8 +21,11 @@ export const userControlTopic = (userId: number) => `_ctl:user:${userId}`
 export type ControlMessage =
   /** The user lost access to a topic: unsubscribe their sockets and tell them why. */
   | { readonly op: 'revoke'; readonly topic: string }
-  /** The user lost access to the workspace (disabled, removed, signed out everywhere). */
-  | { readonly op: 'disconnect' }
+  /**
+   * The user lost access to the workspace (disabled, removed, signed out everywhere); with
+   * `session`, only that session ended: the sockets it opened close, the others stay.
+   */
+  | { readonly op: 'disconnect'; readonly session?: number }
 
 export const sendControl = (userId: number, msg: ControlMessage) =>
   Effect.flatMap(Bus, (bus) => bus.publish(userControlTopic(userId), encoder.encode(JSON.stringify(msg))))
@@ -30,6 +33,8 @@ export const sendControl = (userId: number, msg: ControlMessage) =>
 export const revokeSubscription = (userId: number, topic: string) =>
   sendControl(userId, { op: 'revoke', topic })
 export const disconnectUser = (userId: number) => sendControl(userId, { op: 'disconnect' })
+export const disconnectSession = (userId: number, sessionId: number) =>
+  sendControl(userId, { op: 'disconnect', session: sessionId })
 
 /** Asks every node to re-authorise its subscribers of `topic` (after an assignment change, say). */
 export const RECHECK_FRAME = '{"op":"recheck"}'

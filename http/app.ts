@@ -29,6 +29,7 @@ import * as ConnectorRouter from '../connectors/router'
 import { Bus } from '../engine/bus/Bus'
 import * as BusMemory from '../engine/bus/BusMemory'
 import * as BusRedis from '../engine/bus/BusRedis'
+import * as BusRelay from '../engine/bus/BusRelay'
 import * as WallClock from '../engine/clock'
 import * as Cluster from '../engine/cluster/Cluster'
 import { type AppConfig, Config } from '../engine/config'
@@ -80,6 +81,12 @@ export interface AppOptions {
    * claims would not exclude the node's, and an operator's command needs none of it.
    */
   readonly supervise?: boolean
+  /**
+   * The bus, when not Redis's (`REDIS_URL`): default a hub under DATA_DIR that processes beside
+   * the node join (engine/bus/BusRelay.ts), or the memory bus for a database in memory. The CLI
+   * gives its own: a spoke of the running node's hub.
+   */
+  readonly bus?: Layer.Layer<Bus, Error>
 }
 
 /** The services a running node is made of; the CLI uses the same layer without the HTTP server. */
@@ -93,7 +100,12 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
     cfg.redisUrl
       ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
       : RateLimiterMemory.layerMemory,
-    cfg.redisUrl ? BusRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix }) : BusMemory.layerMemory,
+    cfg.redisUrl
+      ? BusRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
+      : (opts.bus ??
+          (opts.database?.dataDir === 'memory'
+            ? BusMemory.layerMemory
+            : BusRelay.layerHub(BusRelay.socketOf(cfg.dataDir)))),
     // The inbox's ports: its clock, private files on local disk.
     WallClock.layer,
     FileStorageLocal.layer(cfg.filesDir),

@@ -5,6 +5,15 @@ import * as Sessions from '../store/sessions'
 import * as Users from '../store/users'
 import { SESSION_COOKIE, sessionCookies } from './auth'
 
+/** What a session's list shows of where it began (http/routes/profile.ts). */
+export const deviceOf = (
+  ip: string,
+  header: (name: string) => string | undefined,
+): Sessions.SessionDevice => ({
+  userAgent: header('user-agent') ?? null,
+  ip,
+})
+
 /** What a sign-in knows besides the person: the request (its cookies), and the passkey used. */
 export interface SignInFrom {
   /**
@@ -14,6 +23,8 @@ export interface SignInFrom {
   readonly cookie: (name: string) => string | undefined
   /** The passkey that proved who they are (`via: 'passkey'`): deleting it ends this session. */
   readonly passkeyId?: number | undefined
+  /** The browser and address asking: the person's list of sessions tells them apart by these. */
+  readonly device?: Sessions.SessionDevice | undefined
 }
 
 /**
@@ -39,6 +50,7 @@ export const startSession = (userId: number, via: Sessions.SessionRow['via'], fr
       via,
       cfg.sessionTtlHours,
       via === 'passkey' ? (from.passkeyId ?? null) : null,
+      from.device,
     )
     const secure = cfg.publicUrl.startsWith('https:')
     return sessionCookies(token, session.csrf_token, cfg.sessionTtlHours * 3600, secure)

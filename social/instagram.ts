@@ -1,6 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
 import { SqlClient } from '@effect/sql'
 import { Effect, Either, Schema } from 'effect'
+import { storableInPlace } from '../engine/storable'
 import { parseJsonBody } from '../http/validation'
 import * as Channels from './store/channels'
 import * as Records from './store/records'
@@ -71,7 +72,9 @@ export const parsePayload = (body: Uint8Array | null): Payload | null => {
   // Strict UTF-8 and a bounded depth, as every JSON body of the API (http/validation.ts).
   const json = parseJsonBody(body ?? new Uint8Array())
   if (Either.isLeft(json)) return null
-  const r = Schema.decodeUnknownEither(Payload)(json.right)
+  // The platform's notification is stored, never refused: a NUL or lone surrogate in a text or
+  // name becomes U+FFFD (a 422 would only make the platform retry and then drop the comment).
+  const r = Schema.decodeUnknownEither(Payload)(storableInPlace(json.right))
   return Either.isRight(r) ? r.right : null
 }
 

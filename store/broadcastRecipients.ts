@@ -115,11 +115,16 @@ export const messageState = (messageId: number) =>
       SELECT status, error, external_id FROM messages WHERE id = ${messageId}`.pipe(Effect.map(first)),
   )
 
-/** Sent by this broadcast since `since` (its daily cap), and when it last handed a message over. */
+/**
+ * Sent by this broadcast since `since` (its daily cap), and when its last message went out (or
+ * failed): the pace runs from there, not from the hand-over, which may wait in the number's own
+ * pacing (a first message right after a test send waited there, and the next one, paced from the
+ * hand-over, followed it too soon: issue 50 item 7).
+ */
 export const sentSince = (broadcastId: number, since: Date) =>
   sqlOf((sql) =>
     sql<{ n: number; last: Date | null }>`SELECT count(*) FILTER (WHERE sent_at >= ${since})::int AS n,
-        max(COALESCE(handed_at, sent_at, failed_at)) AS last
+        max(COALESCE(sent_at, failed_at, handed_at)) AS last
       FROM broadcast_recipients WHERE broadcast_id = ${broadcastId} AND state IN ('sent', 'failed')`.pipe(
       Effect.map((r) => ({ n: r[0]?.n ?? 0, last: r[0]?.last ?? null })),
     ),

@@ -5,6 +5,7 @@ import { systemTime } from '../engine/clock'
 import * as Memo from '../engine/memo'
 import { pgArray } from './arrays'
 import * as ReportFacts from './reportFacts'
+import { tsQueryOf } from './textSearch'
 
 export type ConversationStatus = 'open' | 'solved' | 'closed'
 export type ReplyState = 'new' | 'waiting' | 'replied'
@@ -608,6 +609,9 @@ const VIEW_COLUMNS = `c.*,
 
 const VIEW_JOINS = `LEFT JOIN contacts ct ON ct.id = c.contact_id`
 
+/** A message's words: exactly the expression of migration 0110's index (messages_words_idx). */
+const MESSAGE_WORDS = `to_tsvector('kb_text', m.body)`
+
 const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%`
 
 /** Every filter but the tab, over alias `c` (and `ct` for the contact when searching). */
@@ -632,13 +636,21 @@ const filterWhere = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter): Fragme
   if (f.q !== undefined && f.q !== '') {
     const p = likePattern(f.q)
     const id = /^\d{1,15}$/.test(f.q) ? Number(f.q) : -1
-    // Each branch is answered by an index (trigram on contacts and subjects, the primary key), so a
-    // search never scans the workspace's conversations one by one.
+    const tsq = tsQueryOf(f.q)
+    // The words of the messages too (the index of migration 0110), when the query has words.
+    const byWords =
+      tsq === null
+        ? sql``
+        : sql`UNION SELECT m.conversation_id FROM messages m
+            WHERE ${sql.literal(MESSAGE_WORDS)} @@ to_tsquery('kb_text', ${tsq}) AND m.workspace_id = ${v.workspaceId}`
+    // Each branch is answered by an index (trigram on contacts and subjects, words of messages,
+    // the primary key), so a search never scans the workspace's conversations one by one.
     parts.push(sql`c.id IN (
       SELECT cv.id FROM conversations cv WHERE cv.contact_id IN (
         SELECT x.id FROM contacts x WHERE x.workspace_id = ${v.workspaceId}
           AND (x.name ILIKE ${p} OR x.phone ILIKE ${p} OR x.email ILIKE ${p}))
       UNION SELECT cv.id FROM conversations cv WHERE cv.subject ILIKE ${p}
+      ${byWords}
       UNION SELECT ${id}::bigint)`)
   }
   if (f.createdFrom) parts.push(sql`c.created_at >= ${f.createdFrom}`)
@@ -730,21 +742,46 @@ export const counts = (v: Viewer, f: ListFilter) =>
     }),
   )
 
-/** One page of visible conversations, most recent activity first. */
+/** The newest message of a listed conversation that has the searched words, and where they are. */
+export interface WordMatch {
+  readonly match_id: number | null
+  readonly match_snippet: string | null
+}
+
+/**
+ * One page of visible conversations, most recent activity first. With a search that has words,
+ * each row also names its newest message with them and a plain-text fragment around them (only
+ * for the page's rows: the filter finds the conversations, this finds the place).
+ */
 export const list = (
   v: Viewer,
   f: ListFilter,
   tab: Tab | undefined,
   page: { readonly limit: number; readonly offset: number },
 ) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql<ConversationView>`
-      SELECT ${sql.literal(VIEW_COLUMNS)} FROM conversations c ${sql.literal(VIEW_JOINS)}
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const tsq = f.q === undefined ? null : tsQueryOf(f.q)
+    const match =
+      tsq === null
+        ? sql``
+        : sql`, hit.id AS match_id,
+            CASE WHEN hit.id IS NULL THEN NULL ELSE ts_headline('kb_text', hit.body, to_tsquery('kb_text', ${tsq}),
+              'MaxFragments=1, MaxWords=16, MinWords=6, StartSel="", StopSel="", FragmentDelimiter=" … "') END
+              AS match_snippet`
+    const hit =
+      tsq === null
+        ? sql``
+        : sql`LEFT JOIN LATERAL (
+            SELECT m.id, m.body FROM messages m
+            WHERE m.conversation_id = c.id AND ${sql.literal(MESSAGE_WORDS)} @@ to_tsquery('kb_text', ${tsq})
+            ORDER BY m.seq DESC LIMIT 1) hit ON true`
+    return sql<ConversationView & Partial<WordMatch>>`
+      SELECT ${sql.literal(VIEW_COLUMNS)} ${match}
+      FROM conversations c ${sql.literal(VIEW_JOINS)} ${hit}
       WHERE ${filterWhere(sql, v, f)} AND ${tabWhere(sql, tab)}
       ORDER BY c.last_message_at DESC NULLS LAST, c.id DESC
-      LIMIT ${page.limit} OFFSET ${page.offset}`,
-  )
+      LIMIT ${page.limit} OFFSET ${page.offset}`
+  })
 
 /** One visible conversation with its names, or null. */
 export const viewById = (v: Viewer, id: number) =>

@@ -2,6 +2,7 @@ import { SqlClient } from '@effect/sql'
 import type { Fragment } from '@effect/sql/Statement'
 import { Effect } from 'effect'
 import { pgArray } from './arrays'
+import { tsQueryOf } from './textSearch'
 
 /**
  * Knowledge articles (spec 2 §2, §4.5) and their keyword search. Keyword search is PostgreSQL full
@@ -84,19 +85,7 @@ export const byId = (id: number) =>
     sql<KbArticleRow>`SELECT * FROM kb_articles WHERE id = ${id}`.pipe(Effect.map((r) => r[0] ?? null)),
   )
 
-/**
- * The words of a query as a `tsquery` text: letters and digits only (nothing else can reach the
- * parser), each a word or the start of one, all required. Null when the query has no word.
- */
-export const tsQueryOf = (q: string): string | null => {
-  const words = (
-    q
-      .normalize('NFKC')
-      .toLowerCase()
-      .match(/[\p{L}\p{N}]+/gu) ?? []
-  ).slice(0, 16)
-  return words.length === 0 ? null : words.map((w) => `${w.slice(0, 60)}:*`).join(' & ')
-}
+export { tsQueryOf }
 
 const SEARCH_VECTOR = `setweight(to_tsvector('kb_text', title), 'A')
   || setweight(to_tsvector('kb_text', array_to_string(tags, ' ')), 'B')

@@ -87,27 +87,26 @@ export const clear = (articleId: number) =>
 
 /**
  * Takes up to `limit` due jobs for `leaseMs` under SKIP LOCKED: two nodes never take the same
- * one, and one that dies mid-article only delays it until the lease runs out.
+ * one, and one that dies mid-article only delays it until the lease runs out. One statement (the
+ * articles marked in the same one): no transaction held open between two round trips, which on
+ * the embedded database's single connection a busy process stretched past the pool's guard.
  */
 export const claim = (limit: number, leaseMs: number) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql.withTransaction(
-      Effect.gen(function* () {
-        const jobs = yield* sql<EmbedJobRow>`
-          UPDATE kb_embed_jobs SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}),
-            attempts = attempts + 1
-          WHERE article_id IN (
-            SELECT article_id FROM kb_embed_jobs
-            WHERE due_at <= now() AND (lease_until IS NULL OR lease_until <= now())
-            ORDER BY due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
-          RETURNING article_id, workspace_id, revision, attempts`
-        if (jobs.length > 0) {
-          yield* sql`UPDATE kb_articles SET embedding_status = 'processing'
-            WHERE id = ANY(${`{${jobs.map((j) => j.article_id).join(',')}}`}::int[])`
-        }
-        return jobs
-      }),
-    ),
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<EmbedJobRow>`
+      WITH claimed AS (
+        UPDATE kb_embed_jobs SET lease_until = now() + make_interval(secs => ${leaseMs / 1000}),
+          attempts = attempts + 1
+        WHERE article_id IN (
+          SELECT article_id FROM kb_embed_jobs
+          WHERE due_at <= now() AND (lease_until IS NULL OR lease_until <= now())
+          ORDER BY due_at LIMIT ${limit} FOR UPDATE SKIP LOCKED)
+        RETURNING article_id, workspace_id, revision, attempts),
+      marked AS (
+        UPDATE kb_articles SET embedding_status = 'processing'
+        WHERE id IN (SELECT article_id FROM claimed))
+      SELECT * FROM claimed`,
   )
 
 /** The job as claimed is still the latest request (locks it until the transaction ends). */

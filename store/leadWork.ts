@@ -295,6 +295,18 @@ export interface DueReminder extends EventRow {
 }
 
 /**
+ * Whether any reminder is due at `now`: one index probe, outside any transaction, so a sweep
+ * that finds nothing (nearly every sweep) opens none (on the embedded database's one connection
+ * an idle-looking transaction every two seconds is what its guard watches for).
+ */
+export const anyDue = (now: Date) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ one: number }>`
+      SELECT 1 AS one FROM lead_events WHERE remind_at IS NOT NULL AND reminded_at IS NULL AND remind_at <= ${now}
+      LIMIT 1`.pipe(Effect.map((r) => r.length > 0)),
+  )
+
+/**
  * Claims reminders due at `now` (at most `max`): marks them reminded and answers them, in the
  * caller's transaction. Rows another node is claiming are skipped (`SKIP LOCKED`), and a claimed
  * row is never due again, so each reminder is handed out once across nodes and restarts.

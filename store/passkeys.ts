@@ -74,18 +74,19 @@ export const rename = (userId: number, id: number, name: string) =>
  */
 export const remove = (userId: number, id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ ended: number }>`
+    sql<{ ended: number[] }>`
       WITH ended AS (
         UPDATE sessions SET ended_at = now()
         WHERE passkey_id = ${id} AND user_id = ${userId} AND ended_at IS NULL
         RETURNING id
       )
       DELETE FROM passkeys WHERE id = ${id} AND user_id = ${userId}
-      RETURNING (SELECT count(*)::int FROM ended) AS ended`.pipe(
+      RETURNING (SELECT coalesce(array_agg(id), '{}') FROM ended) AS ended`.pipe(
       Effect.flatMap((r) => {
         const row = r[0]
         if (!row) return Effect.succeed(null)
-        return row.ended > 0 ? Effect.as(invalidateCredentials({ userId }), row.ended) : Effect.succeed(0)
+        const ended = row.ended.map(Number)
+        return ended.length > 0 ? Effect.as(invalidateCredentials({ userId }), ended) : Effect.succeed(ended)
       }),
     ),
   )

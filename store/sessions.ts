@@ -11,20 +11,63 @@ export interface SessionRow {
   readonly expires_at: Date
 }
 
+/** Where a session began: the browser's user agent (cut to 400 characters) and address. */
+export interface SessionDevice {
+  readonly userAgent: string | null
+  readonly ip: string | null
+}
+
 /**
  * A new session; the token (cookie value) is returned once and stored only as a digest. A session
  * begun with a passkey names it, so deleting the passkey ends the session (store/passkeys.ts).
  */
-export const create = (userId: number, via: SessionRow['via'], ttlHours: number, passkeyId: number | null) =>
+export const create = (
+  userId: number,
+  via: SessionRow['via'],
+  ttlHours: number,
+  passkeyId: number | null,
+  device: SessionDevice = { userAgent: null, ip: null },
+) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const token = randomToken(32)
     const csrf = randomToken(24)
     return sql<SessionRow>`
-      INSERT INTO sessions (user_id, token_hash, csrf_token, via, expires_at, passkey_id)
+      INSERT INTO sessions (user_id, token_hash, csrf_token, via, expires_at, passkey_id, user_agent, ip)
       VALUES (${userId}, ${digest(token)}, ${csrf}, ${via}, now() + make_interval(hours => ${ttlHours}),
-              ${passkeyId})
+              ${passkeyId}, ${device.userAgent?.slice(0, 400) ?? null}, ${device.ip})
       RETURNING id, user_id, csrf_token, via, expires_at`.pipe(Effect.map((r) => ({ session: r[0]!, token })))
   })
+
+export interface ListedSession {
+  readonly id: number
+  readonly via: SessionRow['via']
+  readonly created_at: Date
+  readonly expires_at: Date
+  readonly user_agent: string | null
+  readonly ip: string | null
+}
+
+/** A person's sessions still going, newest first (never their tokens). */
+export const activeOf = (userId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<ListedSession>`
+      SELECT id, via, created_at, expires_at, user_agent, ip FROM sessions
+      WHERE user_id = ${userId} AND ended_at IS NULL AND expires_at > now()
+      ORDER BY created_at DESC, id DESC`,
+  )
+
+/** Ends one of a person's sessions if it is theirs and still going: whether it did. */
+export const endOf = (userId: number, id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ id: number }>`
+      UPDATE sessions SET ended_at = now()
+      WHERE id = ${id} AND user_id = ${userId} AND ended_at IS NULL AND expires_at > now()
+      RETURNING id`.pipe(
+      Effect.tap((r) => (r[0] ? invalidateCredentials({ userId }) : Effect.void)),
+      Effect.map((r) => r.length > 0),
+    ),
+  )
 
 export const findActive = (token: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

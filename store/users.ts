@@ -47,17 +47,55 @@ export const setActiveWorkspace = (userId: number, workspaceId: number) =>
     ),
   )
 
-/** Changes locale and/or personal zone (null = follow the workspace); returns the updated user. */
+/**
+ * Changes name, locale and/or personal zone (null = follow the workspace); returns the updated
+ * user.
+ */
 export const updateProfile = (
   id: number,
-  change: { readonly locale?: 'en' | 'id'; readonly timezone?: string | null },
+  change: { readonly name?: string; readonly locale?: 'en' | 'id'; readonly timezone?: string | null },
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<UserRow>`
       UPDATE users SET
+        name = COALESCE(${change.name ?? null}, name),
         locale = COALESCE(${change.locale ?? null}, locale),
         timezone = CASE WHEN ${change.timezone !== undefined} THEN ${change.timezone ?? null} ELSE timezone END
       WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r) => r[0]!),
+      Effect.tap(() => invalidateCredentials({ userId: id })),
+    ),
+  )
+
+/** A person's uploaded photo, or null. */
+export const avatarOf = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ mime: string; bytes: Uint8Array; updated_at: Date }>`
+      SELECT mime, bytes, updated_at FROM user_avatars WHERE user_id = ${id}`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
+/** Stores a person's photo and points `avatar_url` at it (`url`), in one statement; the updated user. */
+export const setAvatar = (id: number, mime: string, bytes: Uint8Array, url: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<UserRow>`
+      WITH a AS (
+        INSERT INTO user_avatars (user_id, mime, bytes) VALUES (${id}, ${mime}, ${Buffer.from(bytes)})
+        ON CONFLICT (user_id) DO UPDATE SET mime = EXCLUDED.mime, bytes = EXCLUDED.bytes, updated_at = now()
+      )
+      UPDATE users SET avatar_url = ${url} WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r) => r[0]!),
+      Effect.tap(() => invalidateCredentials({ userId: id })),
+    ),
+  )
+
+/** Drops a person's photo (`avatar_url` back to null); the updated user. */
+export const removeAvatar = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<UserRow>`
+      WITH a AS (DELETE FROM user_avatars WHERE user_id = ${id})
+      UPDATE users SET avatar_url = NULL WHERE id = ${id} RETURNING *`.pipe(
       Effect.map((r) => r[0]!),
       Effect.tap(() => invalidateCredentials({ userId: id })),
     ),

@@ -64,7 +64,7 @@ const checkoutFor = (caller: Caller, invoice: Billing.InvoiceRow) =>
             name: invoice.profile.name || caller.user.name,
             email: invoice.profile.email || caller.user.email,
           },
-          returnUrl: `${cfg.publicUrl}/billing/return?invoice=${encodeURIComponent(invoice.number)}`,
+          returnUrl: `${cfg.publicUrl}/app/settings/billing?invoice=${encodeURIComponent(invoice.number)}`,
           expiresAt,
         })
         .pipe(Effect.mapError(unreachable))

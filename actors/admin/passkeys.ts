@@ -6,7 +6,7 @@ import type {
 } from '@simplewebauthn/server'
 import { Effect, Schema } from 'effect'
 import { Config } from '../../engine/config'
-import { disconnectUser } from '../../engine/events'
+import { disconnectSession } from '../../engine/events'
 import { Log } from '../../engine/log'
 import { iso } from '../../engine/time'
 import * as Passkeys from '../../store/passkeys'
@@ -285,14 +285,14 @@ export const rename = (user: UserRow, id: number, name: string) =>
 
 /**
  * Deletes one of the caller's passkeys: it signs nobody in from then on, and the sessions it began
- * end, their sockets closed on every node as when signing out of every device (the person's other
- * sockets reconnect with the sessions they still have).
+ * end, their sockets closed on every node; the person's other sessions keep theirs.
  */
 export const remove = (user: UserRow, id: number) =>
-  Effect.flatMap(Passkeys.remove(user.id, id), (ended) => {
-    if (ended === null) return Effect.fail(notFound())
-    return ended > 0 ? disconnectUser(user.id) : Effect.void
-  })
+  Effect.flatMap(Passkeys.remove(user.id, id), (ended) =>
+    ended === null
+      ? Effect.fail(notFound())
+      : Effect.forEach(ended, (sessionId) => disconnectSession(user.id, sessionId), { discard: true }),
+  )
 
 /**
  * Options for `navigator.credentials.get()` with no credentials listed: the browser offers the

@@ -16,8 +16,8 @@ import { reloadWorkspace } from './workspaces'
 
 addMessages({
   'settings.hours_order': {
-    en: 'must open (`from`) before it closes (`to`)',
-    id: 'harus buka (`from`) sebelum tutup (`to`)',
+    en: 'must open before it closes',
+    id: 'harus buka sebelum tutup',
   },
   'settings.hours_days': {
     en: 'must name each day (1 to 7) at most once',

@@ -6,8 +6,8 @@ import type { Caller } from '../admin/caller'
 import { invalid, notFound } from '../errors'
 import { humanSize, requireFile, type UploadedFile } from '../fields'
 import { addMessages } from '../i18n'
+import { checkIcon, MAX_ICON_BYTES } from '../image'
 import { accessibleOr404, changed, channelOr404, updateCommon } from './channels'
-import { checkIcon, MAX_ICON_BYTES } from './image'
 
 /**
  * Channel icons (spec 1 §4.4, §8): a square PNG, JPG or WebP up to 512 KB, recognised by its

@@ -1,4 +1,4 @@
-import { sniffImage } from './image'
+import { sniffImage } from '../image'
 
 /**
  * What the messaging app takes as media, read from a file's first bytes (magic numbers), never

@@ -191,7 +191,15 @@ export const list = (ctx: Ctx, query: typeof ListQuery.Type) =>
     )
     const { all, ...perTab } = counts
     return reply(
-      rows.map((r) => Inbox.presentItem(r, sla, at)),
+      rows.map((r) =>
+        // A search names where it found its words: the message, and a plain fragment around them.
+        filter.q === undefined
+          ? Inbox.presentItem(r, sla, at)
+          : {
+              ...Inbox.presentItem(r, sla, at),
+              match: r.match_id == null ? null : { message_id: r.match_id, snippet: r.match_snippet ?? '' },
+            },
+      ),
       {
         ...pageMeta(page, query.tab ? counts[query.tab] : all),
         counts: perTab,

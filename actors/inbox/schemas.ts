@@ -45,7 +45,14 @@ const itemFields = {
 }
 
 /** A conversation as a list item (`GET /v1/interactions`). */
-export const InteractionItemSchema = Schema.Struct(itemFields).annotations({ identifier: 'InteractionItem' })
+export const InteractionItemSchema = Schema.Struct({
+  ...itemFields,
+  /**
+   * Only with `q`: the newest message holding the searched words and a plain-text fragment
+   * around them; null when the conversation matched by its contact, subject or id instead.
+   */
+  match: Schema.optional(Schema.NullOr(Schema.Struct({ message_id: Num, snippet: Str }))),
+}).annotations({ identifier: 'InteractionItem' })
 
 /** A custom field with its value (actors/customValues `withValues`). */
 const CustomFieldValue = FieldValueSchema

@@ -40,6 +40,7 @@ const timeIn = (at: Date, zone: string) =>
 export const fireDue = (now: Date) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    if (!(yield* Work.anyDue(now))) return 0
     const { claimed, notes } = yield* sql.withTransaction(
       Effect.gen(function* () {
         const due = yield* Work.claimDue(now, BATCH)

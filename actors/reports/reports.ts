@@ -3,6 +3,7 @@ import { currentTime } from '../../engine/clock'
 import { localDate, startOfLocalDay } from '../../engine/time'
 import * as Categories from '../../store/categories'
 import * as Reports from '../../store/reports'
+import * as Settings from '../../store/settings'
 import * as Teams from '../../store/teams'
 import { reply } from '../answer'
 import { type Cell, csv } from '../cells'
@@ -164,7 +165,9 @@ export const summaryOf = (ctx: Ctx, q: Filters) =>
         unreplied_now: unreplied,
         tickets: { created: t.tickets_created, resolved: t.tickets_resolved },
       },
-      meta: rangeMeta(range),
+      // The hours the times count in (channels without their own), for every reader of the
+      // report: the settings that hold them need `settings.workspace` (docs/decisions.md).
+      meta: { ...rangeMeta(range), business_hours: Settings.generalOf(ctx.workspace).business_hours },
     }
   })
 

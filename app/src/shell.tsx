@@ -124,7 +124,7 @@ const Nav = ({ me }: { me: Session.Me }) => {
   return (
     <nav class="sidenav" id="sidenav" aria-label={t('nav.label')}>
       {pages
-        .filter((p) => p.nav && (!p.nav.permission || Session.can(p.nav.permission)))
+        .filter((p) => p.nav && Session.canAny(p.nav.permission))
         .map((p) => {
           const active = path === p.path || path.startsWith(`${p.path}/`)
           return (

@@ -3,6 +3,7 @@ import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
 import { toText } from '../../actors/inbox/emailHtml'
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { currentTime } from '../../engine/clock'
+import { storableInPlace } from '../../engine/storable'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
@@ -45,7 +46,9 @@ export const importMail = (
   fallbackId: string,
 ) =>
   Effect.gen(function* () {
-    const parsed: ParsedMail = yield* Effect.promise(() => simpleParser(source))
+    // A stranger's mail is stored, never refused: NUL or a lone surrogate in a name, subject or
+    // text (quoted-printable `=00` decodes to one) becomes U+FFFD instead of failing the insert.
+    const parsed: ParsedMail = storableInPlace(yield* Effect.promise(() => simpleParser(source)))
     const messageId = idList(parsed.messageId)[0] ?? `<${fallbackId}@kotak.invalid>`
     if (yield* Email.knownMessageId(channel.id, messageId)) return 'duplicate' as Imported
     const own = mailbox.address.toLowerCase()

@@ -8,6 +8,7 @@ import { Config } from '../../engine/config'
 import { Log } from '../../engine/log'
 import * as ClaimsPg from '../../engine/owner/ClaimsPg'
 import * as Owned from '../../engine/owner/Owned'
+import { storableInPlace } from '../../engine/storable'
 import * as Channels from '../../store/channels'
 import * as Msgapp from '../../store/msgapp'
 import type * as AuthStateModule from './authState'
@@ -108,7 +109,7 @@ export const notifyManagers = (channelId: number, kind: keyof typeof TITLES) =>
         userId: m.user_id,
         kind: `channel.${kind}`,
         title,
-        link: `/settings/channels/${c.id}`,
+        link: `/channels/${c.id}`,
         data: { channel_id: c.id, status: kind },
       })
     }
@@ -185,6 +186,9 @@ const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
       }
       const channel = yield* Channels.byId(channelId)
       if (channel && !channel.archived_at) {
+        // What the service hands over (a customer's text, names, history) may hold NUL, which no
+        // store takes: it arrives with U+FFFD instead of failing and being lost (issue 50 item 2).
+        for (const [kind, data] of Object.entries(events)) if (kind !== 'creds.update') storableInPlace(data)
         const up = events['messages.upsert']
         if (up) {
           for (const m of up.messages) {

@@ -24,6 +24,8 @@ interface SocketData {
   readonly userId: number
   readonly workspaceId: number
   readonly visitor: string | undefined
+  /** The app session the socket's token was asked with, if it names one. */
+  readonly session: number | undefined
   readonly initial: readonly string[]
   readonly channels: Set<string>
   closed: boolean
@@ -84,7 +86,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
     for (const ws of [...(byUser.get(userId) ?? [])]) {
       if (msg.op === 'revoke') {
         if (leave(ws, msg.topic)) send(ws, { op: 'unsubscribed', channel: msg.topic, reason: 'access_lost' })
-      } else {
+      } else if (msg.session === undefined || msg.session === ws.getUserData().session) {
         ws.end(closeCodes.accessLost.code, closeCodes.accessLost.reason)
       }
     }
@@ -224,6 +226,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
                     userId: grant.v === undefined ? grant.u : 0,
                     workspaceId: grant.w,
                     visitor: grant.v,
+                    session: grant.s,
                     initial: grant.ch,
                     channels: new Set(),
                     closed: false,

@@ -15,6 +15,8 @@ export interface Grant {
   readonly ch: readonly string[]
   /** A live chat visitor's session (then `u` is 0): such a socket may only join `visitor:{v}`. */
   readonly v?: string
+  /** The app session that asked for the token: ending that session closes the socket. */
+  readonly s?: number
 }
 
 export const TOKEN_TTL_SECONDS = 60
@@ -30,7 +32,8 @@ export const verify = (key: Buffer, token: string | null | undefined, nowMs: num
     typeof g.w !== 'number' ||
     typeof g.exp !== 'number' ||
     !Array.isArray(g.ch) ||
-    (g.v !== undefined && typeof g.v !== 'string')
+    (g.v !== undefined && typeof g.v !== 'string') ||
+    (g.s !== undefined && typeof g.s !== 'number')
   ) {
     return null
   }

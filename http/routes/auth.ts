@@ -8,7 +8,7 @@ import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
 import { clearedSessionCookies, sameSiteJson } from '../auth'
 import { ok, type Reply, type Route, redirect, route } from '../route'
-import { type SignInFrom, startSession as startSessionOf } from '../signIn'
+import { deviceOf, type SignInFrom, startSession as startSessionOf } from '../signIn'
 
 /**
  * Sign-in to the app: OpenID Connect (authorization code + PKCE) against `OIDC_ISSUER`, one-time
@@ -115,7 +115,7 @@ export const routes: readonly Route[] = [
     tag: 'Sign-in',
     summary: 'Return from the identity provider; sets the session and CSRF cookies',
     query: Schema.Struct({ state: Schema.String }),
-    handler: ({ query, path, rawQuery, cookie }) =>
+    handler: ({ query, path, rawQuery, cookie, ip, header }) =>
       Effect.gen(function* () {
         const cfg = yield* Config
         const { client, config } = yield* oidcConfiguration
@@ -140,6 +140,7 @@ export const routes: readonly Route[] = [
         // Checked again: a request stored before the rule last changed follows today's rule.
         return yield* startSession(user.id, 'oidc', safeReturnTo(pending.return_to, cfg.publicUrl), {
           cookie,
+          device: deviceOf(ip, header),
         })
       }),
   }),
@@ -179,13 +180,16 @@ export const routes: readonly Route[] = [
     params: Schema.Struct({ token: LinkToken }),
     body: Schema.Struct({ return_to: Schema.optional(Schema.String) }),
     response: Schema.Struct({ return_to: Schema.String }),
-    handler: ({ params, body, header, cookie }) =>
+    handler: ({ params, body, header, cookie, ip }) =>
       Effect.gen(function* () {
         yield* sameSiteJson(header, 'auth.cross_site')
         const cfg = yield* Config
         const userId = yield* SignInLinks.useLink(params.token)
         const back = safeReturnTo(body.return_to, cfg.publicUrl)
-        return { ...ok({ return_to: back }), cookies: yield* startSessionOf(userId, 'link', { cookie }) }
+        return {
+          ...ok({ return_to: back }),
+          cookies: yield* startSessionOf(userId, 'link', { cookie, device: deviceOf(ip, header) }),
+        }
       }),
   }),
   route({

@@ -1,6 +1,7 @@
 import { Effect, Schema } from 'effect'
 import { type Caller, isOwner } from '../../actors/admin/caller'
 import { presentWorkspace, Timestamp, WorkspaceSchema } from '../../actors/admin/presenters'
+import { PersonName } from '../../actors/admin/profile'
 import { TimeZone } from '../../actors/fields'
 import { currentTime, WallClock } from '../../engine/clock'
 import { andThen } from '../../engine/step'
@@ -102,8 +103,9 @@ export const routes: readonly Route[] = [
     // The caller's own account and other workspaces: a frozen active workspace blocks none of it.
     whileFrozen: true,
     tag: 'Identity',
-    summary: 'Change your language and personal time zone (empty string = follow the workspace)',
+    summary: 'Change your name, language and personal time zone (empty string = follow the workspace)',
     body: Schema.Struct({
+      name: Schema.optional(PersonName),
       locale: Schema.optional(Schema.Literal('en', 'id')),
       timezone: Schema.optional(TimeZone),
     }),
@@ -112,6 +114,7 @@ export const routes: readonly Route[] = [
       Effect.map(
         Effect.zip(
           Users.updateProfile(caller.user.id, {
+            ...(body.name !== undefined ? { name: body.name.trim() } : {}),
             ...(body.locale !== undefined ? { locale: body.locale } : {}),
             ...(body.timezone !== undefined ? { timezone: body.timezone === '' ? null : body.timezone } : {}),
           }),

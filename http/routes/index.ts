@@ -33,6 +33,7 @@ import * as NotificationRoutes from './notifications'
 import * as PasskeyRoutes from './passkeys'
 import * as PipelineRoutes from './pipeline'
 import * as PlanRequestRoutes from './planRequests'
+import * as ProfileRoutes from './profile'
 import * as PublicRoutes from './public'
 import * as RealtimeRoutes from './realtime'
 import * as ReportRoutes from './reports'
@@ -54,6 +55,7 @@ export const routes: readonly Route[] = [
   ...AuthRoutes.routes,
   ...IdentityRoutes.routes,
   ...PasskeyRoutes.routes,
+  ...ProfileRoutes.routes,
   ...PublicRoutes.routes,
   ...SetupRoutes.routes,
   ...ApiKeyRoutes.routes,

@@ -3,7 +3,7 @@ import * as Passkeys from '../../actors/admin/passkeys'
 import { IdFromString } from '../../actors/fields'
 import { sameSiteJson } from '../auth'
 import { created, ok, type Route, route } from '../route'
-import { startSession } from '../signIn'
+import { deviceOf, startSession } from '../signIn'
 
 /**
  * Passkeys: a signed-in person's own (register, list, rename, delete) and signing in with one.
@@ -98,7 +98,11 @@ export const routes: readonly Route[] = [
         yield* sameSiteJson(header)
         yield* Passkeys.signInBudget(ip)
         const { userId, passkeyId } = yield* Passkeys.signIn(body.response)
-        const cookies = yield* startSession(userId, 'passkey', { cookie, passkeyId })
+        const cookies = yield* startSession(userId, 'passkey', {
+          cookie,
+          passkeyId,
+          device: deviceOf(ip, header),
+        })
         return { ...ok({ signed_in: true }), cookies }
       }),
   }),

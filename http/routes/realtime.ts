@@ -25,7 +25,13 @@ export const routes: readonly Route[] = [
         const key = yield* SigningKey
         // Verified on the process clock (realtime/token), which Effect's Clock reads.
         const exp = Math.floor((yield* Clock.currentTimeMillis) / 1000) + TOKEN_TTL_SECONDS
-        const token = sign(key, { u: caller.user.id, w: workspace.id, exp, ch: body.channels ?? [] })
+        const token = sign(key, {
+          u: caller.user.id,
+          w: workspace.id,
+          exp,
+          ch: body.channels ?? [],
+          ...(caller.via === 'session' ? { s: caller.session.id } : {}),
+        })
         const base = cfg.publicUrl.replace(/^http/, 'ws')
         return ok({
           token,

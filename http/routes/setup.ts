@@ -5,7 +5,7 @@ import { Email, Text, TimeZone } from '../../actors/fields'
 import { currentTime } from '../../engine/clock'
 import { sameSiteJson } from '../auth'
 import { created, ok, type Route, route } from '../route'
-import { startSession } from '../signIn'
+import { deviceOf, startSession } from '../signIn'
 
 /**
  * The first run in the browser: the link `npm start` logs on an unclaimed install opens the app's
@@ -52,7 +52,7 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         yield* sameSiteJson(header)
         const { workspace, user } = yield* Setup.claim(body, ip)
-        const cookies = yield* startSession(user.id, 'link', { cookie })
+        const cookies = yield* startSession(user.id, 'link', { cookie, device: deviceOf(ip, header) })
         return {
           ...created({
             workspace: presentWorkspace(workspace, yield* currentTime),

@@ -445,6 +445,12 @@ describe('sessions a passkey began', () => {
     const viaSpare = cookieOf(await signInWith(spare))
     const token = await post('/v1/realtime/token', {}, { cookie: started, 'x-csrf-token': csrfOf(started) })
     const socket = await connect((await body(token)).data.url)
+    const spareToken = await post(
+      '/v1/realtime/token',
+      {},
+      { cookie: viaSpare, 'x-csrf-token': csrfOf(viaSpare) },
+    )
+    const spareSocket = await connect((await body(spareToken)).data.url)
     expect((await s.fetch('/v1/me', { headers: { cookie: started } })).status).toBe(200)
 
     const del = await s.fetch(`/v1/me/passkeys/${made.id}`, { method: 'DELETE', headers: owner.headers() })
@@ -456,6 +462,10 @@ describe('sessions a passkey began', () => {
     // The session that deleted it, and one another passkey began, go on.
     expect((await s.fetch('/v1/me', { headers: owner.headers() })).status).toBe(200)
     expect((await s.fetch('/v1/me', { headers: { cookie: viaSpare } })).status).toBe(200)
+    // …and so do their sockets: only the ended session's closed.
+    spareSocket.send({ op: 'ping', ref: 'still' })
+    expect((await spareSocket.next((f) => f.op === 'pong')).ref).toBe('still')
+    spareSocket.close()
     // The ended session is kept on record, without the passkey it named.
     const rows = await s.run(
       Effect.flatMap(

@@ -173,7 +173,7 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
     const list = await I.body(await s.fetch('/v1/notifications', { headers: agent.session.headers() }))
     expect(list.meta.unread).toBe(0)
 
-    // A notification whose target the app has no page for (a ticket): a button that marks it read.
+    // A ticket mention opens the ticket's page.
     await s.run(
       Notifications.notify({
         workspaceId: w.workspaceId,
@@ -185,11 +185,28 @@ describe.skipIf(lacks('chromium'))('alerts', () => {
     )
     await title(page, '(3) Kotak')
     await page.getByRole('button', { name: /Notifications/ }).click()
-    expect(await page.getByRole('link', { name: /mentioned on ticket/ }).count()).toBe(0)
-    await page.getByRole('button', { name: /mentioned on ticket #4 \(unread\)/ }).click()
-    await title(page, '(2) Kotak')
-    await page.getByText('You were mentioned on ticket #4').waitFor()
-    expect(await page.getByRole('button', { name: /mentioned on ticket/ }).count()).toBe(0)
+    expect(await page.getByRole('link', { name: /mentioned on ticket #4/ }).getAttribute('href')).toBe(
+      '/app/tickets/4',
+    )
+    await page.keyboard.press('Escape')
+
+    // A notification whose target the app has no page for: a button that marks it read.
+    await s.run(
+      Notifications.notify({
+        workspaceId: w.workspaceId,
+        userId: agent.user.id,
+        kind: 'lead.reminder',
+        title: 'Call back PT Sinar about the quote',
+        link: '/nowhere/4',
+      }),
+    )
+    await title(page, '(4) Kotak')
+    await page.getByRole('button', { name: /Notifications/ }).click()
+    expect(await page.getByRole('link', { name: /Call back PT Sinar/ }).count()).toBe(0)
+    await page.getByRole('button', { name: /Call back PT Sinar about the quote \(unread\)/ }).click()
+    await title(page, '(3) Kotak')
+    await page.getByText('Call back PT Sinar about the quote').waitFor()
+    expect(await page.getByRole('button', { name: /Call back PT Sinar/ }).count()).toBe(0)
 
     // Mark all read clears the new conversations as well.
     await page.getByRole('button', { name: 'Mark all read' }).click()

@@ -66,7 +66,8 @@ const api = async (p: string, init?: RequestInit) => {
 /** No serious or critical axe-core finding on the page as it is now. */
 const accessible = async (page: Page) => expect(await axeFindings(page)).toEqual([])
 
-describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
+// Whole pages in several browser contexts: 20–45 s each under a full suite's load, past the 30 s default.
+describe.skipIf(lacks('chromium'))('channel pages in a browser', { timeout: 90_000 }, () => {
   it('adds a number, shows its QR and a pairing code, and turns connected live when the phone links', async () => {
     const { context: ctx, page, problems } = await signedIn(browser, s, owner)
     // The list in a second tab follows everything live: the new number appears, its status changes.
@@ -270,7 +271,7 @@ describe.skipIf(lacks('chromium'))('channel pages in a browser', () => {
     expect((await api(`/v1/channels/${id}`, { headers: owner.headers() })).body.data.livechat.color).toBe(
       ch.livechat.color,
     )
-    await page.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('button', { name: 'Save', exact: true }).click()
     await page.getByText('Saved.').waitFor()
     const saved = (await api(`/v1/channels/${id}`, { headers: owner.headers() })).body.data.livechat
     expect(saved).toMatchObject({ color: '#d9480f', subtitle: 'We answer within the hour' })

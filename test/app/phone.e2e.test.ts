@@ -65,7 +65,7 @@ const overflow = (page: Page) =>
     const root = doc.scrollingElement
     if (root.scrollWidth > width) out.push(`document ${root.scrollWidth} > ${width}`)
     // Boxes that scroll sideways may, but not the page's own scrolling areas.
-    for (const el of doc.querySelectorAll('.main, .chs-page, .list-pane, .rows, .conv, .messages, .panel'))
+    for (const el of doc.querySelectorAll('.main, .k-page, .list-pane, .rows, .conv, .messages, .panel'))
       if (el.scrollWidth > el.clientWidth + 1)
         out.push(`${el.className} scrolls ${el.scrollWidth} > ${el.clientWidth}`)
     const scrolls = (el: any) => {
@@ -154,7 +154,7 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
       expect(await overflow(page)).toEqual([])
       await screenshot(page, `desk-conversation-${locale}`)
       await page.goto(`${s.url}/app/channels`)
-      await page.locator('.chs-page h1').waitFor()
+      await page.locator('.k-page h1').waitFor()
       await screenshot(page, `desk-channels-${locale}`)
       expect(problems).toEqual([])
       await context.close()
@@ -355,7 +355,7 @@ describe.skipIf(lacks('chromium'))('the app on a phone and on a desk', () => {
       const { page, problems, context } = await open(owner, PHONE, true)
       for (const path of pages) {
         await page.goto(`${s.url}/app${path}`)
-        await page.locator('.chs-page h1').first().waitFor()
+        await page.locator('.k-page h1').first().waitFor()
         await page.waitForLoadState('networkidle')
         expect(await overflow(page), `${path} (${locale})`).toEqual([])
         const name = path

@@ -40,9 +40,29 @@ const move = async (ms: number) => {
 const jids = (socks: readonly FakeSocket[]) => socks.flatMap((k) => k.sent.map((x) => x.jid))
 const phoneOf = (jid: string) => `+${jid.split('@')[0]}`
 
+/**
+ * Until no running broadcast has a message handed over without its outcome recorded: the pace
+ * runs from when a message went out (`sent_at`, read on the clock after the hand-over), so moving
+ * the clock between the number's send and that reading would push the next send a gap later.
+ */
+const settled = () =>
+  waitFor(
+    'the outcome recorded',
+    async () =>
+      (
+        await sql<{ n: number }>(
+          s,
+          (db) => db`SELECT count(*)::int AS n FROM broadcast_recipients r
+            JOIN broadcasts b ON b.id = r.broadcast_id WHERE r.state = 'sending' AND b.status = 'running'`,
+        )
+      )[0]!.n === 0,
+    5_000,
+  ).catch(() => false)
+
 /** Moves the clock one gap at a time until `done`, each step waiting for the sender to use it. */
 const drive = async (total: () => Promise<number>, target: number) => {
   for (let guard = 0; guard < target * 20 + 100; guard++) {
+    await settled()
     const before = await total()
     if (before >= target) return
     // One gap, then small steps until the sender has used it (it records its sends a moment
@@ -52,7 +72,10 @@ const drive = async (total: () => Promise<number>, target: number) => {
       const moved = await waitFor('the next send', async () => (await total()) > before, 100).catch(
         () => false,
       )
-      if (!moved) await move(100)
+      if (!moved) {
+        await settled()
+        await move(100)
+      }
     }
   }
   throw new Error(`the sender stopped at ${await total()} of ${target}`)

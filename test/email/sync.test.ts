@@ -125,6 +125,41 @@ describe.skipIf(lacks('dovecot-imapd'))('mailbox sessions', () => {
     await other.logout()
   })
 
+  it('a mail with NUL in its sender, subject and text arrives with U+FFFD in their place, not lost', async () => {
+    const box = mailbox(w, 'nul')
+    const other = await w.dovecot.client(box)
+    // Encoded words and quoted-printable carry the NULs (an IMAP literal may hold none itself).
+    await other.append(
+      'INBOX',
+      [
+        `From: =?utf-8?Q?Ri=00na?= <rina.nul@customer.example>`,
+        `To: ${box.address}`,
+        'Subject: =?utf-8?Q?Order=0042?=',
+        'Message-ID: <nul1@customer.example>',
+        `Date: ${new Date().toUTCString()}`,
+        'MIME-Version: 1.0',
+        'Content-Type: text/plain; charset=utf-8',
+        'Content-Transfer-Encoding: quoted-printable',
+        '',
+        'Where=00 is my order?',
+        '',
+      ].join('\r\n'),
+    )
+    const ch = await connectMailbox(w, owner, box)
+    const [conv] = await until(async () => {
+      const list = await conversationsOf(ch.id)
+      return list.length === 1 ? list : null
+    })
+    expect(conv!.subject).toBe('Order\uFFFD42')
+    const [m] = await until(async () => {
+      const list = await messagesOf(conv!.id)
+      return list.length === 1 ? list : null
+    })
+    expect(m!.body).toBe('Where\uFFFD is my order?')
+    expect(m!.sender.name).toBe('Ri\uFFFDna')
+    await other.logout()
+  })
+
   it('reads chosen folders, skips ignored senders, imports Sent mail with read_sent, stores attachments', async () => {
     const box = mailbox(w)
     const other = await w.dovecot.client(box)

@@ -1,10 +1,15 @@
 import { randomBytes, randomUUID } from 'node:crypto'
+import * as fs from 'node:fs'
+import * as net from 'node:net'
+import * as os from 'node:os'
+import * as path from 'node:path'
 import { describe, expect, it } from '@effect/vitest'
 import { Chunk, Context, Effect, Exit, Layer, Logger, Queue, Schedule, Scope } from 'effect'
 import { Redis } from 'ioredis'
 import { Bus, type BusShape } from '../../engine/bus/Bus'
 import * as BusMemory from '../../engine/bus/BusMemory'
 import * as BusRedis from '../../engine/bus/BusRedis'
+import * as BusRelay from '../../engine/bus/BusRelay'
 
 const REDIS_URL = process.env.REDIS_URL
 
@@ -12,7 +17,8 @@ const encoder = new TextEncoder()
 const decoder = new TextDecoder()
 const text = (s: string) => encoder.encode(s)
 
-const build = (layer: Layer.Layer<Bus>) => Effect.map(Layer.build(layer), (ctx) => Context.get(ctx, Bus))
+const build = <E>(layer: Layer.Layer<Bus, E>) =>
+  Effect.map(Layer.build(layer), (ctx) => Context.get(ctx, Bus))
 
 /** A handler that queues what it receives (as text), and ways to wait for it. */
 const recorder = Effect.gen(function* () {
@@ -187,6 +193,113 @@ const busSuite = (
   })
 
 busSuite('Bus (memory)', () => Effect.map(build(BusMemory.layerMemory), (bus) => [bus, bus] as const))
+
+/** A directory for one test's hub socket, removed with the scope. */
+const socketDir = Effect.acquireRelease(
+  Effect.sync(() => fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-bus-'))),
+  (dir) => Effect.sync(() => fs.rmSync(dir, { recursive: true, force: true })),
+)
+
+// A node without Redis (hub) and the operator's CLI beside it (spoke), both ways round.
+busSuite('Bus (relay: hub, then spoke)', () =>
+  Effect.gen(function* () {
+    const socket = BusRelay.socketOf(yield* socketDir)
+    const hub = yield* build(BusRelay.layerHub(socket))
+    const spoke = yield* build(BusRelay.layerBeside(socket, 'no hub'))
+    return [hub, spoke] as const
+  }).pipe(Effect.orDie),
+)
+busSuite('Bus (relay: spoke, then another spoke)', () =>
+  Effect.gen(function* () {
+    const socket = BusRelay.socketOf(yield* socketDir)
+    yield* build(BusRelay.layerHub(socket))
+    const a = yield* build(BusRelay.layerBeside(socket, 'no hub'))
+    const b = yield* build(BusRelay.layerBeside(socket, 'no hub'))
+    return [a, b] as const
+  }).pipe(Effect.orDie),
+)
+
+describe('Bus (relay): edges', () => {
+  it.scopedLive('drops a connection that sends a malformed frame, and keeps serving', () =>
+    Effect.gen(function* () {
+      const socket = BusRelay.socketOf(yield* socketDir)
+      const hub = yield* build(BusRelay.layerHub(socket))
+      const closed = yield* Effect.async<boolean>((resume) => {
+        const raw = net.createConnection(socket, () => {
+          // Length 12, then op 9 (no such op).
+          raw.write(Buffer.from([0, 0, 0, 12, 9, 0, 0, 0, 1, 0, 1, 116, 0, 0, 0, 0]))
+        })
+        raw.on('close', () => resume(Effect.succeed(true)))
+        raw.on('error', () => {})
+      }).pipe(Effect.timeout('5 seconds'))
+      expect(closed).toBe(true)
+      const r = yield* recorder
+      yield* hub.subscribe('t', r.handler)
+      const spoke = yield* build(BusRelay.layerBeside(socket, 'no hub'))
+      yield* spoke.publish('t', text('after'))
+      expect(yield* r.next(1)).toEqual(['after'])
+    }),
+  )
+
+  it.scopedLive('refuses a second hub on a served socket, and the first keeps serving', () =>
+    Effect.gen(function* () {
+      const socket = BusRelay.socketOf(yield* socketDir)
+      const hub = yield* build(BusRelay.layerHub(socket))
+      const second = yield* Effect.exit(build(BusRelay.layerHub(socket)).pipe(Effect.scoped))
+      expect(String(Exit.isFailure(second) && second.cause)).toMatch(/another process serves/)
+      const r = yield* recorder
+      yield* hub.subscribe('t', r.handler)
+      const spoke = yield* build(BusRelay.layerBeside(socket, 'no hub'))
+      yield* spoke.publish('t', text('still here'))
+      expect(yield* r.next(1)).toEqual(['still here'])
+    }),
+  )
+
+  it.scopedLive('stands alone when no node listens, or fails when one was expected', () =>
+    Effect.gen(function* () {
+      const socket = BusRelay.socketOf(yield* socketDir)
+      // A file left where a node that was killed listened: nobody answers on it.
+      fs.writeFileSync(socket, '')
+      const alone = yield* build(BusRelay.layerBeside(socket, null))
+      const r = yield* recorder
+      yield* alone.subscribe('t', r.handler)
+      yield* alone.publish('t', text('self'))
+      expect(yield* r.next(1)).toEqual(['self'])
+      fs.rmSync(socket)
+      const refused = yield* Effect.exit(build(BusRelay.layerBeside(socket, 'the node does not answer')))
+      expect(refused).toMatchObject({ _tag: 'Failure' })
+      expect(String(Exit.isFailure(refused) && refused.cause)).toMatch(/the node does not answer/)
+    }),
+  )
+
+  it.scopedLive('logs a publish the hub never acknowledges, and does not fail it', () =>
+    Effect.gen(function* () {
+      const dir = yield* socketDir
+      const socket = BusRelay.socketOf(dir)
+      // Something that accepts connections and never answers.
+      const mute = net.createServer(() => {})
+      yield* Effect.acquireRelease(
+        Effect.async<void>((resume) => {
+          mute.listen(socket, () => resume(Effect.void))
+        }),
+        () => Effect.sync(() => mute.close()),
+      )
+      const [exit, logs] = yield* captureLogs(
+        Effect.gen(function* () {
+          const ctx = yield* Layer.build(
+            Layer.scoped(
+              Bus,
+              Effect.map(BusRelay.connect(socket, { timeoutMs: 200 }), (b) => b!),
+            ),
+          )
+          return yield* Effect.exit(Context.get(ctx, Bus).publish('t', text('lost')))
+        }),
+      )
+      expect(Exit.isSuccess(exit)).toBe(true)
+      expect(logs.some((l) => l.startsWith('ERROR') && l.includes('bus relay: pub failed'))).toBe(true)
+    }),
+  )
+})
 
 /** Redis subscribers of a topic's channel, seen from outside the nodes. */
 const redisSubscribers = (probe: Redis, prefix: string, topic: string) =>

@@ -662,3 +662,79 @@ describe('conversation actions', () => {
     ).toBe(402)
   })
 })
+
+describe('search by the words of messages (issue 47)', () => {
+  let w: F.Seeded
+  let boss: F.Session
+  let agent: F.Session
+  let retur = 0
+  let thanks = 0
+  let byName = 0
+  let hidden = 0
+
+  const messageIds = async (id: number) =>
+    (await I.body(await s.fetch(`/v1/interactions/${id}/messages`, { headers: boss.headers() }))).data.map(
+      (m: { id: number; body: string }) => ({ id: m.id, text: m.body }),
+    )
+
+  beforeAll(async () => {
+    w = await F.workspace(s, { plan: 'pro', name: 'Toko Kata' })
+    boss = await F.signIn(s, w.ownerEmail)
+    const a = await I.agent(s, w)
+    agent = a.session
+    const mine = await I.team(s, w, [a.user.id])
+    const others = await I.team(s, w, [])
+    const msgapp = (await I.channel(s, w, 'msgapp')).id
+    const ani = await I.contact(s, w, { name: 'Ani Lestari', phone: '+6283333', email: 'ani@toko.id' })
+    retur = (await I.conversation(s, w, { channelId: msgapp, contactId: ani.id, teamId: mine })).id
+    await I.inbound(s, retur, 'Saya mau retur barangnya, kemasan rusak')
+    await s.fetch(
+      `/v1/interactions/${retur}/messages`,
+      F.json({ text: 'Baik, kami proses returnya' }, boss.headers()),
+    )
+    await I.inbound(s, retur, 'Terima kasih')
+    thanks = (await I.conversation(s, w, { channelId: msgapp, teamId: mine })).id
+    await I.inbound(s, thanks, 'Terima kasih banyak')
+    const returName = await I.contact(s, w, { name: 'Returno', phone: '+6284444', email: 'r@toko.id' })
+    byName = (await I.conversation(s, w, { channelId: msgapp, contactId: returName.id, teamId: mine })).id
+    await I.inbound(s, byName, 'halo')
+    hidden = (await I.conversation(s, w, { channelId: msgapp, teamId: others })).id
+    await I.inbound(s, hidden, 'retur untuk tim lain')
+    // Another workspace's messages with the same word are never found.
+    const other = await F.workspace(s, { plan: 'pro', name: 'Toko Lain' })
+    const oc = (await I.conversation(s, other, { channelId: (await I.channel(s, other, 'msgapp')).id })).id
+    await I.inbound(s, oc, 'retur juga')
+  })
+
+  it('finds conversations by a word of their messages, as a prefix, naming the newest message with it', async () => {
+    const r = await list(boss, '?q=retur')
+    expect(r.status).toBe(200)
+    I.conforms(Schema.Array(InteractionItemSchema), r.data)
+    expect(new Set(ids(r))).toEqual(new Set([retur, byName, hidden]))
+    const msgs = await messageIds(retur)
+    const reply = msgs.find((m: { text: string | null }) => m.text === 'Baik, kami proses returnya')
+    const item = r.data.find((x: { id: number }) => x.id === retur)
+    expect(item.match).toEqual({ message_id: reply.id, snippet: 'Baik, kami proses returnya' })
+    // Found by the contact's name, not a message: no place to name.
+    expect(r.data.find((x: { id: number }) => x.id === byName).match).toBeNull()
+  })
+
+  it('needs every word, in any case and accent, and keeps each member to what they may see', async () => {
+    const both = await list(boss, '?q=KEMASAN%20rusak')
+    expect(ids(both)).toEqual([retur])
+    expect(both.data[0].match.snippet).toBe('Saya mau retur barangnya, kemasan rusak')
+    expect(ids(await list(boss, '?q=kemasan%20utuh'))).toEqual([])
+    expect(new Set(ids(await list(boss, '?q=terima')))).toEqual(new Set([retur, thanks]))
+    expect(ids(await list(boss, `?q=${encodeURIComponent('rétur barang')}`))).toEqual([retur])
+    // The agent is in one team: the other team's conversation with the word stays out.
+    expect(new Set(ids(await list(agent, '?q=retur')))).toEqual(new Set([retur, byName]))
+  })
+
+  it('has no place without a search, and a query without words finds by the rest only', async () => {
+    const plain = await list(boss)
+    expect(plain.data.every((x: object) => !('match' in x))).toBe(true)
+    const punct = await list(boss, `?q=${encodeURIComponent('%_!')}`)
+    expect(punct.status).toBe(200)
+    expect(ids(punct)).toEqual([])
+  })
+})

@@ -165,7 +165,9 @@ describe('config and start', () => {
     } finally {
       await s2.stop()
     }
-  })
+    // A second server of its own: on the embedded database its start (every migration) alone
+    // can take most of 30 s on a loaded machine.
+  }, 90_000)
 
   it('consent must be accepted when the widget asks for it', async () => {
     const c = await createLivechat(s, owner)

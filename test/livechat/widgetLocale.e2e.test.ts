@@ -258,7 +258,7 @@ describe.skipIf(lacks('chromium'))(
           expect(await page.locator('.chs-pv-email').textContent()).toBe('E-mail (optional)')
           await wholePage(page, 'widget-settings-en-1440')
           expect(await axeFindings(page)).toEqual([])
-          await page.getByRole('button', { name: 'Save' }).click()
+          await page.getByRole('button', { name: 'Save', exact: true }).click()
           await page.getByText('Saved.').waitFor()
         }
         expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])

@@ -231,6 +231,43 @@ describe('messaging-app inbox', () => {
     })
   })
 
+  it('a customer’s text, name and history holding NUL arrive, the NUL shown as U+FFFD (it cannot be stored)', async () => {
+    // Issue 50 item 2 for what strangers send: PostgreSQL stores no NUL in text, so a message
+    // holding one must not fail (and be lost, or retried for ever); it arrives with U+FFFD.
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000505')
+    textFrom(sock, '6281399990005', 'Halo\u0000 ada stok?', { pushName: 'Bu\u0000di' })
+    const conv = await waitFor(async () => (await conversationsOf(ch.id))[0], 10_000)
+    // The conversation may be listed a moment before its first message is.
+    const first = await waitFor(async () => {
+      const b = (await messagesOf(conv.id)).map((m) => m.body)
+      return b.length > 0 ? b : null
+    }, 10_000)
+    expect(first).toEqual(['Halo\uFFFD ada stok?'])
+    const contact = await body(await s.fetch(`/v1/contacts/${conv.contact.id}`, { headers: owner.headers() }))
+    expect(contact.data.name).toBe('Bu\uFFFDdi')
+    const res = await s.fetch(`/v1/channels/${ch.id}/history`, F.json({ days: 7 }, owner.headers()))
+    expect(res.status).toBe(200)
+    await waitFor(async () => sock.calls.some((c) => c.op === 'fetchMessageHistory'))
+    sock.emit('messaging-history.set', {
+      chats: [],
+      contacts: [],
+      isLatest: false,
+      progress: 100,
+      messages: [
+        {
+          key: { remoteJid: '6281399990005@s.whatsapp.net', fromMe: false, id: waId() },
+          message: { conversation: 'Kemarin\u0000 lalu' },
+          messageTimestamp: Math.floor(Date.now() / 1000) - 86_400,
+        },
+      ],
+    })
+    const bodies = await waitFor(async () => {
+      const b = (await messagesOf(conv.id)).map((m) => m.body)
+      return b.length === 2 ? b : null
+    }, 10_000)
+    expect(bodies).toContain('Kemarin\uFFFD lalu')
+  })
+
   it('history import: 7/30/90 only, progress as channel.updated, messages inside the window imported', async () => {
     const { ch, sock } = await linkedNumber(s, owner, '6281200000404')
     textFrom(sock, '6281399990004', 'Baru')

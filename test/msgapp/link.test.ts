@@ -90,6 +90,8 @@ describe('messaging-app numbers: linking and reconnect rules', () => {
       return list.find((x) => x.kind === 'channel.logged_out' && x.data.channel_id === ch.id)
     })
     expect(notes.title).toContain('logged out')
+    // It opens the channel's page in the app (/app/channels/:id).
+    expect(notes.link).toBe(`/channels/${ch.id}`)
     // Reconnect starts linking again with a new socket.
     const again = await s.fetch(`/v1/channels/${ch.id}/reconnect`, F.json({}, owner.headers()))
     expect(again.status).toBe(200)

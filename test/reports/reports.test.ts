@@ -148,6 +148,12 @@ describe('reports', () => {
     const { status, body } = await get(`/v1/reports/summary?${RANGE}`)
     expect(status).toBe(200)
     expect(body.meta).toMatchObject({ from: '2025-03-07', to: '2025-03-11', timezone: ZONE })
+    // The workspace's hours the times count in, for readers without the settings permission.
+    expect(body.meta.business_hours).toMatchObject({ enabled: true })
+    expect(body.meta.business_hours.days.slice(4, 6)).toEqual([
+      expect.objectContaining({ day: 5, open: true, from: '09:00', to: '17:00' }),
+      expect.objectContaining({ day: 6, open: false }),
+    ])
     expect(body.data).toEqual({
       conversations: 3,
       // C1 ×3, C2, C3; out: agent replies only (no away message, no note).

@@ -179,6 +179,24 @@ describe('notifications become conversations', () => {
     ])
   })
 
+  it('a comment with NUL in its text and username is stored with U+FFFD, not refused or lost', async () => {
+    const res = await post(
+      comment({
+        id: 'c-nul-1',
+        text: 'Kak\u0000 ready?',
+        from: { id: '5099', username: 'nul\u0000user' },
+        media: { id: 'media-nul' },
+      }),
+    )
+    expect(res.status).toBe(200)
+    expect(await body(res)).toEqual({ data: { received: 1, ignored: 0 }, meta: {} })
+    const c = (await conversations()).data.find(
+      (x: { contact: { username: string } }) => x.contact.username === 'nul\uFFFDuser',
+    )
+    const detail = (await get(s, k, `/api/v1/conversations/${c.id}`)).body.data
+    expect(detail.messages[0]).toMatchObject({ direction: 'in', text: 'Kak\uFFFD ready?' })
+  })
+
   it('a redelivered notification changes nothing', async () => {
     const before = await conversations()
     const again = comment({

@@ -265,9 +265,11 @@ export const fixtureFor = (path: string, param: string): Fixture => {
     broadcasts: 'broadcast',
     // `/kpi/users/{id}`: a person (user id) of the workspace.
     users: 'user',
-    // Transfers, live chat files, local checkouts, passkeys: none exists in the world.
+    // Transfers, live chat files, local checkouts, passkeys, other sessions: none exists in the
+    // world (ending the caller's own session would sign the fuzz's caller out).
     transfers: 'missing',
     passkeys: 'missing',
+    sessions: 'missing',
     files: 'missing',
     local: 'missing',
   }

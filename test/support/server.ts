@@ -9,11 +9,13 @@ import { type AppConfig, loadConfig } from '../../engine/config'
 import { makeLogger } from '../../engine/log'
 import { type RunningApp, start } from '../../http/app'
 import { DatabaseGuard, type DatabaseOptions } from '../../store/database'
+import { EMBEDDED_TEMPLATE, PG_TEMPLATE } from './template'
 
 /**
  * A real server on a random loopback port with a database of its own: a fresh PostgreSQL database
- * when DATABASE_URL is set (CI), else an embedded one, in memory unless `durable`. Redis is used when REDIS_URL is
- * set, under a key prefix of its own.
+ * when DATABASE_URL is set (CI), else an embedded one; both start from the run's migrated template
+ * (template.ts) when there is one. Redis is used when REDIS_URL is set, under a key prefix of its
+ * own.
  */
 export interface TestServer extends Omit<RunningApp, 'stop'> {
   readonly stop: () => Promise<void>
@@ -32,8 +34,8 @@ export interface TestServer extends Omit<RunningApp, 'stop'> {
 export interface TestServerOptions {
   /**
    * On the embedded database, keep it on disk under DATA_DIR (where the node, the operator CLI and
-   * `restart()` find it) instead of in memory. In memory is faster; files that restart or run the
-   * CLI ask for this.
+   * `restart()` find it) instead of in memory. Under vitest every server is on disk already (a
+   * copy of the run's migrated template); outside it (bench/) only those that ask for this.
    */
   readonly durable?: boolean
   /**
@@ -55,12 +57,16 @@ export const freePort = (): Promise<number> =>
 
 const suffix = () => `${process.pid}_${Math.random().toString(36).slice(2, 8)}`
 
-/** A fresh PostgreSQL database; returns its URL and a drop function. */
-export const freshDatabase = async (adminUrl: string) => {
+/**
+ * A fresh PostgreSQL database, empty or (`migrated`, when the run has one) a copy of the run's
+ * migrated template (template.ts); returns its URL and a drop function.
+ */
+export const freshDatabase = async (adminUrl: string, opts: { readonly migrated?: boolean } = {}) => {
   const name = `kotak_t_${suffix()}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
-  await admin.query(`CREATE DATABASE ${name}`)
+  const template = opts.migrated ? process.env[PG_TEMPLATE] : undefined
+  await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`)
   await admin.end()
   const url = new URL(adminUrl)
   url.pathname = `/${name}`
@@ -83,7 +89,7 @@ export const startTestServer = async (
 ): Promise<TestServer> => {
   const port = await freePort()
   const adminUrl = process.env.DATABASE_URL
-  const db = adminUrl ? await freshDatabase(adminUrl) : undefined
+  const db = adminUrl ? await freshDatabase(adminUrl, { migrated: true }) : undefined
   const dir = tempDir()
   const childEnv: NodeJS.ProcessEnv = {
     ...process.env,
@@ -100,9 +106,12 @@ export const startTestServer = async (
   const cfg = loadConfig(childEnv)
   // Durable: the embedded database as production lays it out under DATA_DIR (pg/, the lock file,
   // the socket), so a node started after this one stops, or the CLI, opens the same data.
+  // The run's migrated template, copied, is on disk as well (a copy of files).
+  const template = db ? undefined : process.env[EMBEDDED_TEMPLATE]
+  if (template) fs.cpSync(template, path.join(dir, 'pg'), { recursive: true })
   const database: DatabaseOptions | undefined = db
     ? undefined
-    : { url: undefined, dataDir: opts.durable ? dir : 'memory', socketDir: dir }
+    : { url: undefined, dataDir: opts.durable || template ? dir : 'memory', socketDir: dir }
   const boot = (c: AppConfig) =>
     start(c, {
       ...(database ? { database } : {}),

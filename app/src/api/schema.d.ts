@@ -2835,8 +2835,26 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        /** Change your language and personal time zone (empty string = follow the workspace) */
+        /** Change your name, language and personal time zone (empty string = follow the workspace) */
         patch: operations["patchV1Me"];
+        trace?: never;
+    };
+    "/v1/me/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload your photo (multipart `avatar`): PNG, JPG or WebP up to 1 MB, checked by content */
+        post: operations["postV1MeAvatar"];
+        /** Remove your photo (the app shows your initials) */
+        delete: operations["deleteV1MeAvatar"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/v1/me/invitations": {
@@ -2938,6 +2956,40 @@ export interface paths {
         /** Personal preferences: `livechat_alert` (0 or 1), tour and sidebar state (null removes) */
         post: operations["postV1MePreferences"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Your sessions still going, newest first, `current` for this one (never their tokens) */
+        get: operations["getV1MeSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/me/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** End one of your sessions: it is signed out and its sockets close; the others stay */
+        delete: operations["deleteV1MeSessionsById"];
         options?: never;
         head?: never;
         patch?: never;
@@ -3953,6 +4005,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/users/{id}/avatar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A person's photo: your own, or a member's of your active workspace; 404 when there is none */
+        get: operations["getV1UsersByIdAvatar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/workspace": {
         parameters: {
             query?: never;
@@ -4175,6 +4244,10 @@ export interface components {
             /** @enum {string} */
             kind: "chat" | "group";
             last_message_at: string | null;
+            match?: {
+                message_id: number;
+                snippet: string;
+            } | null;
             picked_up: boolean;
             preview: string | null;
             /** @enum {string} */
@@ -14259,6 +14332,7 @@ export interface operations {
                 "application/json": {
                     /** @enum {string} */
                     locale?: "en" | "id";
+                    name?: string;
                     timezone?: string;
                 };
             };
@@ -14321,6 +14395,82 @@ export interface operations {
                                 slug: string;
                                 timezone: string;
                             };
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1MeAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            avatar_url: string | null;
+                            height?: number;
+                            mime?: string;
+                            size?: number;
+                            width?: number;
+                        };
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1MeAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            avatar_url: string | null;
+                            height?: number;
+                            mime?: string;
+                            size?: number;
+                            width?: number;
                         };
                         meta?: Record<string, never>;
                     };
@@ -14754,6 +14904,83 @@ export interface operations {
                             /** unknown */
                             value: unknown;
                         }[];
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1MeSessions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description ISO 8601 UTC, `YYYY-MM-DDTHH:MM:SSZ` */
+                            created_at: string;
+                            current: boolean;
+                            /** @description ISO 8601 UTC, `YYYY-MM-DDTHH:MM:SSZ` */
+                            expires_at: string;
+                            id: number;
+                            ip: string | null;
+                            user_agent: string | null;
+                            /** @enum {string} */
+                            via: "oidc" | "link" | "passkey";
+                        }[];
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1MeSessionsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: unknown;
                         meta?: Record<string, never>;
                     };
                 };
@@ -18604,6 +18831,40 @@ export interface operations {
                             name: string;
                             team_ids: number[];
                         }[];
+                        meta?: Record<string, never>;
+                    };
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1UsersByIdAvatar: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: unknown;
                         meta?: Record<string, never>;
                     };
                 };

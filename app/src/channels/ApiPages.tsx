@@ -56,7 +56,7 @@ export const NewApi = () => {
       />
     )
   return (
-    <form class="chs-form" onSubmit={submit}>
+    <form class="k-form" onSubmit={submit}>
       <TextField
         label={tr('ch.name')}
         name="name"
@@ -85,7 +85,7 @@ export const NewApi = () => {
       />
       <CheckField name="events" label={tr('api.events_conv')} checked={convEvents} onValue={setConvEvents} />
       {error ? <Notice kind="bad">{error}</Notice> : null}
-      <button class="chs-btn chs-primary" type="submit" disabled={busy}>
+      <button class="k-btn k-primary" type="submit" disabled={busy}>
         {tr('ch.create')}
       </button>
     </form>
@@ -95,12 +95,12 @@ export const NewApi = () => {
 const OnceCredentials = (props: { keyValue?: string; secret?: string; onDone: () => void }) => {
   const tr = useTr()
   return (
-    <section class="chs-panel chs-once" aria-labelledby="api-once" data-testid="once-credentials">
+    <section class="k-panel chs-once" aria-labelledby="api-once" data-testid="once-credentials">
       <h2 id="api-once">{tr('api.once_title')}</h2>
       <Notice kind="info">{tr('api.once_text')}</Notice>
       {props.keyValue ? <CopyBox label={tr('api.key')} name="channel_key" value={props.keyValue} /> : null}
       {props.secret ? <CopyBox label={tr('api.secret')} name="webhook_secret" value={props.secret} /> : null}
-      <button class="chs-btn chs-primary" type="button" onClick={props.onDone}>
+      <button class="k-btn k-primary" type="button" onClick={props.onDone}>
         {tr('api.saved_it')}
       </button>
     </section>
@@ -204,14 +204,14 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
 
   if (once) return <OnceCredentials keyValue={once.key} secret={once.secret} onDone={() => setOnce(null)} />
   if (!info)
-    return note ? <Notice kind={note.kind}>{note.text}</Notice> : <p class="chs-muted">{tr('ch.loading')}</p>
+    return note ? <Notice kind={note.kind}>{note.text}</Notice> : <p class="k-muted">{tr('ch.loading')}</p>
   const k = info.api.key
   return (
-    <div class="chs-stack">
+    <div class="k-stack">
       <Panel title={tr('api.key')} id="api-key">
         <p data-testid="key-prefix">
           {tr('api.key_prefix', { prefix: k.prefix })}{' '}
-          <span class="chs-muted">
+          <span class="k-muted">
             (
             {k.last_used_at
               ? tr('api.key_last_used', { at: when(k.last_used_at, locale) })
@@ -220,16 +220,16 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
           </span>
         </p>
         <CopyBox label={tr('api.inbound')} name="inbound_url" value={info.api.inbound_url} />
-        <div class="chs-row">
-          <button class="chs-btn" type="button" onClick={replaceKey}>
+        <div class="k-row">
+          <button class="k-btn" type="button" onClick={replaceKey}>
             {tr('api.replace_key')}
           </button>
-          <button class="chs-btn" type="button" onClick={replaceSecret}>
+          <button class="k-btn" type="button" onClick={replaceSecret}>
             {tr('api.replace_secret')}
           </button>
         </div>
       </Panel>
-      <form class="chs-form chs-panel" onSubmit={save} aria-labelledby="api-webhook">
+      <form class="k-form k-panel" onSubmit={save} aria-labelledby="api-webhook">
         <h2 id="api-webhook">{tr('api.webhook')}</h2>
         <TextField
           label={tr('api.webhook_url')}
@@ -253,14 +253,14 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
           checked={convEvents}
           onValue={setConvEvents}
         />
-        <div class="chs-row">
-          <button class="chs-btn chs-primary" type="submit">
+        <div class="k-row">
+          <button class="k-btn k-primary" type="submit">
             {tr('ch.save')}
           </button>
-          <button class="chs-btn" type="button" onClick={ping}>
+          <button class="k-btn" type="button" onClick={ping}>
             {tr('api.test_webhook')}
           </button>
-          <button class="chs-btn" type="button" onClick={testMessage}>
+          <button class="k-btn" type="button" onClick={testMessage}>
             {tr('api.test_message')}
           </button>
         </div>
@@ -268,9 +268,9 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
       </form>
       <Panel title={tr('api.deliveries')} id="api-deliveries">
         {info.api.deliveries.length === 0 ? (
-          <p class="chs-muted">{tr('api.deliveries_empty')}</p>
+          <p class="k-muted">{tr('api.deliveries_empty')}</p>
         ) : (
-          <table class="chs-table" data-testid="deliveries">
+          <table class="k-table" data-testid="deliveries">
             <thead>
               <tr>
                 <th scope="col">{tr('api.col.time')}</th>
@@ -289,7 +289,7 @@ export const ApiDetail = ({ channel }: { channel: Channel }) => {
                   </td>
                   <td>
                     <span
-                      class={`chs-badge chs-${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'wait'}`}
+                      class={`k-badge k-${d.status === 'delivered' ? 'ok' : d.status === 'failed' ? 'bad' : 'wait'}`}
                     >
                       {tr(`api.delivery.${d.status}`)}
                       {d.http_status ? ` (${d.http_status})` : ''}

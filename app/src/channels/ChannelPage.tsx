@@ -2,9 +2,10 @@ import { useEffect, useState } from 'preact/hooks'
 import { ApiDetail, NewApi } from './ApiPages'
 import { Notice, StatusBadge } from './common'
 import { EmailDetail, NewEmail } from './EmailPages'
-import { api, type Fail, go, got, Link, onChannelUpdated, useTr } from './kit'
+import { api, canManage, type Fail, go, got, Link, onChannelUpdated, useTr } from './kit'
 import { LivechatDetail, NewLivechat } from './LivechatPages'
 import { MsgappDetail, NewMsgapp } from './MsgappPages'
+import { CommonSettings } from './SettingsPanels'
 import { ensureStyles } from './styles'
 import type { TextKey } from './texts'
 import type { Channel, ChannelType } from './types'
@@ -12,7 +13,7 @@ import type { Channel, ChannelType } from './types'
 const Back = () => {
   const tr = useTr()
   return (
-    <Link class="chs-back" to="/channels">
+    <Link class="k-back" to="/channels">
       ← {tr('ch.back')}
     </Link>
   )
@@ -31,9 +32,9 @@ export const NewChannelPage = ({ type }: { type: string }) => {
   const tr = useTr()
   const t = (type in NEW_TITLE ? type : 'msgapp') as ChannelType
   return (
-    <div class="chs-page chs-narrow">
+    <div class="k-page k-narrow">
       <Back />
-      <header class="chs-head">
+      <header class="k-head">
         <h1>{tr(NEW_TITLE[t])}</h1>
       </header>
       {t === 'msgapp' ? (
@@ -59,17 +60,27 @@ export const ChannelPage = ({ id }: { id: number }) => {
   useEffect(() => {
     let alive = true
     setChannel(null)
-    got<Channel>(api.get('/v1/channels/{id}', { path: { id } })).then(
-      (r) => {
-        if (!alive) return
-        setChannel(r.data)
-        setStatus(r.data.status)
+    const load = (first: boolean) =>
+      got<Channel>(api.get('/v1/channels/{id}', { path: { id } })).then(
+        (r) => {
+          if (!alive) return
+          setChannel(r.data)
+          setStatus(r.data.status)
+        },
+        // A reload that fails (the channel just deleted, a network gap) leaves the page as it was.
+        (e: Fail) => alive && first && setError(e.message),
+      )
+    void load(true)
+    // The event says the status; a change of name or settings (by someone else, or in another
+    // tab) is read again, so the header and unedited forms show it.
+    const off = onChannelUpdated(
+      (ev) => {
+        if (ev.channel_id !== id) return
+        if (typeof ev.status === 'string') setStatus(ev.status)
+        void load(false)
       },
-      (e: Fail) => alive && setError(e.message),
+      () => void load(false),
     )
-    const off = onChannelUpdated((ev) => {
-      if (ev.channel_id === id && typeof ev.status === 'string') setStatus(ev.status)
-    })
     return () => {
       alive = false
       off()
@@ -87,30 +98,39 @@ export const ChannelPage = ({ id }: { id: number }) => {
   }
 
   return (
-    <div class="chs-page">
+    <div class="k-page">
       <Back />
-      {error ? <Notice kind="bad">{tr('ch.error', { message: error })}</Notice> : null}
-      {!channel && !error ? <p class="chs-muted">{tr('ch.loading')}</p> : null}
+      {error && !channel ? (
+        // Refused or gone: the page still says what it is, then the server's words for why.
+        <header class="k-head">
+          <h1>{tr('ch.channel')}</h1>
+        </header>
+      ) : null}
+      {error ? <Notice kind="bad">{error}</Notice> : null}
+      {!channel && !error ? <p class="k-muted">{tr('ch.loading')}</p> : null}
       {channel ? (
         <>
-          <header class="chs-head">
+          <header class="k-head">
             <h1>{channel.name}</h1>
-            <span class="chs-muted">{tr(`ch.type.${channel.type}` as TextKey)}</span>
+            <span class="k-muted">{tr(`ch.type.${channel.type}` as TextKey)}</span>
             {channel.type !== 'msgapp' && status ? (
               <StatusBadge status={status} linked={channel.type === 'email'} />
             ) : null}
           </header>
-          {channel.type === 'msgapp' ? (
-            <MsgappDetail channel={channel} />
-          ) : channel.type === 'email' ? (
-            <EmailDetail channel={channel} />
-          ) : channel.type === 'livechat' ? (
-            <LivechatDetail channel={channel} />
-          ) : (
-            <ApiDetail channel={channel} />
-          )}
-          <div class="chs-danger">
-            <button class="chs-btn chs-btn-danger" type="button" onClick={remove}>
+          <div class="k-stack">
+            {channel.type === 'msgapp' ? (
+              <MsgappDetail channel={channel} />
+            ) : channel.type === 'email' ? (
+              <EmailDetail channel={channel} onSaved={setChannel} />
+            ) : channel.type === 'livechat' ? (
+              <LivechatDetail channel={channel} />
+            ) : (
+              <ApiDetail channel={channel} />
+            )}
+            {canManage() ? <CommonSettings channel={channel} onSaved={setChannel} /> : null}
+          </div>
+          <div class="k-danger">
+            <button class="k-btn k-btn-danger" type="button" onClick={remove}>
               {tr('ch.delete')}
             </button>
           </div>

@@ -36,11 +36,13 @@ export const ChannelsPage = () => {
         (e: Fail) => alive && setError(e.message),
       )
     void load()
-    // The event carries the new status; anything else about the channel is reloaded.
+    // The event carries the new status, shown at once; the rest (a new name, a channel new or
+    // newly visible) comes with the reload.
     const off = onChannelUpdated((ev) => {
       const status = ev.status
-      if (typeof status !== 'string' || !shown.has(ev.channel_id)) void load()
-      else setChannels((cs) => (cs ? cs.map((c) => (c.id === ev.channel_id ? { ...c, status } : c)) : cs))
+      if (typeof status === 'string' && shown.has(ev.channel_id))
+        setChannels((cs) => (cs ? cs.map((c) => (c.id === ev.channel_id ? { ...c, status } : c)) : cs))
+      void load()
     }, load)
     return () => {
       alive = false
@@ -49,11 +51,11 @@ export const ChannelsPage = () => {
   }, [])
 
   return (
-    <div class="chs-page">
-      <header class="chs-head">
+    <div class="k-page">
+      <header class="k-head">
         <h1>{tr('ch.title')}</h1>
         {quota ? (
-          <span class="chs-muted" data-testid="channel-quota">
+          <span class="k-muted" data-testid="channel-quota">
             {quota.limit
               ? tr('ch.quota', { used: quota.used, limit: quota.limit })
               : tr('ch.quota_unlimited', { used: quota.used })}
@@ -61,10 +63,10 @@ export const ChannelsPage = () => {
         ) : null}
       </header>
       {error ? <Notice kind="bad">{tr('ch.error', { message: error })}</Notice> : null}
-      {channels === null && !error ? <p class="chs-muted">{tr('ch.loading')}</p> : null}
-      {channels && channels.length === 0 ? <p class="chs-muted">{tr('ch.empty')}</p> : null}
+      {channels === null && !error ? <p class="k-muted">{tr('ch.loading')}</p> : null}
+      {channels && channels.length === 0 ? <p class="k-muted">{tr('ch.empty')}</p> : null}
       {channels && channels.length > 0 ? (
-        <table class="chs-table" aria-label={tr('ch.title')}>
+        <table class="k-table" aria-label={tr('ch.title')}>
           <thead>
             <tr>
               <th scope="col">{tr('ch.col.name')}</th>
@@ -87,11 +89,11 @@ export const ChannelsPage = () => {
       ) : null}
       {manage ? (
         <>
-          <h2 class="chs-sub">{tr('ch.add')}</h2>
-          <ul class="chs-cards">
+          <h2 class="k-sub">{tr('ch.add')}</h2>
+          <ul class="k-cards">
             {ADD.map(([type, title, hint]) => (
               <li key={type}>
-                <Link class="chs-card" to={`/channels/new/${type}`}>
+                <Link class="k-card" to={`/channels/new/${type}`}>
                   <strong>{tr(title)}</strong>
                   <span>{tr(hint)}</span>
                 </Link>

@@ -1,15 +1,15 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { CheckField, Notice, Panel, SelectField, TextField, when } from './common'
+import { EmailEdit, ServerFields } from './EmailEdit'
 import { api, type Fail, go, got, useLocale, useTr } from './kit'
-import type { Channel, Detected, EmailSettings, Tested } from './types'
-
-const SECURITY = [
-  ['ssl', 'SSL/TLS'],
-  ['starttls', 'STARTTLS'],
-] as const
-
-type Security = 'ssl' | 'starttls'
-const security = (s: string): Security => (s === 'starttls' ? 'starttls' : 'ssl')
+import {
+  type Channel,
+  type Detected,
+  type EmailSettings,
+  type Security,
+  security,
+  type Tested,
+} from './types'
 
 interface Servers {
   username: string
@@ -165,9 +165,9 @@ export const NewEmail = () => {
   }
 
   return (
-    <div class="chs-stack">
+    <div class="k-stack">
       <Panel title={tr('em.step1')} id="em-step1">
-        <form class="chs-form" onSubmit={detect}>
+        <form class="k-form" onSubmit={detect}>
           <TextField
             label={tr('em.address')}
             name="address"
@@ -183,11 +183,11 @@ export const NewEmail = () => {
             required
           />
           {!detected ? (
-            <button class="chs-btn chs-primary" type="submit" disabled={busy !== null}>
+            <button class="k-btn k-primary" type="submit" disabled={busy !== null}>
               {tr('em.detect')}
             </button>
           ) : (
-            <p class="chs-muted" data-testid="provider">
+            <p class="k-muted" data-testid="provider">
               {detected.provider && detected.provider !== 'other'
                 ? tr('em.provider', { name: PROVIDERS[detected.provider] ?? detected.provider })
                 : tr('em.provider_unknown')}
@@ -198,7 +198,7 @@ export const NewEmail = () => {
       </Panel>
       {detected ? (
         <Panel title={tr('em.step2')} id="em-step2">
-          <form class="chs-form" onSubmit={test}>
+          <form class="k-form" onSubmit={test}>
             <TextField
               label={tr('em.password')}
               name="password"
@@ -220,64 +220,13 @@ export const NewEmail = () => {
               onValue={set('username')}
               error={fields.username}
             />
-            <div class="chs-grid3">
-              <TextField
-                label={tr('em.imap_host')}
-                name="imap_host"
-                value={servers.imap_host}
-                onValue={set('imap_host')}
-                error={fields.imap_host}
-                required
-              />
-              <TextField
-                label={tr('em.imap_port')}
-                name="imap_port"
-                inputMode="numeric"
-                value={servers.imap_port}
-                onValue={set('imap_port')}
-                error={fields.imap_port}
-                required
-              />
-              <SelectField
-                label={tr('em.imap_security')}
-                name="imap_security"
-                value={servers.imap_security}
-                options={SECURITY}
-                onValue={set('imap_security')}
-                error={fields.imap_security}
-              />
-              <TextField
-                label={tr('em.smtp_host')}
-                name="smtp_host"
-                value={servers.smtp_host}
-                onValue={set('smtp_host')}
-                error={fields.smtp_host}
-                required
-              />
-              <TextField
-                label={tr('em.smtp_port')}
-                name="smtp_port"
-                inputMode="numeric"
-                value={servers.smtp_port}
-                onValue={set('smtp_port')}
-                error={fields.smtp_port}
-                required
-              />
-              <SelectField
-                label={tr('em.smtp_security')}
-                name="smtp_security"
-                value={servers.smtp_security}
-                options={SECURITY}
-                onValue={set('smtp_security')}
-                error={fields.smtp_security}
-              />
-            </div>
+            <ServerFields values={servers} fields={fields} onValue={(k, v) => set(k)(v)} />
             {fields.smtp_password ? <Notice kind="bad">{fields.smtp_password}</Notice> : null}
             {busy === 'test' ? <p role="status">{tr('em.testing')}</p> : null}
             {tested ? (
               <Notice kind="ok">{tr('em.test_ok')}</Notice>
             ) : (
-              <button class="chs-btn chs-primary" type="submit" disabled={busy !== null}>
+              <button class="k-btn k-primary" type="submit" disabled={busy !== null}>
                 {tr('em.test')}
               </button>
             )}
@@ -286,7 +235,7 @@ export const NewEmail = () => {
       ) : null}
       {tested ? (
         <Panel title={tr('em.step3')} id="em-step3">
-          <form class="chs-form" onSubmit={connect}>
+          <form class="k-form" onSubmit={connect}>
             <TextField
               label={tr('ch.name')}
               name="name"
@@ -299,7 +248,7 @@ export const NewEmail = () => {
               maxLength={100}
             />
             {tested.folders.some((f) => f !== sent) ? (
-              <fieldset class="chs-fieldset">
+              <fieldset class="k-fieldset">
                 <legend>{tr('em.folders')}</legend>
                 {tested.folders
                   .filter((f) => f !== sent)
@@ -312,7 +261,7 @@ export const NewEmail = () => {
                       onValue={(on) => setFolders((fs) => (on ? [...fs, f] : fs.filter((x) => x !== f)))}
                     />
                   ))}
-                {fields.folders ? <small class="chs-error">{fields.folders}</small> : null}
+                {fields.folders ? <small class="k-error">{fields.folders}</small> : null}
               </fieldset>
             ) : null}
             <SelectField
@@ -336,7 +285,7 @@ export const NewEmail = () => {
               onValue={setHistory}
               error={fields.history_days}
             />
-            <button class="chs-btn chs-primary" type="submit" disabled={busy !== null}>
+            <button class="k-btn k-primary" type="submit" disabled={busy !== null}>
               {tr('em.connect')}
             </button>
           </form>
@@ -348,10 +297,18 @@ export const NewEmail = () => {
 }
 
 /** A mailbox's page: its address, servers and folders, the last check and its error, check now. */
-export const EmailDetail = ({ channel }: { channel: Channel & { email?: EmailSettings } }) => {
+export const EmailDetail = ({
+  channel,
+  onSaved,
+}: {
+  channel: Channel & { email?: EmailSettings }
+  onSaved: (c: Channel) => void
+}) => {
   const tr = useTr()
   const locale = useLocale()
   const [email, setEmail] = useState(channel.email)
+  // The page reloads the channel on `channel.updated` and after a save.
+  useEffect(() => setEmail(channel.email), [channel.email])
   const [error, setError] = useState<string | null>(null)
   const sync = async () => {
     setError(null)
@@ -365,32 +322,35 @@ export const EmailDetail = ({ channel }: { channel: Channel & { email?: EmailSet
     }
   }
   return (
-    <Panel title={tr('em.mailbox')} id="em-mailbox">
-      {email ? (
-        <dl class="chs-dl">
-          <dt>{tr('em.address')}</dt>
-          <dd>{email.address}</dd>
-          <dt>{tr('em.imap_host')}</dt>
-          <dd>{email.imap_host}</dd>
-          <dt>{tr('em.smtp_host')}</dt>
-          <dd>{email.smtp_host}</dd>
-          <dt>{tr('em.folders_read')}</dt>
-          <dd>{['INBOX', ...email.folders].join(', ')}</dd>
-          <dt>{tr('em.sent_folder')}</dt>
-          <dd>{email.sent_folder ?? tr('em.none')}</dd>
-          <dt>{tr('em.last_check')}</dt>
-          <dd>{email.sync.last_sync_at ? when(email.sync.last_sync_at, locale) : '—'}</dd>
-        </dl>
-      ) : null}
-      {email?.sync.last_error ? (
-        <Notice kind="bad">{tr('em.last_error', { e: email.sync.last_error })}</Notice>
-      ) : null}
-      {error ? <Notice kind="bad">{error}</Notice> : null}
-      <div class="chs-row">
-        <button class="chs-btn" type="button" onClick={sync}>
-          {tr('em.sync')}
-        </button>
-      </div>
-    </Panel>
+    <>
+      <Panel title={tr('em.mailbox')} id="em-mailbox">
+        {email ? (
+          <dl class="k-dl">
+            <dt>{tr('em.address')}</dt>
+            <dd>{email.address}</dd>
+            <dt>{tr('em.imap_host')}</dt>
+            <dd>{email.imap_host}</dd>
+            <dt>{tr('em.smtp_host')}</dt>
+            <dd>{email.smtp_host}</dd>
+            <dt>{tr('em.folders_read')}</dt>
+            <dd>{['INBOX', ...email.folders].join(', ')}</dd>
+            <dt>{tr('em.sent_folder')}</dt>
+            <dd>{email.sent_folder ?? tr('em.none')}</dd>
+            <dt>{tr('em.last_check')}</dt>
+            <dd>{email.sync.last_sync_at ? when(email.sync.last_sync_at, locale) : '—'}</dd>
+          </dl>
+        ) : null}
+        {email?.sync.last_error ? (
+          <Notice kind="bad">{tr('em.last_error', { e: email.sync.last_error })}</Notice>
+        ) : null}
+        {error ? <Notice kind="bad">{error}</Notice> : null}
+        <div class="k-row">
+          <button class="k-btn" type="button" onClick={sync}>
+            {tr('em.sync')}
+          </button>
+        </div>
+      </Panel>
+      {email ? <EmailEdit channel={channel} email={email} onSaved={onSaved} /> : null}
+    </>
   )
 }

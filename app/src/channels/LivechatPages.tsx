@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { CheckField, CopyBox, Field, Notice, Panel, SelectField, TextField } from './common'
 import { api, type Fail, go, got, useTr } from './kit'
+import { PanelForm, useSave, useSynced } from './SettingsPanels'
 import {
   ATTACHMENTS,
   type Channel,
@@ -49,7 +50,7 @@ export const NewLivechat = () => {
     }
   }
   return (
-    <form class="chs-form" onSubmit={submit}>
+    <form class="k-form" onSubmit={submit}>
       <TextField
         label={tr('ch.name')}
         name="name"
@@ -61,7 +62,7 @@ export const NewLivechat = () => {
       <TextField label={tr('lc.title')} name="title" value={title} onValue={setTitle} error={fields.title} />
       <ColorField value={color} onValue={setColor} error={fields.color} />
       {error ? <Notice kind="bad">{error}</Notice> : null}
-      <button class="chs-btn chs-primary" type="submit" disabled={busy}>
+      <button class="k-btn k-primary" type="submit" disabled={busy}>
         {tr('ch.create')}
       </button>
     </form>
@@ -118,7 +119,10 @@ const FONT_STACKS: Record<string, string> = {
 export const LivechatDetail = ({ channel }: { channel: Channel }) => {
   const tr = useTr()
   const [lc, setLc] = useState(channel.livechat!)
-  const [form, setForm] = useState<Form>(() => toForm(channel.livechat!))
+  // The page reloads the channel on `channel.updated`: a change made elsewhere shows here, and in
+  // the form unless it is being edited.
+  useEffect(() => setLc(channel.livechat!), [channel.livechat])
+  const [form, setForm] = useSynced<Form>(toForm(channel.livechat!))
   const [fields, setFields] = useState<Record<string, string>>({})
   const [note, setNote] = useState<{ kind: 'ok' | 'bad'; text: string } | null>(null)
   const [busy, setBusy] = useState(false)
@@ -160,7 +164,6 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
             consent: form.consent,
             start_label: form.start_label,
             attachments: form.attachments,
-            email_fallback: form.email_fallback,
             prechat: form.prechat,
             locale: form.locale,
             allowed_domains: form.allowed_domains
@@ -195,16 +198,16 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
   }
 
   return (
-    <div class="chs-stack">
+    <div class="k-stack">
       <Panel title={tr('lc.snippet_title')} id="lc-snippet">
-        <p class="chs-muted">{tr('lc.snippet_hint')}</p>
+        <p class="k-muted">{tr('lc.snippet_hint')}</p>
         <CopyBox label={tr('lc.snippet')} name="embed_code" value={lc.embed_code} multiline />
-        <button class="chs-btn" type="button" onClick={replaceKey}>
+        <button class="k-btn" type="button" onClick={replaceKey}>
           {tr('lc.replace_key')}
         </button>
       </Panel>
       <div class="chs-split">
-        <form class="chs-form chs-panel" onSubmit={save} aria-labelledby="lc-look">
+        <form class="k-form k-panel" onSubmit={save} aria-labelledby="lc-look">
           <h2 id="lc-look">{tr('lc.look')}</h2>
           <Logo channelId={channel.id} url={logo} onUrl={setLogo} />
           <TextField
@@ -222,7 +225,7 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
             error={fields.subtitle}
           />
           <ColorField value={form.color} onValue={set('color')} error={fields.color} />
-          <div class="chs-grid3">
+          <div class="k-grid3">
             <SelectField
               label={tr('lc.font')}
               name="font"
@@ -274,10 +277,10 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
             onValue={set('consent')}
             error={fields.consent}
           />
-          <fieldset class="chs-fieldset" data-testid="prechat">
+          <fieldset class="k-fieldset" data-testid="prechat">
             <legend>{tr('lc.prechat')}</legend>
-            <p class="chs-hint">{tr('lc.prechat_hint')}</p>
-            <div class="chs-grid3eq">
+            <p class="k-hint">{tr('lc.prechat_hint')}</p>
+            <div class="k-grid3eq">
               {PRECHAT_FIELDS.map((k) => (
                 <SelectField
                   key={k}
@@ -291,12 +294,6 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
               ))}
             </div>
           </fieldset>
-          <CheckField
-            name="email_fallback"
-            label={tr('lc.email_fallback')}
-            checked={form.email_fallback}
-            onValue={set('email_fallback')}
-          />
           <SelectField
             label={tr('lc.locale')}
             name="locale"
@@ -334,13 +331,60 @@ export const LivechatDetail = ({ channel }: { channel: Channel }) => {
             )}
           </Field>
           {note ? <Notice kind={note.kind}>{note.text}</Notice> : null}
-          <button class="chs-btn chs-primary" type="submit" disabled={busy}>
+          <button class="k-btn k-primary" type="submit" disabled={busy}>
             {tr('ch.save')}
           </button>
         </form>
         <Preview form={form} logo={logo} />
       </div>
+      <EmailFallback
+        channelId={channel.id}
+        saved={lc.email_fallback}
+        prechatEmail={lc.prechat.email}
+        onSaved={(w) => {
+          setLc(w)
+          setForm((f) => ({ ...f, email_fallback: w.email_fallback }))
+        }}
+      />
     </div>
+  )
+}
+
+/**
+ * The e-mail fallback (`email_fallback`): while a visitor's widget is closed, replies also go to
+ * the address they gave; outside business hours the widget says so and asks for an address even
+ * when the pre-chat form hides that question. Saved on its own, beside the look.
+ */
+const EmailFallback = (props: {
+  channelId: number
+  saved: boolean
+  prechatEmail: PrechatMode
+  onSaved: (w: NonNullable<Channel['livechat']>) => void
+}) => {
+  const tr = useTr()
+  const [on, setOn] = useSynced(props.saved)
+  const s = useSave(
+    async (body) =>
+      (await got<Channel>(api.patch('/v1/channels/{id}/livechat', { path: { id: props.channelId }, body })))
+        .data,
+    (c) => c.livechat && props.onSaved(c.livechat),
+  )
+  return (
+    <PanelForm
+      id="chs-fallback"
+      title={tr('lc.fallback_title')}
+      hint={tr('lc.fallback_hint')}
+      saveLabel={tr('lc.fallback_save')}
+      state={s}
+      onSubmit={() => void s.save({ email_fallback: on })}
+    >
+      <CheckField name="email_fallback" label={tr('lc.email_fallback')} checked={on} onValue={setOn} />
+      {on ? (
+        <p class="k-hint" data-testid="fallback-prechat">
+          {tr(`lc.fallback_prechat.${props.prechatEmail}`)}
+        </p>
+      ) : null}
+    </PanelForm>
   )
 }
 
@@ -375,7 +419,7 @@ const Logo = (props: { channelId: number; url: string | null; onUrl: (u: string 
   return (
     <Field label={tr('lc.logo')} error={error} hint={tr('lc.logo_hint')}>
       {(id, described) => (
-        <div class="chs-row">
+        <div class="k-row">
           {props.url ? <img class="chs-logo" src={props.url} alt="" data-testid="logo" /> : null}
           <input
             id={id}
@@ -392,7 +436,7 @@ const Logo = (props: { channelId: number; url: string | null; onUrl: (u: string 
             }}
           />
           {props.url ? (
-            <button class="chs-btn" type="button" onClick={remove}>
+            <button class="k-btn" type="button" onClick={remove}>
               {tr('lc.logo_remove')}
             </button>
           ) : null}

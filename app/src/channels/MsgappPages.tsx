@@ -27,7 +27,7 @@ export const NewMsgapp = () => {
     }
   }
   return (
-    <form class="chs-form" onSubmit={submit}>
+    <form class="k-form" onSubmit={submit}>
       <TextField
         label={tr('ch.name')}
         name="name"
@@ -39,7 +39,7 @@ export const NewMsgapp = () => {
         maxLength={100}
       />
       {error ? <Notice kind="bad">{error}</Notice> : null}
-      <button class="chs-btn chs-primary" type="submit" disabled={busy}>
+      <button class="k-btn k-primary" type="submit" disabled={busy}>
         {tr('ma.add')}
       </button>
     </form>
@@ -140,16 +140,16 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
   }
 
   return (
-    <div class="chs-stack">
-      <p class="chs-row" aria-live="polite" data-testid="number-status">
+    <div class="k-stack">
+      <p class="k-row" aria-live="polite" data-testid="number-status">
         <StatusBadge status={status} />
         {st?.phone && status === 'active' ? <span>{tr('ma.linked', { phone: st.phone })}</span> : null}
         {st?.last_connected_at && status !== 'active' ? (
-          <span class="chs-muted">{tr('ma.last_connected', { at: when(st.last_connected_at, locale) })}</span>
+          <span class="k-muted">{tr('ma.last_connected', { at: when(st.last_connected_at, locale) })}</span>
         ) : null}
       </p>
       {reason ? (
-        <p class={`chs-notice chs-notice-${reason.bad ? 'bad' : 'info'}`} data-testid="close-reason">
+        <p class={`k-notice k-notice-${reason.bad ? 'bad' : 'info'}`} data-testid="close-reason">
           {tr(reason.key, { code: st?.last_close_code ?? '' })}
         </p>
       ) : null}
@@ -168,9 +168,9 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
                 </div>
               )}
             </div>
-            {qr?.qr && left > 0 ? <p class="chs-muted">{tr('ma.qr_expires', { s: left })}</p> : null}
+            {qr?.qr && left > 0 ? <p class="k-muted">{tr('ma.qr_expires', { s: left })}</p> : null}
             {status === 'reconnecting' ? (
-              <button class="chs-btn" type="button" onClick={() => act('reconnect')}>
+              <button class="k-btn" type="button" onClick={() => act('reconnect')}>
                 {tr('ma.new_qr')}
               </button>
             ) : null}
@@ -180,7 +180,7 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
       ) : null}
       {!unlinked && st ? (
         <Panel title={tr('ma.number')} id="ma-number">
-          <dl class="chs-dl">
+          <dl class="k-dl">
             <dt>{tr('ma.phone_label')}</dt>
             <dd>{st.phone ?? '—'}</dd>
             {st.linked_at ? (
@@ -211,21 +211,21 @@ export const MsgappDetail = ({ channel }: { channel: Channel }) => {
           {status === 'active' ? (
             <History channelId={channel.id} history={st.history} onStatus={setSt} />
           ) : null}
-          <div class="chs-row">
+          <div class="k-row">
             {status === 'unreachable' || status === 'restricted' || status === 'reconnecting' ? (
-              <button class="chs-btn" type="button" onClick={() => act('reconnect')}>
+              <button class="k-btn" type="button" onClick={() => act('reconnect')}>
                 {tr('ma.reconnect')}
               </button>
             ) : null}
-            <button class="chs-btn" type="button" onClick={() => act('logout')}>
+            <button class="k-btn" type="button" onClick={() => act('logout')}>
               {tr('ma.logout')}
             </button>
           </div>
         </Panel>
       ) : null}
       {status === 'logged_out' ? (
-        <div class="chs-row">
-          <button class="chs-btn chs-primary" type="button" onClick={() => act('reconnect')}>
+        <div class="k-row">
+          <button class="k-btn k-primary" type="button" onClick={() => act('reconnect')}>
             {tr('ma.reconnect')}
           </button>
         </div>
@@ -283,7 +283,7 @@ const History = (props: {
   }
   return (
     <div class="chs-history">
-      <div class="chs-row">
+      <div class="k-row">
         <SelectField
           label={tr('ma.history')}
           name="history_days"
@@ -291,7 +291,7 @@ const History = (props: {
           options={HISTORY_DAYS.map((d) => [String(d), tr('em.history_days', { n: d })] as const)}
           onValue={setDays}
         />
-        <button class="chs-btn chs-end" type="button" onClick={start} disabled={running}>
+        <button class="k-btn k-end" type="button" onClick={start} disabled={running}>
           {tr('ma.history_start')}
         </button>
       </div>
@@ -334,7 +334,7 @@ const Pairing = ({ channelId }: { channelId: number }) => {
   }
   return (
     <Panel title={tr('ma.pair_title')} id="ma-pair">
-      <form class="chs-form" onSubmit={submit}>
+      <form class="k-form" onSubmit={submit}>
         <TextField
           label={tr('ma.phone')}
           name="phone"
@@ -347,7 +347,7 @@ const Pairing = ({ channelId }: { channelId: number }) => {
           required
         />
         {error ? <Notice kind="bad">{error}</Notice> : null}
-        <button class="chs-btn" type="submit" disabled={busy}>
+        <button class="k-btn" type="submit" disabled={busy}>
           {tr('ma.pair')}
         </button>
       </form>

@@ -36,6 +36,26 @@ export interface Widget {
   readonly locale: (typeof WIDGET_LOCALES)[number]
 }
 
+/** Spec 1 §2 business hours object: day 1 is Monday; `from`/`to` are `HH:MM` (`24:00` is midnight). */
+export interface Day {
+  readonly day: number
+  readonly open: boolean
+  readonly from: string
+  readonly to: string
+}
+
+export interface Hours {
+  readonly enabled: boolean
+  readonly days: readonly Day[]
+}
+
+export interface AutoReply {
+  readonly greeting_on: boolean
+  readonly greeting: string
+  readonly away_on: boolean
+  readonly away: string
+}
+
 export interface Channel {
   readonly id: number
   readonly type: ChannelType
@@ -43,17 +63,49 @@ export interface Channel {
   readonly status: string
   readonly icon_url: string | null
   readonly created_at: string
+  /** The channel's own business hours; null: the workspace's. */
+  readonly hours: Hours | null
+  readonly auto_reply: AutoReply
   readonly livechat?: (Widget & { readonly key: string; readonly embed_code: string }) | null
   readonly api?: { readonly webhook_url: string | null }
   readonly email?: EmailSettings
+  readonly msgapp?: NumberSettings
 }
+
+/** A messaging-app number's own settings (`PATCH /channels/{id}`). */
+export interface NumberSettings {
+  readonly groups: boolean
+  readonly reject_calls: boolean
+  readonly call_reply: string
+  readonly agent_initial: boolean
+}
+
+export const SECURITY = [
+  ['ssl', 'SSL/TLS'],
+  ['starttls', 'STARTTLS'],
+] as const
+export type Security = (typeof SECURITY)[number][0]
+export const security = (s: string): Security => (s === 'starttls' ? 'starttls' : 'ssl')
 
 export interface EmailSettings {
   readonly address: string
+  readonly username: string
   readonly imap_host: string
+  readonly imap_port: number
+  readonly imap_security: string
   readonly smtp_host: string
+  readonly smtp_port: number
+  readonly smtp_security: string
+  readonly smtp_username: string | null
+  readonly smtp_password_set: boolean
   readonly folders: readonly string[]
   readonly sent_folder: string | null
+  readonly read_sent: boolean
+  readonly save_sent: boolean
+  readonly sender_name: string
+  readonly sender_with_agent: boolean
+  readonly signature_html: string
+  readonly ignore: readonly string[]
   readonly sync: { readonly last_sync_at: string | null; readonly last_error: string | null }
 }
 

@@ -1,12 +1,46 @@
+import { extend, t } from '../lib/i18n'
 import { usePopover } from '../lib/popover'
+import { linkClick } from '../lib/router'
 import type * as Session from '../lib/session'
-import { PasskeysLink } from './passkeys'
+import '../pages/passkeysTexts'
 import { SignOutEverywhere } from './signOutEverywhere'
+
+extend({ en: { 'profile.nav': 'Your profile' }, id: { 'profile.nav': 'Profil Anda' } })
+
+/**
+ * The person's own pages, as links in the account menu and the phone drawer: their profile, their
+ * passkeys, and their workspaces (requests to take one over, creating and leaving one), which
+ * every member may open whatever their role.
+ */
+const accountPages = [
+  { path: '/profile', label: 'profile.nav', testId: 'profile-link' },
+  { path: '/passkeys', label: 'pk.nav', testId: 'passkeys-link' },
+  { path: '/workspaces', label: 'nav.workspaces', testId: 'workspaces-link' },
+] as const
+
+export const AccountLinks = ({ onGo }: { onGo?: () => void }) => (
+  <>
+    {accountPages.map((p) => (
+      <a
+        key={p.path}
+        href={`/app${p.path}`}
+        class="button"
+        data-testid={p.testId}
+        onClick={(e) => {
+          onGo?.()
+          linkClick(p.path)(e)
+        }}
+      >
+        {t(p.label)}
+      </a>
+    ))}
+  </>
+)
 
 /**
  * The signed-in person in the top bar (wide screens; on a phone the drawer's NavAccount has the
- * same controls): their name opens who they are and signing out of every device, for a session
- * left open on a lost phone or a shared computer.
+ * same controls): their name opens who they are, their profile, their passkeys and signing out of
+ * every device, for a session left open on a lost phone or a shared computer.
  */
 export const AccountMenu = ({ me }: { me: Session.Me }) => {
   const { open, setOpen, box } = usePopover()
@@ -22,6 +56,10 @@ export const AccountMenu = ({ me }: { me: Session.Me }) => {
         onClick={() => setOpen(!open)}
         onKeyDown={(e) => e.key === 'Escape' && setOpen(false)}
       >
+        {/* Decorative beside the name it shows (which names the button). */}
+        {me.user.avatar_url ? (
+          <img class="who-photo" src={me.user.avatar_url} alt="" width={22} height={22} />
+        ) : null}
         {me.user.name} <span aria-hidden="true">▾</span>
       </button>
       {open && (
@@ -33,7 +71,7 @@ export const AccountMenu = ({ me }: { me: Session.Me }) => {
             </div>
           </div>
           <div class="popover-foot">
-            <PasskeysLink onGo={() => setOpen(false)} />
+            <AccountLinks onGo={() => setOpen(false)} />
             <SignOutEverywhere testId="signout-all" />
           </div>
         </div>

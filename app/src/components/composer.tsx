@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import type { Message, Named } from '../api/types'
+import type { KbPanel } from '../kb/panel'
 import { api } from '../lib/api'
 import { bytes } from '../lib/format'
 import { t } from '../lib/i18n'
@@ -56,6 +57,13 @@ export const Composer = ({
   const typingSent = useRef(0)
   const fileInput = useRef<HTMLInputElement>(null)
   const box = useRef<HTMLTextAreaElement>(null)
+  /** The knowledge base panel (app/src/kb/panel.tsx), loaded on first opening. */
+  const [kb, setKb] = useState<{ Panel: typeof KbPanel } | null>(null)
+  const [kbOpen, setKbOpen] = useState(false)
+  const toggleKb = () => {
+    if (!kb) void import('../kb/panel').then((m) => setKb({ Panel: m.KbPanel }))
+    setKbOpen((o) => !o)
+  }
 
   const typing = (on: boolean) => {
     // A note is never announced; its end only when a reply's typing was told before.
@@ -246,7 +254,7 @@ export const Composer = ({
                 useTemplate(h)
               }}
             >
-              <strong>/{h.shortcut}</strong> {h.name}
+              <strong>/{h.shortcut.replace(/^\//, '')}</strong> {h.name}
               <div class="muted small">{(h.rendered ?? h.body).slice(0, 90)}</div>
             </div>
           ))}
@@ -254,6 +262,12 @@ export const Composer = ({
       )}
       {shortcut !== null && hits.length === 0 && shortcut.length > 0 && (
         <div class="muted small pad-x">{t('templates.none')}</div>
+      )}
+      {kbOpen && kb && (
+        <kb.Panel
+          onInsert={(x) => setText((old) => (old.trim() ? `${old.trimEnd()}\n\n${x}` : x))}
+          onClose={() => setKbOpen(false)}
+        />
       )}
       <textarea
         ref={box}
@@ -298,6 +312,17 @@ export const Composer = ({
             onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)}
           />
         </label>
+        {Session.can('kb.view') && (
+          <button
+            type="button"
+            class="button ghost"
+            aria-expanded={kbOpen}
+            onClick={toggleKb}
+            data-testid="kb-open"
+          >
+            {t('nav.kb')}
+          </button>
+        )}
         <span class="grow" />
         <button type="button" class="primary" disabled={busy} onClick={() => void send()} data-testid="send">
           {mode === 'note' ? t('conv.note') : t('conv.send')}

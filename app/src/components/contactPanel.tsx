@@ -1,13 +1,28 @@
-import { useEffect, useRef } from 'preact/hooks'
+import type { ComponentType } from 'preact'
+import { useEffect, useRef, useState } from 'preact/hooks'
 import type { InteractionDetail } from '../api/types'
+import type { Contact } from '../contacts/kit'
 import { initials } from '../lib/format'
-import { t } from '../lib/i18n'
+import { extend, t } from '../lib/i18n'
+import { linkClick } from '../lib/router'
+import { can } from '../lib/session'
+
+extend({
+  en: { 'panel.profile': 'Open profile', 'panel.edit': 'Edit contact' },
+  id: { 'panel.profile': 'Buka profil', 'panel.edit': 'Ubah kontak' },
+})
+
+type Editor = ComponentType<{ id: number; onSaved: (c: Contact) => void; onCancel: () => void }>
+/** The editor's code (contacts' chunk), loaded when someone first presses Edit. */
+let editor: Editor | null = null
 
 /**
  * Who the customer is: name, phone, e-mail, labels, the channel, custom fields (contacts.view).
  * A column beside the conversation on wide screens; where there is no room for it (styles.css),
  * a sheet over the conversation, opened by its Contact button (`sheet`) and closed by Close,
- * Escape or a tap beside it.
+ * Escape or a tap beside it. Links to the contact's profile (/contacts/:id); with
+ * `contacts.manage`, Edit changes the name, phone, e-mail and labels in place (the contacts
+ * chunk's form, loaded on first use), and the panel shows what was saved.
  */
 export const ContactPanel = ({
   detail,
@@ -26,7 +41,33 @@ export const ContactPanel = ({
     document.addEventListener('keydown', onKey)
     return () => document.removeEventListener('keydown', onKey)
   }, [sheet, close])
-  const c = detail.contact
+  const [editing, setEditing] = useState(false)
+  const [, setLoaded] = useState(0)
+  const [saved, setSaved] = useState<Contact | null>(null)
+  const contactId = detail.contact?.id ?? null
+  useEffect(() => {
+    setSaved(null)
+    setEditing(false)
+  }, [contactId])
+  const edit = () => {
+    setEditing(true)
+    if (!editor)
+      void import('../contacts/PanelEditor').then((m) => {
+        editor = m.default
+        setLoaded((n) => n + 1)
+      })
+  }
+  const base = detail.contact
+  const c = base && {
+    ...base,
+    ...(saved && saved.id === base.id
+      ? {
+          name: saved.name,
+          details: { phone: saved.phone, email: saved.email, labels: saved.labels },
+        }
+      : {}),
+  }
+  const Edit = editor
   const fields = [...(c?.custom_fields ?? []), ...detail.custom_fields].filter(
     (f) => f.value !== null && f.value !== '',
   )
@@ -75,6 +116,28 @@ export const ContactPanel = ({
           </>
         ))}
       </dl>
+      {c && (can('contacts.view') || can('contacts.manage')) && (
+        <p class="panel-actions">
+          <a href={`/app/contacts/${c.id}`} onClick={linkClick(`/contacts/${c.id}`)}>
+            {t('panel.profile')}
+          </a>
+          {can('contacts.manage') && !editing && (
+            <button type="button" class="button" onClick={edit}>
+              {t('panel.edit')}
+            </button>
+          )}
+        </p>
+      )}
+      {c && editing && Edit && (
+        <Edit
+          id={c.id}
+          onSaved={(x) => {
+            setSaved(x)
+            setEditing(false)
+          }}
+          onCancel={() => setEditing(false)}
+        />
+      )}
       {detail.ai_summary && <p class="small muted">{detail.ai_summary}</p>}
     </>
   )

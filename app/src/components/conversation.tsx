@@ -5,6 +5,7 @@ import { t } from '../lib/i18n'
 import * as Session from '../lib/session'
 import * as Socket from '../lib/socket'
 import { use } from '../lib/state'
+import { ConversationTools } from '../tickets/inConversation'
 import { Composer } from './composer'
 import { ContactPanel } from './contactPanel'
 import { BackArrow } from './icons'
@@ -291,6 +292,7 @@ export const Conversation = ({ id, back }: { id: number; back?: () => void }) =>
             >
               {t('panel.contact')}
             </button>
+            <ConversationTools detail={detail} messages={messages} reload={loadDetail} />
           </div>
           <div class="conv-controls">
             <label>

@@ -1,3 +1,4 @@
+import type { JSX } from 'preact'
 import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks'
 import type { InteractionItem, Tab } from '../api/types'
 import { api } from '../lib/api'
@@ -147,18 +148,39 @@ const typingIn = (el: EventTarget | null) =>
   el instanceof HTMLElement &&
   (el.isContentEditable || el.tagName === 'INPUT' || el.tagName === 'TEXTAREA' || el.tagName === 'SELECT')
 
+/**
+ * The searched words marked in a search's fragment: each as the start of a word, as the server
+ * matches them (store/textSearch.ts), so "retur" marks "returnya". Text only, never markup.
+ */
+const marked = (text: string, q: string) => {
+  const words = q.toLowerCase().match(/[\p{L}\p{N}]+/gu)
+  if (!words) return text
+  const find = new RegExp(`(?<![\\p{L}\\p{N}])(?:${words.join('|')})[\\p{L}\\p{N}]*`, 'giu')
+  const parts: (string | JSX.Element)[] = []
+  let from = 0
+  for (const m of text.matchAll(find)) {
+    parts.push(text.slice(from, m.index), <mark key={m.index}>{m[0]}</mark>)
+    from = m.index + m[0].length
+  }
+  parts.push(text.slice(from))
+  return parts
+}
+
 const Row = ({
   item,
   active,
   selected,
   top,
   open,
+  q,
 }: {
   item: InteractionItem
   active: boolean
   selected: boolean
   top: number
   open: (item: InteractionItem) => void
+  /** The search the list was asked with: a row found by a message shows where. */
+  q: string
 }) => {
   const name = item.contact?.name || item.group?.name || `#${item.id}`
   return (
@@ -179,8 +201,17 @@ const Row = ({
       </div>
       <div class="row-bottom">
         <span class="row-preview">
-          {item.subject ? `${item.subject} · ` : ''}
-          {item.preview ?? ''}
+          {item.match ? (
+            <>
+              <span class="sr-only">{t('filter.found_in')} </span>
+              {marked(item.match.snippet, q)}
+            </>
+          ) : (
+            <>
+              {item.subject ? `${item.subject} · ` : ''}
+              {item.preview ?? ''}
+            </>
+          )}
         </span>
         {item.channel?.type === 'livechat' && !item.picked_up && item.status === 'open' && (
           <span class="chip queue">{t('conv.in_queue')}</span>
@@ -522,6 +553,7 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
               active={first + i === active}
               selected={item.id === selected}
               open={open}
+              q={filters.q}
             />
           ))}
         </div>

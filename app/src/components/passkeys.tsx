@@ -2,23 +2,7 @@ import { useState } from 'preact/hooks'
 import { t } from '../lib/i18n'
 import * as Passkeys from '../lib/passkeys'
 import { returnPath } from '../lib/returnPath'
-import { linkClick } from '../lib/router'
 import '../pages/passkeysTexts'
-
-/** The account page of passkeys (pages/passkeys.tsx), as a link in the account menu and the drawer. */
-export const PasskeysLink = ({ onGo }: { onGo?: () => void }) => (
-  <a
-    href="/app/passkeys"
-    class="button"
-    data-testid="passkeys-link"
-    onClick={(e) => {
-      onGo?.()
-      linkClick('/passkeys')(e)
-    }}
-  >
-    {t('pk.nav')}
-  </a>
-)
 
 /**
  * "Sign in with a passkey", shown only where the browser can use one. No address is asked: the

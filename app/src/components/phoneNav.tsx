@@ -4,8 +4,8 @@ import { type Locale, locale, t } from '../lib/i18n'
 import { here } from '../lib/router'
 import * as Session from '../lib/session'
 import { store, use } from '../lib/state'
+import { AccountLinks } from './accountMenu'
 import { MenuLines } from './icons'
-import { PasskeysLink } from './passkeys'
 import { SignOutEverywhere } from './signOutEverywhere'
 
 /**
@@ -85,7 +85,7 @@ export const NavAccount = ({ me }: { me: Session.Me }) => {
           <option value="id">Bahasa Indonesia</option>
         </select>
       </label>
-      <PasskeysLink />
+      <AccountLinks />
       <button type="button" onClick={() => void signOut()}>
         {t('signout')}
       </button>

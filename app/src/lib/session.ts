@@ -43,6 +43,10 @@ export const can = (permission: string) => {
   return m ? m.permissions.includes(permission) : false
 }
 
+/** Holds `permission`, or any of a list of them; nothing asked = yes. */
+export const canAny = (permission: string | readonly string[] | undefined) =>
+  permission === undefined || (typeof permission === 'string' ? can(permission) : permission.some(can))
+
 /**
  * Ends every session of this person, on every device (POST /auth/logout `all`); their other
  * browsers lose their socket at once and show the sign-in page. Then this one does too. It

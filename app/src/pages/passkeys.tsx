@@ -63,7 +63,7 @@ const CSS = `
 .pk-page{height:100%;overflow:auto;padding:22px 28px 48px}
 .pk-page>*{max-width:720px}
 .pk-page h1{font-size:22px;margin:0 0 6px}
-.pk-page h2{font-size:16px;margin:26px 0 10px}
+.pk-heading{font-size:16px;margin:26px 0 10px}
 .pk-intro{margin:0 0 8px;color:var(--muted)}
 .pk-list{list-style:none;margin:0;padding:0;background:var(--panel);border:1px solid var(--line);border-radius:10px}
 .pk-item{display:flex;align-items:center;gap:12px;flex-wrap:wrap;padding:12px 16px;border-bottom:1px solid var(--line)}
@@ -259,7 +259,11 @@ const AddForm = ({ onAdded }: { onAdded: (p: Passkeys.Passkey) => void }) => {
   )
 }
 
-export default function PasskeysPage() {
+/**
+ * The account's passkeys and the form that adds one: this page's body, and the Passkeys section
+ * of the profile (profile/ProfilePage.tsx), where its headings sit one level lower.
+ */
+export const PasskeysSection = ({ level = 2 }: { level?: 2 | 3 }) => {
   ensureStyles()
   use(locale)
   const [list, setList] = useState<readonly Passkeys.Passkey[] | null>(null)
@@ -271,11 +275,10 @@ export default function PasskeysPage() {
       .catch((e: unknown) => setError(e instanceof Error ? e.message : String(e)))
       .finally(meaningful)
   }, [])
+  const H = level === 2 ? 'h2' : 'h3'
   return (
-    <div class="pk-page" data-testid="passkeys-page">
-      <h1>{t('pk.title')}</h1>
-      <p class="pk-intro">{t('pk.intro')}</p>
-      <h2>{t('pk.list')}</h2>
+    <>
+      <H class="pk-heading">{t('pk.list')}</H>
       {error && (
         <p class="error" role="alert">
           {t('error.generic', { message: error })}
@@ -297,8 +300,20 @@ export default function PasskeysPage() {
           ))}
         </ul>
       )}
-      <h2>{t('pk.add')}</h2>
+      <H class="pk-heading">{t('pk.add')}</H>
       <AddForm onAdded={(p) => setList((l) => [...(l ?? []), p])} />
+    </>
+  )
+}
+
+export default function PasskeysPage() {
+  ensureStyles()
+  use(locale)
+  return (
+    <div class="pk-page" data-testid="passkeys-page">
+      <h1>{t('pk.title')}</h1>
+      <p class="pk-intro">{t('pk.intro')}</p>
+      <PasskeysSection />
     </div>
   )
 }

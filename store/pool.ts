@@ -11,7 +11,8 @@ import { systemMillis } from '../engine/clock'
  * - **Holding while waited for** (one connection only: the embedded database). A transaction that
  *   holds the only connection and runs no statement while another caller waits for it is, in
  *   practice, waiting on that caller: an actor asked from inside the transaction, whose own query
- *   needs the connection. Neither can move. Once the holder has been idle `idleHolderMs` with a
+ *   needs the connection. Neither can move. Once the holder has been idle `idleHolderMs` (only
+ *   the time the event loop was quiet counts: a deadlock is quiet, a busy process is not) with a
  *   caller waiting all that time, the waiting callers fail with `DatabaseBusy`, which unwinds the
  *   holder too (its ask fails, its transaction rolls back, the connection is free). Each such event
  *   is reported with the holder's last statements; with `strict` (the test suite) it is also
@@ -97,7 +98,7 @@ interface Holder {
 }
 
 const TICK_MS = 100
-/** A tick this late means the event loop stood still (on a loaded machine ticks run late by less). */
+/** A tick this late means the event loop stood still or the process was not scheduled. */
 const STALL_MS = 500
 const KEEP_STATEMENTS = 5
 
@@ -221,20 +222,29 @@ export const guardedPool = (
   // Ages, waits and the tick's lateness are durations: the monotonic clock, which a change of the
   // system time does not move.
   let lastTick = performance.now()
+  let loop = performance.eventLoopUtilization()
   const timer = setInterval(() => {
     const now = performance.now()
-    const late = now - lastTick - TICK_MS
+    const interval = now - lastTick
+    const late = interval - TICK_MS
     lastTick = now
+    const busyShare = performance.eventLoopUtilization(loop).utilization
+    loop = performance.eventLoopUtilization()
     expire(now)
     if (!single) return
     const h = holders.values().next().value
     if (!h) return
-    // The event loop itself stood still (a long synchronous step, a GC, a starved process): that
-    // time says nothing about the holder, so it is not counted as its idleness.
-    if (late > STALL_MS) {
-      h.lastActive += late
-      return
-    }
+    // Time the process spent on other work says nothing about the holder: its next statement may
+    // be queued behind that work (a busy process's fibers wait their turn; two statements of one
+    // claim were seen 2 s apart on a loaded machine). Only the quiet share of the interval counts
+    // as idleness, and a real deadlock is quiet: with the only connection held, all database work
+    // stops. A late tick is time the process could not run (the loop stood still, or, on a
+    // machine with more work than cores, it was not scheduled: the event loop looks idle then, so
+    // the busy share misses it), so lateness never counts as quiet either; a tick very late does
+    // not count at all. CI once failed a roll-up whose next statement came 2 s late this way.
+    const stalled = late > STALL_MS
+    h.lastActive += Math.max(Math.max(late, 0), interval * busyShare)
+    if (stalled) return
     if (waiters.size === 0 || busy(h)) return
     const idle = now - h.lastActive
     if (idle < guard.idleHolderMs) return

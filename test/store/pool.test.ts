@@ -1,6 +1,7 @@
+import { spawn } from 'node:child_process'
 import * as fs from 'node:fs'
 import { SqlClient } from '@effect/sql'
-import { Effect, ManagedRuntime } from 'effect'
+import { Effect, Either, ManagedRuntime } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as Database from '../../store/database'
 import type { StuckReport } from '../../store/pool'
@@ -100,6 +101,42 @@ describe('the embedded database’s one connection', () => {
       ),
     )
     expect(rows).toEqual(['tx', 7])
+    expect(db.reports.length).toBe(before)
+  })
+
+  it('does not count time the process was not scheduled as the holder’s idleness', async () => {
+    // A machine with more work than cores, made certain: the process is stopped 400 ms at a time
+    // (a tick that late is not a stall of the loop, and the loop looks idle meanwhile) and runs
+    // 50 ms in between, for about 3 s, while a transaction holds the connection and another
+    // statement waits for it. The holder is waiting its turn, not on the waiter: no report, and
+    // the waiter is served once the transaction ends (before the 5 s bound on waiting).
+    const before = db.reports.length
+    const pid = process.pid
+    const stopper = spawn(
+      'sh',
+      ['-c', `for i in 1 2 3 4 5 6 7; do sleep 0.05; kill -STOP ${pid}; sleep 0.4; kill -CONT ${pid}; done`],
+      { stdio: 'ignore' },
+    )
+    const stopped = new Promise<void>((resolve) => stopper.on('exit', () => resolve()))
+    const [tx, waiter] = await db.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.all(
+          [
+            sql.withTransaction(
+              Effect.gen(function* () {
+                yield* sql`SELECT 1 AS first`
+                yield* Effect.promise(() => stopped)
+                return yield* sql<{ n: number }>`SELECT 2 AS n`
+              }),
+            ),
+            Effect.either(Effect.delay(sql<{ n: number }>`SELECT 3 AS n`, '20 millis')),
+          ],
+          { concurrency: 'unbounded' },
+        ),
+      ),
+    )
+    expect(tx).toEqual([{ n: 2 }])
+    expect(waiter).toEqual(Either.right([{ n: 3 }]))
     expect(db.reports.length).toBe(before)
   })
 })

@@ -757,9 +757,23 @@ export const list = (
   v: Viewer,
   f: ListFilter,
   tab: Tab | undefined,
-  page: { readonly limit: number; readonly offset: number },
+  page: {
+    readonly limit: number
+    readonly offset: number
+    /** Go on after this row of the list's order (a cursor) instead of at `offset`. */
+    readonly after?: { readonly us: string | null; readonly id: number }
+  },
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const a = page.after
+    // Rows without a last message sort last (NULLS LAST), so a cursor on one goes on among them.
+    const after =
+      a === undefined
+        ? sql`true`
+        : a.us === null
+          ? sql`(c.last_message_at IS NULL AND c.id < ${a.id})`
+          : sql`((c.last_message_at, c.id) < ('epoch'::timestamptz + ${a.us}::bigint * interval '1 microsecond', ${a.id})
+                 OR c.last_message_at IS NULL)`
     const tsq = f.q === undefined ? null : tsQueryOf(f.q)
     const match =
       tsq === null
@@ -775,12 +789,14 @@ export const list = (
             SELECT m.id, m.body FROM messages m
             WHERE m.conversation_id = c.id AND ${sql.literal(MESSAGE_WORDS)} @@ to_tsquery('kb_text', ${tsq})
             ORDER BY m.seq DESC LIMIT 1) hit ON true`
-    return sql<ConversationView & Partial<WordMatch>>`
-      SELECT ${sql.literal(VIEW_COLUMNS)} ${match}
+    // The time in whole microseconds (exact, unlike a Date) for the next page's cursor.
+    return sql<ConversationView & Partial<WordMatch> & { readonly sort_us: string | null }>`
+      SELECT ${sql.literal(VIEW_COLUMNS)} ${match},
+        (extract(epoch FROM c.last_message_at) * 1000000)::bigint::text AS sort_us
       FROM conversations c ${sql.literal(VIEW_JOINS)} ${hit}
-      WHERE ${filterWhere(sql, v, f)} AND ${tabWhere(sql, tab)}
+      WHERE ${filterWhere(sql, v, f)} AND ${tabWhere(sql, tab)} AND ${after}
       ORDER BY c.last_message_at DESC NULLS LAST, c.id DESC
-      LIMIT ${page.limit} OFFSET ${page.offset}`
+      LIMIT ${page.limit} OFFSET ${a === undefined ? page.offset : 0}`
   })
 
 /** One visible conversation with its names, or null. */

@@ -15,7 +15,7 @@ import { ApiError, type FieldMessage, forbidden, invalid, notFound, ProblemSet }
 import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
 import { addMessages } from '../i18n'
 import * as Notifications from '../notifications'
-import { pageFields, pageMeta, pageOf } from '../pagination'
+import { cursorField, decodeKeyset, encodeKeyset, pageFields, pageMeta, pageOf } from '../pagination'
 import { AlreadyPickedUp, ConversationActor } from './ConversationActor'
 import type { Ctx } from './conversations'
 import * as Inbox from './conversations'
@@ -91,6 +91,7 @@ const LocalDate = Schema.String.pipe(
 
 export const ListQuery = Schema.Struct({
   ...pageFields,
+  cursor: Schema.optional(cursorField),
   kind: Schema.optional(Schema.Literal('chat', 'group')),
   tab: Schema.optional(Schema.Literal(...Conversations.tabs)),
   channel_ids: Schema.optional(IdList),
@@ -179,10 +180,12 @@ export const list = (ctx: Ctx, query: typeof ListQuery.Type) =>
       ...(categories !== undefined ? { categories } : {}),
     }
     const page = pageOf(query)
+    // A cursor (the app's infinite scroll) goes on after the row it names; `page` is then unused.
+    const after = query.cursor === undefined ? undefined : (decodeKeyset(query.cursor) ?? undefined)
     const at = yield* currentTime
     const [rows, counts, teams, sla] = yield* Effect.all(
       [
-        Conversations.list(viewer, filter, query.tab, page),
+        Conversations.list(viewer, filter, query.tab, { ...page, ...(after ? { after } : {}) }),
         Conversations.counts(viewer, filter),
         Assignees.frontlineTeams(workspace.id),
         Inbox.slaPolicyOf(workspace, at),
@@ -202,6 +205,11 @@ export const list = (ctx: Ctx, query: typeof ListQuery.Type) =>
       ),
       {
         ...pageMeta(page, query.tab ? counts[query.tab] : all),
+        // After the last row of a full page; null when the list ends here.
+        next_cursor:
+          rows.length === page.limit && rows.length > 0
+            ? encodeKeyset({ us: rows[rows.length - 1]!.sort_us, id: rows[rows.length - 1]!.id })
+            : null,
         counts: perTab,
         teams: teams.map((t) => ({
           id: t.id,

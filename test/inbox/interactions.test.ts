@@ -233,6 +233,59 @@ describe('the list', () => {
   })
 })
 
+describe('paging by cursor (issue 47)', () => {
+  it('goes on after the last row held: a conversation moving on top meanwhile shifts nothing', async () => {
+    const ws = await F.workspace(s, { name: 'Toko Cursor' })
+    const boss = await F.signIn(s, ws.ownerEmail)
+    const ch = (await I.channel(s, ws, 'msgapp')).id
+    const made: number[] = []
+    for (let i = 0; i < 5; i++) made.push((await I.conversation(s, ws, { channelId: ch })).id)
+    // Three with messages (the latest activity first), two without (last, the higher id first).
+    for (const id of made.slice(0, 3)) await I.inbound(s, id, 'halo')
+    const [a, b, c, n1, n2] = made as [number, number, number, number, number]
+    expect(ids(await list(boss))).toEqual([c, b, a, n2, n1])
+
+    const p1 = await list(boss, '?per_page=2')
+    expect(ids(p1)).toEqual([c, b])
+    expect(typeof p1.meta.next_cursor).toBe('string')
+    // The oldest with messages gets a new one and goes on top: by offset, page 2 would show b again.
+    await I.inbound(s, a, 'again')
+    expect(ids(await list(boss, '?per_page=2&page=2'))).toEqual([b, n2])
+    const p2 = await list(boss, `?per_page=2&cursor=${p1.meta.next_cursor}`)
+    expect(p2.status).toBe(200)
+    expect(ids(p2)).toEqual([n2, n1])
+    // Among the rows without a message too; a full last page has a cursor, and the page after it
+    // is empty with none.
+    const p3 = await list(boss, `?per_page=2&cursor=${p2.meta.next_cursor}`)
+    expect(ids(p3)).toEqual([])
+    expect(p3.meta.next_cursor).toBeNull()
+    expect((await list(boss, '?per_page=25')).meta.next_cursor).toBeNull()
+    // A cursor into the middle of the rows without a message, with a filter kept.
+    const fromN2 = await list(
+      boss,
+      '?per_page=1&cursor=' + (await list(boss, '?per_page=4')).meta.next_cursor,
+    )
+    expect(ids(fromN2)).toEqual([n1])
+  })
+
+  it('answers 422 naming cursor for one it did not give', async () => {
+    const ws = await F.workspace(s, { name: 'Toko Cursor 2' })
+    const boss = await F.signIn(s, ws.ownerEmail)
+    const b64 = (t: string) => Buffer.from(t).toString('base64url')
+    for (const cursor of [
+      'x',
+      b64('1.x'),
+      b64("1.2'; DROP TABLE conversations"),
+      b64('99999999999999999999.1'),
+      'a'.repeat(65),
+    ]) {
+      const r = await list(boss, `?cursor=${encodeURIComponent(cursor)}`)
+      expect(r.status, cursor).toBe(422)
+      expect(r.error.fields.cursor, cursor).toBeDefined()
+    }
+  })
+})
+
 describe('detail', () => {
   it('shows response times, custom fields, notes count, tickets and contact details only with contacts.view', async () => {
     const w = await F.workspace(s, { plan: 'pro' })

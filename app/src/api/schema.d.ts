@@ -10386,6 +10386,7 @@ export interface operations {
                 contact_id?: number;
                 created_from?: string;
                 created_to?: string;
+                cursor?: string;
                 kind?: "chat" | "group";
                 label_id?: number;
                 page?: number;

@@ -51,9 +51,10 @@ interface Option {
   readonly name: string
 }
 
-const queryOf = (f: Filters, page: number) => ({
+/** The list's query: the first page, or (`cursor`) the page after the rows held. */
+const queryOf = (f: Filters, cursor: string | null) => ({
   ...(f.tab ? { tab: f.tab } : {}),
-  page,
+  ...(cursor ? { cursor } : {}),
   per_page: PER_PAGE,
   ...(f.q ? { q: f.q } : {}),
   ...(f.channel ? { channel_ids: f.channel } : {}),
@@ -119,8 +120,7 @@ const order = (a: InteractionItem, b: InteractionItem) => {
 }
 
 /**
- * A fresh first page merged into the loaded rows (the API pages by offset and has no list cursor).
- * Rows of the fresh page win and come first; a loaded row missing from it stays when it sorts
+ * A fresh first page merged into the loaded rows. Rows of the fresh page win and come first; a loaded row missing from it stays when it sorts
  * after the page's last row (pushed down by newer ones, still reachable), and goes when it sorts
  * before it (it left the tab or the filters), except `keep`, the open conversation. `complete`:
  * the fresh page is the whole list (shorter than a page), so nothing else remains.
@@ -246,8 +246,12 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
   const [loads, setLoads] = useState(0)
   const [q, setQ] = useState('')
   const list = useRef<readonly InteractionItem[]>([])
-  /** The next page to ask for, or 0 before the first page (and after the last). */
-  const nextPage = useRef(0)
+  /**
+   * Where the next page starts (`meta.next_cursor` of the last page held), or null before the
+   * first page and after the last. A cursor names the last row held, so rows that arrive on top
+   * meanwhile never shift what comes next.
+   */
+  const nextCursor = useRef<string | null>(null)
   const fetching = useRef(false)
   const generation = useRef(0)
   /** The open conversation kept in the list although it left the tab, until the agent moves on. */
@@ -270,33 +274,33 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
     setItems(next)
   }
 
-  const load = useCallback(async (page: number, f: Filters) => {
+  const load = useCallback(async (cursor: string | null, f: Filters) => {
     const gen = generation.current
     fetching.current = true
     try {
-      const r = await api.get('/v1/interactions', { query: queryOf(f, page) })
+      const r = await api.get('/v1/interactions', { query: queryOf(f, cursor) })
       if (gen !== generation.current) return
       const got = r.data
       setTotal(Number(r.meta.total ?? got.length))
       setCounts((r.meta.counts ?? {}) as Record<string, number>)
       setTeams((r.meta.teams ?? []) as readonly Option[])
       const old = list.current
-      let added = got.length
-      if (page === 1) {
-        const merged = mergeHead(old, got, got.length < PER_PAGE, selectedRef.current)
+      const next = (r.meta.next_cursor ?? null) as string | null
+      if (cursor === null) {
+        const merged = mergeHead(old, got, next === null, selectedRef.current)
         pinned.current = merged.kept ? selectedRef.current : null
         commit(merged.items)
+        // Rows held below the fresh page keep the cursor that follows them; a list that is the
+        // fresh page (the first load, or everything fits) goes on after it.
+        const below = merged.items.length > got.length + (merged.kept ? 1 : 0)
+        if (!below || next === null) nextCursor.current = next
       } else {
+        // A row that moved on top since is held already: never twice.
         const have = new Set(old.map((i) => i.id))
         const more = got.filter((i) => !have.has(i.id))
-        added = more.length
         if (more.length > 0) commit([...old, ...more])
+        nextCursor.current = next
       }
-      // Offsets move when rows arrive or leave: go on from what is held (rows seen twice are
-      // dropped above); a page that brought nothing new is passed over.
-      const held = list.current.length
-      nextPage.current =
-        got.length < PER_PAGE ? 0 : added > 0 || page === 1 ? Math.floor(held / PER_PAGE) + 1 : page + 1
     } finally {
       if (gen === generation.current) {
         fetching.current = false
@@ -311,14 +315,14 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
   // under the new one's tab.
   useLayoutEffect(() => {
     generation.current += 1
-    nextPage.current = 0
+    nextCursor.current = null
     pinned.current = null
     anchor.current = null
     list.current = []
     setItems([])
     setLoading(true)
     box.current?.scrollTo({ top: 0 })
-    void load(1, filters)
+    void load(null, filters)
   }, [filters, load])
 
   // The agent moved on: the conversation kept although it had left the tab goes.
@@ -352,7 +356,7 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
     let timer: ReturnType<typeof setTimeout> | undefined
     const refresh = () => {
       clearTimeout(timer)
-      timer = setTimeout(() => void load(1, filtersRef.current), 250)
+      timer = setTimeout(() => void load(null, filtersRef.current), 250)
     }
     const release = Socket.hold(Socket.topics.workspace(me.workspace.id), refresh)
     const off = Socket.onEvent((e) => {
@@ -384,8 +388,8 @@ export const InboxList = ({ selected }: { selected: number | null }) => {
   // More rows when the reader nears the end of what is loaded.
   useEffect(() => {
     const end = Math.ceil((scrollTop + height) / ROW)
-    if (!fetching.current && nextPage.current > 0 && items.length < total && end > items.length - 20)
-      void load(nextPage.current, filters)
+    if (!fetching.current && nextCursor.current && end > items.length - 20)
+      void load(nextCursor.current, filters)
   }, [scrollTop, height, items.length, total, filters, load, loads])
 
   const first = Math.max(0, Math.floor(scrollTop / ROW) - OVERSCAN)

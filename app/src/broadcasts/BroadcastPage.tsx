@@ -1,6 +1,15 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { failFields } from '../kit'
-import { CheckField, ConfirmButton, FailNotice, Field, Notice, SelectField, TextField } from '../kit/ui'
+import {
+  CheckField,
+  ConfirmButton,
+  FailNotice,
+  Field,
+  ListState,
+  Notice,
+  SelectField,
+  TextField,
+} from '../kit/ui'
 import { navigate } from '../lib/router'
 import { ActionFailure, Progress, StatusBadge } from './common'
 import {
@@ -1049,58 +1058,56 @@ const Recipients = ({ b, tick }: { b: Broadcast; tick: number }) => {
       <p class="k-muted" data-testid="recipients-total">
         {tr('bc.rec.count', { n: num(total, locale) })}
       </p>
-      {rows === null ? (
-        <p class="k-muted">{tr('bc.loading')}</p>
-      ) : rows.length === 0 ? (
-        <p class="k-muted">{tr('bc.rec.none')}</p>
-      ) : (
-        <div class="k-table-wrap">
-          <table class="k-table bc-table" data-testid="recipients-list">
-            <thead>
-              <tr>
-                <th scope="col">{tr('bc.rec.contact')}</th>
-                <th scope="col">{tr('bc.rec.outcome')}</th>
-                <th scope="col">{tr('bc.rec.message')}</th>
-                <th scope="col">{tr('bc.rec.when')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((r) => (
-                <tr key={r.id} data-status={r.status}>
-                  <td>
-                    <Link to={`/contacts/${r.contact_id}`}>{r.name}</Link>
-                    <span class="bc-sub">{r.phone ?? ''}</span>
-                  </td>
-                  <td>
-                    <span
-                      class={`k-badge ${r.status === 'failed' ? 'k-bad' : r.status === 'skipped' || r.status === 'queued' ? 'k-wait' : 'k-ok'}`}
-                    >
-                      {tr(`bc.r.${r.status}`)}
-                    </span>
-                    {r.reason ? (
-                      <span class="bc-sub">{textOr(tr, `bc.skip.${r.reason}`, r.reason)}</span>
-                    ) : null}
-                    {r.error ? <span class="bc-sub">{r.error}</span> : null}
-                  </td>
-                  <td>
-                    {r.message ? (
-                      <div class="bc-msg">{r.message}</div>
-                    ) : (
-                      <span class="k-muted">{tr('bc.variant', { n: r.variant + 1 })}</span>
-                    )}
-                    {r.interaction_id ? (
-                      <Link to={`/inbox/${r.interaction_id}`} class="bc-sub">
-                        {tr('bc.rec.conversation')}
-                      </Link>
-                    ) : null}
-                  </td>
-                  <td>{at(r.replied_at ?? r.failed_at ?? r.sent_at, locale)}</td>
+      <ListState items={rows} empty={tr('bc.rec.none')}>
+        {(rows) => (
+          <div class="k-table-wrap">
+            <table class="k-table bc-table" data-testid="recipients-list">
+              <thead>
+                <tr>
+                  <th scope="col">{tr('bc.rec.contact')}</th>
+                  <th scope="col">{tr('bc.rec.outcome')}</th>
+                  <th scope="col">{tr('bc.rec.message')}</th>
+                  <th scope="col">{tr('bc.rec.when')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {rows.map((r) => (
+                  <tr key={r.id} data-status={r.status}>
+                    <td>
+                      <Link to={`/contacts/${r.contact_id}`}>{r.name}</Link>
+                      <span class="bc-sub">{r.phone ?? ''}</span>
+                    </td>
+                    <td>
+                      <span
+                        class={`k-badge ${r.status === 'failed' ? 'k-bad' : r.status === 'skipped' || r.status === 'queued' ? 'k-wait' : 'k-ok'}`}
+                      >
+                        {tr(`bc.r.${r.status}`)}
+                      </span>
+                      {r.reason ? (
+                        <span class="bc-sub">{textOr(tr, `bc.skip.${r.reason}`, r.reason)}</span>
+                      ) : null}
+                      {r.error ? <span class="bc-sub">{r.error}</span> : null}
+                    </td>
+                    <td>
+                      {r.message ? (
+                        <div class="bc-msg">{r.message}</div>
+                      ) : (
+                        <span class="k-muted">{tr('bc.variant', { n: r.variant + 1 })}</span>
+                      )}
+                      {r.interaction_id ? (
+                        <Link to={`/inbox/${r.interaction_id}`} class="bc-sub">
+                          {tr('bc.rec.conversation')}
+                        </Link>
+                      ) : null}
+                    </td>
+                    <td>{at(r.replied_at ?? r.failed_at ?? r.sent_at, locale)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListState>
       {pages > 1 ? (
         <div class="bc-pager">
           <button type="button" class="k-btn" disabled={page <= 1} onClick={() => setPage(page - 1)}>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { FailNotice, Notice, TextField } from '../kit/ui'
+import { FailNotice, ListState, Notice, TextField } from '../kit/ui'
 import { here, navigate } from '../lib/router'
 import { use } from '../lib/state'
 import { Progress, StatusBadge } from './common'
@@ -172,57 +172,57 @@ export default function BroadcastsListPage() {
         />
       </div>
       <FailNotice error={error} />
-      {items === null ? (
-        <p class="k-muted">{tr('bc.loading')}</p>
-      ) : items.length === 0 ? (
-        <p class="k-muted" data-testid="broadcasts-empty">
-          {q || tab !== 'all' ? tr('bc.none_found') : tr('bc.empty')}
-        </p>
-      ) : (
-        <div class="k-table-wrap">
-          <table class="k-table bc-table" data-testid="broadcasts-list">
-            <thead>
-              <tr>
-                <th scope="col">{tr('bc.col.name')}</th>
-                <th scope="col">{tr('bc.col.status')}</th>
-                <th scope="col">{tr('bc.col.progress')}</th>
-                <th scope="col" class="bc-wide">
-                  {tr('bc.col.updated')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((b) => (
-                <tr key={b.id} data-id={b.id}>
-                  <td>
-                    <Link to={`/broadcasts/${b.id}`}>{b.name}</Link>
-                    <span class="bc-sub">{b.channel?.name ?? tr('bc.no_number')}</span>
-                  </td>
-                  <td>
-                    <StatusBadge status={b.status} tr={tr} />
-                  </td>
-                  <td>
-                    {b.status === 'draft' ? (
-                      <span class="k-muted">—</span>
-                    ) : (
-                      <>
-                        <Progress counts={b.counts} label={`${b.name}: ${tr('bc.col.progress')}`} />
-                        <span class="bc-sub" data-testid="broadcast-sent">
-                          {tr('bc.sent_of', {
-                            sent: num(b.counts.sent, locale),
-                            total: num(b.counts.total, locale),
-                          })}
-                        </span>
-                      </>
-                    )}
-                  </td>
-                  <td class="bc-wide">{at(b.updated_at, locale)}</td>
+      <ListState
+        items={items}
+        empty={q || tab !== 'all' ? tr('bc.none_found') : tr('bc.empty')}
+        emptyTestid="broadcasts-empty"
+      >
+        {(items) => (
+          <div class="k-table-wrap">
+            <table class="k-table bc-table" data-testid="broadcasts-list">
+              <thead>
+                <tr>
+                  <th scope="col">{tr('bc.col.name')}</th>
+                  <th scope="col">{tr('bc.col.status')}</th>
+                  <th scope="col">{tr('bc.col.progress')}</th>
+                  <th scope="col" class="bc-wide">
+                    {tr('bc.col.updated')}
+                  </th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((b) => (
+                  <tr key={b.id} data-id={b.id}>
+                    <td>
+                      <Link to={`/broadcasts/${b.id}`}>{b.name}</Link>
+                      <span class="bc-sub">{b.channel?.name ?? tr('bc.no_number')}</span>
+                    </td>
+                    <td>
+                      <StatusBadge status={b.status} tr={tr} />
+                    </td>
+                    <td>
+                      {b.status === 'draft' ? (
+                        <span class="k-muted">—</span>
+                      ) : (
+                        <>
+                          <Progress counts={b.counts} label={`${b.name}: ${tr('bc.col.progress')}`} />
+                          <span class="bc-sub" data-testid="broadcast-sent">
+                            {tr('bc.sent_of', {
+                              sent: num(b.counts.sent, locale),
+                              total: num(b.counts.total, locale),
+                            })}
+                          </span>
+                        </>
+                      )}
+                    </td>
+                    <td class="bc-wide">{at(b.updated_at, locale)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListState>
       {pages > 1 ? (
         <div class="bc-pager">
           <button type="button" class="k-btn" disabled={page <= 1} onClick={() => set({ page: page - 1 })}>

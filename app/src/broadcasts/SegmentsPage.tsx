@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { failFields } from '../kit'
-import { ConfirmButton, FailNotice, Field, Notice, SelectField, TextField } from '../kit/ui'
+import { ConfirmButton, FailNotice, Field, ListState, Notice, SelectField, TextField } from '../kit/ui'
 import { navigate } from '../lib/router'
 import { ActionFailure } from './common'
 import {
@@ -142,38 +142,36 @@ export const SegmentListPage = () => {
         ) : null}
       </div>
       <FailNotice error={error} />
-      {items === null ? (
-        <p class="k-muted">{tr('bc.loading')}</p>
-      ) : items.length === 0 ? (
-        <p class="k-muted">{tr('bc.seg.empty')}</p>
-      ) : (
-        <div class="k-table-wrap">
-          <table class="k-table bc-table" data-testid="segments-list">
-            <thead>
-              <tr>
-                <th scope="col">{tr('bc.seg.name')}</th>
-                <th scope="col">{tr('bc.seg.summary')}</th>
-                <th scope="col">{tr('bc.seg.members')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {items.map((s) => (
-                <tr key={s.id}>
-                  <td>
-                    <Link to={`/broadcasts/segments/${s.id}`}>{s.name}</Link>
-                    {s.description ? <span class="bc-sub">{s.description}</span> : null}
-                  </td>
-                  <td>{cat ? summary(tr, s, cat.fields) : s.summary}</td>
-                  <td>
-                    {num(s.last_count, locale)}
-                    <span class="bc-sub">{tr('bc.seg.used', { n: s.broadcasts_count })}</span>
-                  </td>
+      <ListState items={items} empty={tr('bc.seg.empty')}>
+        {(items) => (
+          <div class="k-table-wrap">
+            <table class="k-table bc-table" data-testid="segments-list">
+              <thead>
+                <tr>
+                  <th scope="col">{tr('bc.seg.name')}</th>
+                  <th scope="col">{tr('bc.seg.summary')}</th>
+                  <th scope="col">{tr('bc.seg.members')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {items.map((s) => (
+                  <tr key={s.id}>
+                    <td>
+                      <Link to={`/broadcasts/segments/${s.id}`}>{s.name}</Link>
+                      {s.description ? <span class="bc-sub">{s.description}</span> : null}
+                    </td>
+                    <td>{cat ? summary(tr, s, cat.fields) : s.summary}</td>
+                    <td>
+                      {num(s.last_count, locale)}
+                      <span class="bc-sub">{tr('bc.seg.used', { n: s.broadcasts_count })}</span>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListState>
     </div>
   )
 }

@@ -370,3 +370,24 @@ export const ScrollTable = (props: { label: string; class: string; children: Com
     {props.children}
   </section>
 )
+
+/**
+ * A list's three states in one place: loading (`items` still null), empty (in the list's own
+ * words: nothing yet, or nothing found), or the list, drawn by `children`.
+ */
+export const ListState = <T,>(props: {
+  readonly items: readonly T[] | null
+  readonly empty: ComponentChildren
+  readonly emptyTestid?: string
+  readonly children: (items: readonly T[]) => ComponentChildren
+}) => {
+  const tr = useKitTr()
+  if (props.items === null) return <p class="k-muted">{tr('k.loading')}</p>
+  if (props.items.length === 0)
+    return (
+      <p class="k-muted" data-testid={props.emptyTestid}>
+        {props.empty}
+      </p>
+    )
+  return <>{props.children(props.items)}</>
+}

@@ -1,5 +1,14 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ConfirmButton, FailNotice, Notice, Panel, SelectField, TextAreaField, TextField } from '../kit/ui'
+import {
+  ConfirmButton,
+  FailNotice,
+  ListState,
+  Notice,
+  Panel,
+  SelectField,
+  TextAreaField,
+  TextField,
+} from '../kit/ui'
 import { navigate } from '../lib/router'
 import { AreaTabs } from './common'
 import {
@@ -139,40 +148,38 @@ const ClientsPage = () => {
         />
       </search>
       <FailNotice error={error} />
-      {rows === null ? (
-        <p class="k-muted">{tr('pl.loading')}</p>
-      ) : rows.length === 0 ? (
-        <p class="k-muted">{tr(query || industry ? 'pl.clients_none_found' : 'pl.clients_empty')}</p>
-      ) : (
-        <div class="pl-scroll">
-          <table
-            class="k-table pl-table"
-            // biome-ignore lint/a11y/noNoninteractiveTabindex: on a phone the table scrolls sideways and takes the keyboard
-            tabIndex={0}
-          >
-            <thead>
-              <tr>
-                <th scope="col">{tr('pl.c.name')}</th>
-                <th scope="col">{tr('pl.c.industry')}</th>
-                <th scope="col">{tr('pl.c.city')}</th>
-                <th scope="col">{tr('pl.c.contacts')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((c) => (
-                <tr key={c.id}>
-                  <td class="pl-wrap">
-                    <Link to={`/pipeline/clients/${c.id}`}>{c.name}</Link>
-                  </td>
-                  <td>{c.industry ?? ''}</td>
-                  <td>{c.city ?? ''}</td>
-                  <td>{c.contacts_count}</td>
+      <ListState items={rows} empty={tr(query || industry ? 'pl.clients_none_found' : 'pl.clients_empty')}>
+        {(rows) => (
+          <div class="pl-scroll">
+            <table
+              class="k-table pl-table"
+              // biome-ignore lint/a11y/noNoninteractiveTabindex: on a phone the table scrolls sideways and takes the keyboard
+              tabIndex={0}
+            >
+              <thead>
+                <tr>
+                  <th scope="col">{tr('pl.c.name')}</th>
+                  <th scope="col">{tr('pl.c.industry')}</th>
+                  <th scope="col">{tr('pl.c.city')}</th>
+                  <th scope="col">{tr('pl.c.contacts')}</th>
                 </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+              </thead>
+              <tbody>
+                {rows.map((c) => (
+                  <tr key={c.id}>
+                    <td class="pl-wrap">
+                      <Link to={`/pipeline/clients/${c.id}`}>{c.name}</Link>
+                    </td>
+                    <td>{c.industry ?? ''}</td>
+                    <td>{c.city ?? ''}</td>
+                    <td>{c.contacts_count}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        )}
+      </ListState>
       {pages > 1 ? (
         <div class="k-row" style={{ marginTop: '12px' }}>
           <button type="button" class="k-btn" disabled={page <= 1} onClick={() => setPage(page - 1)}>

@@ -12,6 +12,7 @@ import {
   type Filters,
   type Hours,
   longDay,
+  NumbersTable,
   num,
   previousOf,
   queryOf,
@@ -324,37 +325,18 @@ const Daily = ({ days }: { days: readonly Day[] }) => {
       <p class="k-muted" data-testid="daily-summary">
         {summary}
       </p>
-      <details class="rp-details">
-        <summary>{tr('rp.as_table')}</summary>
-        <ScrollTable label={tr('rp.daily')}>
-          <table class="k-table" data-testid="daily-table">
-            <thead>
-              <tr>
-                <th scope="col">{tr('rp.date')}</th>
-                <th scope="col" class="rp-num">
-                  {tr('rp.in')}
-                </th>
-                <th scope="col" class="rp-num">
-                  {tr('rp.out')}
-                </th>
-                <th scope="col" class="rp-num">
-                  {tr('rp.conv')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {days.map((d) => (
-                <tr key={d.date} data-date={d.date}>
-                  <th scope="row">{dayLabel(d.date, locale, true)}</th>
-                  <td class="rp-num">{num(d.messages_in, locale)}</td>
-                  <td class="rp-num">{num(d.messages_out, locale)}</td>
-                  <td class="rp-num">{num(d.conversations, locale)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      </details>
+      <NumbersTable
+        label={tr('rp.daily')}
+        testid="daily-table"
+        first={tr('rp.date')}
+        keyName="date"
+        columns={[tr('rp.in'), tr('rp.out'), tr('rp.conv')]}
+        rows={days.map((d) => ({
+          key: d.date,
+          head: dayLabel(d.date, locale, true),
+          values: [d.messages_in, d.messages_out, d.conversations],
+        }))}
+      />
     </section>
   )
 }
@@ -389,29 +371,14 @@ const Hourly = ({ hours }: { hours: readonly Hour[] }) => {
       <p class="k-muted" data-testid="hourly-summary">
         {summary}
       </p>
-      <details class="rp-details">
-        <summary>{tr('rp.as_table')}</summary>
-        <ScrollTable label={tr('rp.hourly')}>
-          <table class="k-table" data-testid="hourly-table">
-            <thead>
-              <tr>
-                <th scope="col">{tr('rp.hour')}</th>
-                <th scope="col" class="rp-num">
-                  {tr('rp.in')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {hours.map((h) => (
-                <tr key={h.hour} data-hour={h.hour}>
-                  <th scope="row">{hh(h.hour)}:00</th>
-                  <td class="rp-num">{num(h.messages_in, locale)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      </details>
+      <NumbersTable
+        label={tr('rp.hourly')}
+        testid="hourly-table"
+        first={tr('rp.hour')}
+        keyName="hour"
+        columns={[tr('rp.in')]}
+        rows={hours.map((h) => ({ key: String(h.hour), head: `${hh(h.hour)}:00`, values: [h.messages_in] }))}
+      />
     </section>
   )
 }

@@ -10,6 +10,7 @@ import {
   FilterBar,
   type Filters,
   longDay,
+  NumbersTable,
   num,
   RangeNote,
   ReportError,
@@ -241,33 +242,18 @@ const Daily = ({ data }: { data: Person }) => {
         fmt={(x) => num(x, locale)}
       />
       <p class="k-muted">{summary}</p>
-      <details class="rp-details">
-        <summary>{tr('rp.as_table')}</summary>
-        <ScrollTable label={tr('rp.k.daily')}>
-          <table class="k-table" data-testid="kpi-daily-table">
-            <thead>
-              <tr>
-                <th scope="col">{tr('rp.date')}</th>
-                <th scope="col" class="rp-num">
-                  {tr('rp.k.replies')}
-                </th>
-                <th scope="col" class="rp-num">
-                  {tr('rp.k.breach_n')}
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {days.map((d) => (
-                <tr key={d.date} data-date={d.date}>
-                  <th scope="row">{dayLabel(d.date, locale, true)}</th>
-                  <td class="rp-num">{num(d.replies, locale)}</td>
-                  <td class="rp-num">{num(d.breaches, locale)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </ScrollTable>
-      </details>
+      <NumbersTable
+        label={tr('rp.k.daily')}
+        testid="kpi-daily-table"
+        first={tr('rp.date')}
+        keyName="date"
+        columns={[tr('rp.k.replies'), tr('rp.k.breach_n')]}
+        rows={days.map((d) => ({
+          key: d.date,
+          head: dayLabel(d.date, locale, true),
+          values: [d.replies, d.breaches],
+        }))}
+      />
     </section>
   )
 }

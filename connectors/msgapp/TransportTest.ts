@@ -194,6 +194,12 @@ const waiters = new Set<() => void>()
 
 export const socketsOf = (channelId: number): readonly FakeSocket[] => sockets.get(channelId) ?? []
 
+/**
+ * Forgets every socket: the test runner calls it before each test file (test/support/eachFile.ts),
+ * since files share one process and channel ids repeat from one file's database to the next.
+ */
+export const forgetSockets = () => sockets.clear()
+
 /** Waits until the channel has had `count` sockets (connects), then returns the latest. */
 export const nthSocket = async (channelId: number, count = 1, timeoutMs = 5000): Promise<FakeSocket> => {
   const deadline = performance.now() + timeoutMs

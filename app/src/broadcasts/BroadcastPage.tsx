@@ -11,6 +11,7 @@ import {
   TextField,
 } from '../kit/ui'
 import { navigate } from '../lib/router'
+import { ContactPicks } from './ContactPicks'
 import { ActionFailure, Progress, StatusBadge } from './common'
 import {
   ApiError,
@@ -209,6 +210,7 @@ interface Form {
   readonly channel: string
   readonly segments: readonly number[]
   readonly labels: readonly number[]
+  readonly contacts: readonly number[]
   readonly messages: readonly { readonly text: string; readonly footer: string }[]
   readonly pace: string
   readonly delay: string
@@ -225,6 +227,7 @@ const formOf = (b: Broadcast): Form => ({
   channel: b.channel_id === null ? '' : String(b.channel_id),
   segments: b.audience.segment_ids,
   labels: b.audience.label_ids,
+  contacts: b.audience.contact_ids,
   messages: b.messages.length > 0 ? b.messages.map((m) => ({ text: m.text, footer: m.footer ?? '' })) : [],
   pace: String(b.settings.pace_per_minute),
   delay: String(b.settings.random_delay_seconds),
@@ -239,7 +242,7 @@ const formOf = (b: Broadcast): Form => ({
 const bodyOf = (f: Form) => ({
   name: f.name.trim(),
   channel_id: f.channel ? Number(f.channel) : null,
-  audience: { segment_ids: [...f.segments], label_ids: [...f.labels] },
+  audience: { segment_ids: [...f.segments], label_ids: [...f.labels], contact_ids: [...f.contacts] },
   messages: f.messages
     .filter((m) => m.text.trim() !== '')
     .map((m) => ({ text: m.text, ...(m.footer.trim() ? { footer: m.footer } : {}) })),
@@ -415,6 +418,13 @@ const DraftEditor = (props: { b: Broadcast; options: Options; onSaved: (b: Broad
               />
             ))}
           </fieldset>
+        ) : null}
+        {can('contacts.view') ? (
+          <ContactPicks
+            ids={form.contacts}
+            onIds={(contacts) => change({ contacts })}
+            error={f['audience.contact_ids']}
+          />
         ) : null}
         <h2>{tr('bc.messages')}</h2>
         <p class="k-hint">

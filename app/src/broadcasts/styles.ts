@@ -30,6 +30,9 @@ const CSS = `
 .bc-picks{border:0;padding:0;margin:0;display:flex;flex-direction:column;gap:4px}
 .bc-picks legend{font-size:13px;font-weight:600;color:#374151;padding:0;margin-bottom:4px}
 .bc-picks .k-check{font-size:14px}
+.bc-chosen{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:4px}
+.bc-chosen li{display:flex;align-items:center;justify-content:space-between;gap:8px;font-size:14px;min-width:0}
+.bc-chosen li>span:first-child{overflow-wrap:anywhere}
 .bc-risk{display:flex;flex-direction:column;gap:6px;list-style:none;margin:0;padding:0}
 .bc-risk li{font-size:13.5px;padding:6px 10px;border-radius:6px;border-left:4px solid #d1d5db;background:#f9fafb}
 .bc-risk li.bc-high{border-left-color:#b91c1c;background:#fef2f2}

@@ -330,6 +330,20 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     await shots(page, 'pipeline-dashboard-en')
     await accessible(page)
     await fitsPhone(page)
+    // Its team and owner filters ask the API's own: the figures are the API's for the same filters.
+    const created = async () =>
+      (await page.getByTestId('dashboard-tiles').locator('dd').first().textContent())?.trim()
+    const figure = async (q: string) =>
+      String((await P.api(s, owner).get(`/v1/pipeline/dashboard?${q}`)).data.tiles.created)
+    await page.getByLabel('Team', { exact: true }).selectOption(String(team))
+    await page.getByLabel('Owner', { exact: true }).selectOption(String(sales.id))
+    const mine = await figure(`team_id=${team}&assignee_id=${sales.id}`)
+    expect(Number(mine)).toBeGreaterThanOrEqual(2)
+    await expect.poll(created).toBe(mine)
+    await page.getByLabel('Owner', { exact: true }).selectOption({ label: 'Nobody' })
+    await expect.poll(created).toBe(await figure(`team_id=${team}&assignee_id=none`))
+    await page.getByLabel('Team', { exact: true }).selectOption({ label: 'All' })
+    await page.getByLabel('Owner', { exact: true }).selectOption({ label: 'Anyone' })
 
     // Import: a CSV whose second row has no title and a value that is not a number.
     await page.goto(`${s.url}/app/pipeline/import`)

@@ -2,15 +2,28 @@ import { useEffect, useState } from 'preact/hooks'
 import { FailNotice, Panel, QuotaMeter, SelectField } from '../kit/ui'
 import { fullTime } from '../lib/format'
 import { AreaTabs } from './common'
-import { api, can, got, Link, money, useLocale, useTr, useWorkspaceEvents, type Workflow } from './kit'
+import {
+  api,
+  type Candidate,
+  can,
+  got,
+  Link,
+  money,
+  type Named,
+  useLocale,
+  useTr,
+  useWorkspaceEvents,
+  type Workflow,
+} from './kit'
 import { DateField } from './LeadForm'
 import { ensureStyles } from './styles'
 
 /**
  * `/app/pipeline/dashboard` (spec 2 §4.7 `GET /pipeline/dashboard`): tiles, the funnel of one
  * workflow, eight weeks, figures per owner, expenses by category, the agenda and the monthly lead
- * quota, over the leads the reader may see; filters workflow, range, owner. The CSV exports
- * (`reports.view`) take the same workflow and range.
+ * quota, over the leads the reader may see; filters workflow, range, Back Office team (shown to
+ * those who may list teams) and owner. The CSV exports (`reports.view`) take the same workflow and
+ * range (the spec gives them no team or owner).
  */
 interface Dashboard {
   readonly range: { readonly from: string; readonly to: string }
@@ -76,12 +89,22 @@ const DashboardPage = () => {
   const tr = useTr()
   const locale = useLocale()
   const [workflows, setWorkflows] = useState<readonly Workflow[]>([])
-  const [f, setF] = useState({ pipeline_id: '', from: '', to: '', assignee_id: '' })
+  const [f, setF] = useState({ pipeline_id: '', from: '', to: '', team_id: '', assignee_id: '' })
+  const [teams, setTeams] = useState<readonly Named[]>([])
+  const [people, setPeople] = useState<readonly Candidate[]>([])
   const [d, setD] = useState<Dashboard | null>(null)
   const [error, setError] = useState<unknown>(null)
   useEffect(() => {
     void got<Workflow[]>(api.get('/v1/pipelines')).then(
       (r) => setWorkflows(r.data),
+      () => null,
+    )
+    void got<Named[]>(api.get('/v1/teams', { query: { type: 'backoffice' } as never })).then(
+      (r) => setTeams(r.data),
+      () => null,
+    )
+    void got<Candidate[]>(api.get('/v1/leads/candidates')).then(
+      (r) => setPeople(r.data),
       () => null,
     )
   }, [])
@@ -141,6 +164,15 @@ const DashboardPage = () => {
         />
         <DateField label={tr('pl.from')} name="from" type="date" value={f.from} onValue={set('from')} />
         <DateField label={tr('pl.to')} name="to" type="date" value={f.to} onValue={set('to')} />
+        {teams.length > 0 ? (
+          <SelectField
+            label={tr('pl.f.team')}
+            name="team_id"
+            value={f.team_id}
+            options={[['', tr('pl.all')], ...teams.map((t) => [String(t.id), t.name] as const)]}
+            onValue={set('team_id')}
+          />
+        ) : null}
         <SelectField
           label={tr('pl.assignee')}
           name="assignee_id"
@@ -148,6 +180,8 @@ const DashboardPage = () => {
           options={[
             ['', tr('pl.anyone')],
             ['me', tr('pl.me')],
+            ['none', tr('pl.nobody')],
+            ...people.map((p) => [String(p.id), p.name] as const),
           ]}
           onValue={set('assignee_id')}
         />

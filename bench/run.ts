@@ -1762,7 +1762,8 @@ const footprintOf = async (database: Database) => {
       await settle()
       const actors = await memoryOf(pid, url)
       // Idle agent sockets on top, subscribed to the workspace, held while the server is sampled.
-      const hold = settleS + setting('BENCH_RAMP_S', 10, 2) + 20
+      // Headroom for the sockets to be counted and the memory sampled (20 a smoke connects at once).
+      const hold = settleS + setting('BENCH_RAMP_S', 10, 2) + setting('BENCH_HOLD_EXTRA_S', 20, 8)
       const driver = runDriver([
         'sockets',
         '-base',

@@ -160,7 +160,8 @@ export const seedReports = async (db: pg.Client, workspaceId: number, plan: Repo
     [workspaceId, plan.perConversation],
   )
   await q('DROP TABLE seed_msg; DROP TABLE seed_conv')
-  await q('ANALYZE')
+  // As autovacuum leaves tables after a bulk insert: statistics, GIN pending lists folded in.
+  await q('VACUUM ANALYZE')
   const n = (await q('SELECT count(*)::int AS n FROM messages WHERE workspace_id = $1', [workspaceId]))
     .rows[0].n
   const facts = (

@@ -313,6 +313,21 @@ export type Row = Measures & { readonly k: string | null }
 
 const SUMS = MEASURES.map((m) => `COALESCE(sum(${m}), 0)::float8 AS ${m}`).join(', ')
 
+/** The scope's workspace, channels, channel type and team over a roll-up table aliased `r`. */
+const rollupScope = (sql: SqlClient.SqlClient, s: Scope): Fragment[] => {
+  const parts: Fragment[] = [sql`r.workspace_id = ${s.workspaceId}`]
+  if (s.channelIds !== null) {
+    // Facts without a channel (tickets) are not limited by channel.
+    parts.push(sql`(r.channel_id = ANY(${pgArray(s.channelIds)}::int[]) OR r.channel_id = 0)`)
+  }
+  if (s.channelType) {
+    parts.push(sql`r.channel_id IN (SELECT id FROM channels WHERE workspace_id = ${s.workspaceId}
+      AND type = ${s.channelType})`)
+  }
+  if (s.teamId !== null) parts.push(sql`r.team_id = ${s.teamId}`)
+  return parts
+}
+
 /**
  * Sums of the roll-ups over the scope, grouped. `hour` and any read in a zone other than the
  * workspace's use `report_hours`; `user` needs `report_days` (people are kept per workspace day).
@@ -320,16 +335,7 @@ const SUMS = MEASURES.map((m) => `COALESCE(sum(${m}), 0)::float8 AS ${m}`).join(
 export const sums = (s: Scope, by: GroupBy) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const useDays = (s.days !== null && by !== 'hour') || by === 'user' || s.userId != null
-    const parts: Fragment[] = [sql`r.workspace_id = ${s.workspaceId}`]
-    if (s.channelIds !== null) {
-      // Facts without a channel (tickets) are not limited by channel.
-      parts.push(sql`(r.channel_id = ANY(${pgArray(s.channelIds)}::int[]) OR r.channel_id = 0)`)
-    }
-    if (s.channelType) {
-      parts.push(sql`r.channel_id IN (SELECT id FROM channels WHERE workspace_id = ${s.workspaceId}
-        AND type = ${s.channelType})`)
-    }
-    if (s.teamId !== null) parts.push(sql`r.team_id = ${s.teamId}`)
+    const parts = rollupScope(sql, s)
     if (s.userId != null) parts.push(sql`r.user_id = ${s.userId}`)
     let from: Fragment
     let key: Fragment
@@ -363,6 +369,24 @@ export const sums = (s: Scope, by: GroupBy) =>
     }
     return sql<Row>`SELECT ${key} AS k, ${sql.literal(SUMS)} FROM ${from} WHERE ${sql.and(parts)} GROUP BY 1`
   })
+
+/**
+ * Messages in per hour of the day in the scope's zone (the hourly report), from `report_hours`.
+ * Only the one measure, summed per stored hour before the zone's arithmetic: over a year the
+ * general `sums` added 21 measures over ~175,000 rows (~200 ms); this reads migration 0112's
+ * index alone and converts 8,760 hours. A person's scope has no hours (people are kept per day):
+ * it goes through `sums` as before.
+ */
+export const inByHourOfDay = (s: Scope) =>
+  s.userId != null
+    ? sums(s, 'hour')
+    : Effect.flatMap(SqlClient.SqlClient, (sql) => {
+        const parts = [...rollupScope(sql, s), sql`r.hour >= ${s.start} AND r.hour < ${s.end}`]
+        return sql<{ readonly k: string; readonly messages_in: number }>`
+          SELECT extract(hour FROM x.hour AT TIME ZONE ${s.zone})::int::text AS k, sum(x.n)::float8 AS messages_in
+          FROM (SELECT r.hour, sum(r.messages_in) AS n FROM report_hours r WHERE ${sql.and(parts)} GROUP BY r.hour) x
+          GROUP BY 1`
+      })
 
 /** Per person and channel type, from `report_days` (the KPI cards). */
 export const sumsByPersonAndType = (s: Scope) =>

@@ -196,11 +196,11 @@ export const daily = (ctx: Ctx, q: Filters) => Effect.map(dailyOf(ctx, q), (r) =
 export const hourly = (ctx: Ctx, q: Filters) =>
   Effect.gen(function* () {
     const { scope, range } = yield* scopeOf(ctx, q)
-    const rows = byKey(yield* Reports.sums(scope, 'hour'))
+    const rows = new Map((yield* Reports.inByHourOfDay(scope)).map((r) => [r.k, r.messages_in]))
     return reply(
       Array.from({ length: 24 }, (_, hour) => ({
         hour,
-        messages_in: rows.get(String(hour))?.messages_in ?? 0,
+        messages_in: rows.get(String(hour)) ?? 0,
       })),
       rangeMeta(range),
     )

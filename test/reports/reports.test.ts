@@ -189,6 +189,15 @@ describe('reports', () => {
       { hour: 16, messages_in: 1 },
       { hour: 19, messages_in: 1 },
     ])
+    // Per channel the hours split the same messages: the number's and the API channel's add up.
+    const hoursOf = async (q: string) =>
+      ((await get(`/v1/reports/hourly?${RANGE}&${q}`)).body.data as typeof hourly).map((h) => h.messages_in)
+    const [numberHours, apiHours] = [
+      await hoursOf(`channel_id=${msgapp.id}`),
+      await hoursOf(`channel_id=${api.id}`),
+    ]
+    expect(apiHours.reduce((a, n) => a + n, 0)).toBeGreaterThan(0)
+    expect(numberHours.map((n, h) => n + apiHours[h]!)).toEqual(hourly.map((h) => h.messages_in))
   })
 
   it("a caller in another zone gets that zone's days and hours", async () => {

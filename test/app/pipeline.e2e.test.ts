@@ -313,6 +313,7 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     await xEdit.getByRole('button', { name: 'Save' }).click()
     await xEdit.getByRole('alert').first().waitFor()
     expect(await xEdit.getByLabel('Amount').getAttribute('aria-invalid')).toBe('true')
+    await shots(page, 'pipeline-expense-edit-en')
     await xEdit.getByLabel('Amount').fill('175000')
     await xEdit.getByLabel('Expense note').fill('Taxi and tolls')
     await xEdit.getByRole('button', { name: 'Save' }).click()

@@ -44,9 +44,11 @@ export const ClientContacts = (props: {
       await props.onChange()
       if (on) setQ('')
       setDone(
-        on
-          ? tr('pl.cc.linked', { name: contact.name, n: r.data.leads_linked.length })
-          : tr('pl.cc.unlinked', { name: contact.name }),
+        !on
+          ? tr('pl.cc.unlinked', { name: contact.name })
+          : r.data.leads_linked.length > 0
+            ? tr('pl.cc.linked_leads', { name: contact.name, n: r.data.leads_linked.length })
+            : tr('pl.cc.linked', { name: contact.name }),
       )
     } catch (e) {
       setError(e)

@@ -30,17 +30,20 @@ export const Checklist = ({ lead, manage, onChange, tr }: Part) => {
     focus.current = null
   })
   const w = useWrite(onChange)
+  // Moves go to the server one after the other, in the order they were asked.
+  const queue = useRef<Promise<unknown>>(Promise.resolve())
   const move = (c: CheckItem, from: number, to: number) => {
-    if (w.busy) return
     const ids = items.map((x) => x.id).filter((x) => x !== c.id)
     ids.splice(to, 0, c.id)
     setOrder(ids)
     // At either end its button in that direction is disabled: focus goes to the other one.
     const edge = to === 0 ? 'down' : to === ids.length - 1 ? 'up' : to < from ? 'up' : 'down'
     focus.current = `${c.id}:${edge}`
-    void w
-      .run(() => api.patch('/v1/lead-checklist/{id}', { path: { id: c.id }, body: { position: to } }))
-      .then((ok) => ok || setOrder(null))
+    queue.current = queue.current.then(() =>
+      w
+        .run(() => api.patch('/v1/lead-checklist/{id}', { path: { id: c.id }, body: { position: to } }))
+        .then((ok) => ok || setOrder(null)),
+    )
   }
   const keep = (key: string) => (el: HTMLButtonElement | null) => {
     if (el) buttons.current.set(key, el)

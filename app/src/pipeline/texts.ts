@@ -352,8 +352,8 @@ export const texts = {
   'pl.f.custom': { en: 'More fields', id: 'Kolom tambahan' },
   'pl.create_anyway': { en: 'Create anyway', id: 'Tetap buat' },
   'pl.dup.contact': {
-    en: 'This phone or e-mail is the contact {contact}: the new lead will be linked to them.',
-    id: 'Telepon atau e-mail ini milik kontak {contact}: prospek baru akan ditautkan ke kontak ini.',
+    en: 'This phone or e-mail belongs to the contact {contact}; the new lead will be linked to them.',
+    id: 'Telepon atau e-mail ini milik kontak {contact}; prospek baru akan ditautkan ke kontak ini.',
   },
   'pl.dup.open': {
     en: 'This contact already has {n} open lead(s) in this workflow:',
@@ -380,7 +380,8 @@ export const texts = {
   'pl.cc.unlink': { en: 'Unlink', id: 'Lepaskan' },
   'pl.cc.unlink_x': { en: 'Unlink {name}', id: 'Lepaskan {name}' },
   'pl.cc.already': { en: 'Linked', id: 'Sudah ditautkan' },
-  'pl.cc.linked': {
+  'pl.cc.linked': { en: '{name} linked.', id: '{name} ditautkan.' },
+  'pl.cc.linked_leads': {
     en: '{name} linked; {n} of their leads without a client now have this one.',
     id: '{name} ditautkan; {n} prospeknya yang belum punya klien kini memakai klien ini.',
   },

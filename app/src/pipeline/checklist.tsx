@@ -52,7 +52,7 @@ export const Checklist = ({ lead, manage, onChange, tr }: Part) => {
   return (
     <Panel title={tr('pl.checklist')} id="pl-checklist">
       {items.length === 0 ? <p class="k-muted">{tr('pl.checklist_empty')}</p> : null}
-      <ol class="pl-list" data-testid="checklist">
+      <ol class="pl-list pl-checks" data-testid="checklist">
         {items.map((c, i) => (
           <li key={c.id}>
             <label class="k-check">

@@ -47,6 +47,7 @@ const CSS = `
 .pl-body{white-space:pre-wrap;margin:2px 0 0}
 .pl-inline{display:flex;gap:8px;flex-wrap:wrap;align-items:flex-end;margin-top:10px}
 .pl-inline .k-field{flex:1 1 160px}
+.pl-checks li{align-items:center}
 .pl-done{text-decoration:line-through;color:#6b7280}
 .pl-tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:10px;margin:0 0 16px}
 .pl-tiles div{background:#fff;border:1px solid var(--line,#e2e5ea);border-radius:10px;padding:10px 12px}

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks'
-import { ConfirmButton, FailNotice, Panel, SelectField, TextAreaField, TextField } from '../kit/ui'
+import { FailNotice, Panel, SelectField, TextAreaField, TextField } from '../kit/ui'
 import { fullTime } from '../lib/format'
-import { Dialog } from './common'
+import { Dialog, FormEnd, RowActions } from './common'
 import {
   api,
   EVENT_KINDS,
@@ -44,23 +44,11 @@ export const Events = ({ lead, manage, onChange, tr }: Part) => {
               {ev.notes ? <p class="pl-body">{ev.notes}</p> : null}
             </div>
             {manage ? (
-              <span class="pl-stage-tools">
-                <button
-                  type="button"
-                  class="k-btn"
-                  aria-label={tr('pl.edit_x', { name: ev.title })}
-                  onClick={() => setOpen(ev)}
-                >
-                  {tr('pl.edit')}
-                </button>
-                <ConfirmButton
-                  label={tr('pl.delete')}
-                  question={tr('pl.delete_event_q')}
-                  onConfirm={() =>
-                    void w.run(() => api.delete('/v1/lead-events/{id}', { path: { id: ev.id } }))
-                  }
-                />
-              </span>
+              <RowActions
+                edit={{ label: tr('pl.edit_x', { name: ev.title }), onEdit: () => setOpen(ev) }}
+                question={tr('pl.delete_event_q')}
+                onDelete={() => void w.run(() => api.delete('/v1/lead-events/{id}', { path: { id: ev.id } }))}
+              />
             ) : null}
           </li>
         ))}
@@ -189,15 +177,7 @@ const EventDialog = (props: {
           onValue={set('notes')}
           error={fields.notes}
         />
-        <FailNotice error={Object.keys(fields).length ? null : error} />
-        <div class="k-row">
-          <button type="submit" class="k-btn k-primary">
-            {tr(event ? 'pl.save' : 'pl.add')}
-          </button>
-          <button type="button" class="k-btn" onClick={props.onClose}>
-            {tr('pl.cancel')}
-          </button>
-        </div>
+        <FormEnd submit={tr(event ? 'pl.save' : 'pl.add')} error={error} onCancel={props.onClose} />
       </form>
     </Dialog>
   )

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks'
 import { me } from '../kit'
-import { ConfirmButton, FailNotice, Panel, SelectField, TextField } from '../kit/ui'
-import { Dialog } from './common'
+import { FailNotice, Panel, SelectField, TextField } from '../kit/ui'
+import { Dialog, FormEnd, RowActions } from './common'
 import { api, type Expense, failFields, money, type PipelineSettings, type Tr } from './kit'
 import { DateField } from './LeadForm'
 import { type Part, useWrite } from './write'
@@ -53,25 +53,20 @@ export const Expenses = ({ lead, manage, onChange, tr, locale, settings }: Props
               ) : null}
             </div>
             {manage ? (
-              <span class="pl-stage-tools">
-                {mayEdit(x) ? (
-                  <button
-                    type="button"
-                    class="k-btn"
-                    aria-label={tr('pl.edit_x', { name: `${money(x.amount, locale)} · ${x.category}` })}
-                    onClick={() => setEditing(x)}
-                  >
-                    {tr('pl.edit')}
-                  </button>
-                ) : null}
-                <ConfirmButton
-                  label={tr('pl.delete')}
-                  question={tr('pl.delete_expense_q')}
-                  onConfirm={() =>
-                    void w.run(() => api.delete('/v1/lead-expenses/{id}', { path: { id: x.id } }))
-                  }
-                />
-              </span>
+              <RowActions
+                edit={
+                  mayEdit(x)
+                    ? {
+                        label: tr('pl.edit_x', { name: `${money(x.amount, locale)} · ${x.category}` }),
+                        onEdit: () => setEditing(x),
+                      }
+                    : undefined
+                }
+                question={tr('pl.delete_expense_q')}
+                onDelete={() =>
+                  void w.run(() => api.delete('/v1/lead-expenses/{id}', { path: { id: x.id } }))
+                }
+              />
             ) : null}
           </li>
         ))}
@@ -97,37 +92,13 @@ export const Expenses = ({ lead, manage, onChange, tr, locale, settings }: Props
             }
           }}
         >
-          <SelectField
-            label={tr('pl.x.category')}
-            name="category"
-            value={v.category || categories[0] || ''}
-            options={categories.map((c) => [c, c] as const)}
-            onValue={set('category')}
-            error={fields.category}
-          />
-          <TextField
-            label={tr('pl.x.amount')}
-            name="amount"
-            type="number"
-            min={0}
-            value={v.amount}
-            onValue={set('amount')}
-            error={fields.amount}
-          />
-          <DateField
-            label={tr('pl.x.spent_on')}
-            name="spent_on"
-            type="date"
-            value={v.spent_on}
-            onValue={set('spent_on')}
-            error={fields.spent_on}
-          />
-          <TextField
-            label={tr('pl.x.note')}
-            name="expense_note"
-            value={v.note}
-            onValue={set('note')}
-            error={fields.note}
+          <ExpenseFields
+            v={{ ...v, category: v.category || categories[0] || '' }}
+            set={set}
+            categories={categories}
+            fields={fields}
+            names={{ note: 'expense_note', spent_on: 'spent_on' }}
+            tr={tr}
           />
           <div class="k-field">
             <label for="pl-receipt">{tr('pl.x.receipt')}</label>
@@ -202,48 +173,72 @@ const ExpenseDialog = (props: {
           }
         }}
       >
-        <SelectField
-          label={tr('pl.x.category')}
-          name="category"
-          value={v.category}
-          options={categories.map((c) => [c, c] as const)}
-          onValue={set('category')}
-          error={fields.category}
+        <ExpenseFields
+          v={v}
+          set={set}
+          categories={categories}
+          fields={fields}
+          names={{ note: 'note', spent_on: 'edit_spent_on' }}
+          tr={tr}
         />
-        <TextField
-          label={tr('pl.x.amount')}
-          name="amount"
-          type="number"
-          min={0}
-          value={v.amount}
-          onValue={set('amount')}
-          error={fields.amount}
-        />
-        <DateField
-          label={tr('pl.x.spent_on')}
-          name="edit_spent_on"
-          type="date"
-          value={v.spent_on}
-          onValue={set('spent_on')}
-          error={fields.spent_on}
-        />
-        <TextField
-          label={tr('pl.x.note')}
-          name="note"
-          value={v.note}
-          onValue={set('note')}
-          error={fields.note}
-        />
-        <FailNotice error={Object.keys(fields).length ? null : error} />
-        <div class="k-row">
-          <button type="submit" class="k-btn k-primary">
-            {tr('pl.save')}
-          </button>
-          <button type="button" class="k-btn" onClick={props.onClose}>
-            {tr('pl.cancel')}
-          </button>
-        </div>
+        <FormEnd submit={tr('pl.save')} error={error} onCancel={props.onClose} />
       </form>
     </Dialog>
+  )
+}
+
+type ExpenseValues = {
+  readonly category: string
+  readonly amount: string
+  readonly spent_on: string
+  readonly note: string
+}
+
+/** An expense's category (of the settings' list), amount, date and note, with the server's messages. */
+const ExpenseFields = (props: {
+  v: ExpenseValues
+  set: (k: keyof ExpenseValues) => (x: string) => void
+  categories: readonly string[]
+  fields: Readonly<Record<string, string>>
+  /** The note's and the date's names (the date's is its id: unique on the page). */
+  names: { readonly note: string; readonly spent_on: string }
+  tr: Tr
+}) => {
+  const { v, set, fields, tr } = props
+  return (
+    <>
+      <SelectField
+        label={tr('pl.x.category')}
+        name="category"
+        value={v.category}
+        options={props.categories.map((c) => [c, c] as const)}
+        onValue={set('category')}
+        error={fields.category}
+      />
+      <TextField
+        label={tr('pl.x.amount')}
+        name="amount"
+        type="number"
+        min={0}
+        value={v.amount}
+        onValue={set('amount')}
+        error={fields.amount}
+      />
+      <DateField
+        label={tr('pl.x.spent_on')}
+        name={props.names.spent_on}
+        type="date"
+        value={v.spent_on}
+        onValue={set('spent_on')}
+        error={fields.spent_on}
+      />
+      <TextField
+        label={tr('pl.x.note')}
+        name={props.names.note}
+        value={v.note}
+        onValue={set('note')}
+        error={fields.note}
+      />
+    </>
   )
 }

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
-import { ConfirmButton, FailNotice, Panel, SelectField, TextAreaField } from '../kit/ui'
+import { FailNotice, Panel, SelectField, TextAreaField } from '../kit/ui'
 import { fullTime } from '../lib/format'
+import { FormEnd, RowActions } from './common'
 import { ACTIVITY_KINDS, type Activity, api, failFields, got, type TextKey, type Tr } from './kit'
 import { type Part, useWrite } from './write'
 
@@ -90,29 +91,22 @@ export const Timeline = ({ lead, manage, onChange, tr }: Part) => {
                 {a.manual && a.body ? <p class="pl-body">{a.body}</p> : null}
               </div>
               {manage && a.manual && a.mine ? (
-                <span class="pl-stage-tools">
-                  <button
-                    type="button"
-                    class="k-btn"
-                    aria-label={tr('pl.edit_activity', {
+                <RowActions
+                  edit={{
+                    label: tr('pl.edit_activity', {
                       kind: tr(`pl.act.${a.kind}` as TextKey),
                       at: fullTime(a.happened_at),
-                    })}
-                    onClick={() => setEditing(a.id)}
-                  >
-                    {tr('pl.edit')}
-                  </button>
-                  <ConfirmButton
-                    label={tr('pl.delete')}
-                    question={tr('pl.delete_activity_q')}
-                    onConfirm={() =>
-                      void w.run(async () => {
-                        await api.delete('/v1/lead-activities/{id}', { path: { id: a.id } })
-                        setOlder((o) => o.filter((x) => x.id !== a.id))
-                      })
-                    }
-                  />
-                </span>
+                    }),
+                    onEdit: () => setEditing(a.id),
+                  }}
+                  question={tr('pl.delete_activity_q')}
+                  onDelete={() =>
+                    void w.run(async () => {
+                      await api.delete('/v1/lead-activities/{id}', { path: { id: a.id } })
+                      setOlder((o) => o.filter((x) => x.id !== a.id))
+                    })
+                  }
+                />
               ) : null}
             </li>
           ),
@@ -194,15 +188,7 @@ const ActivityEdit = (props: {
         onValue={setBody}
         error={fields.body}
       />
-      <FailNotice error={Object.keys(fields).length ? null : error} />
-      <div class="k-row">
-        <button type="submit" class="k-btn k-primary" disabled={busy}>
-          {tr('pl.save')}
-        </button>
-        <button type="button" class="k-btn" onClick={props.onClose}>
-          {tr('pl.cancel')}
-        </button>
-      </div>
+      <FormEnd submit={tr('pl.save')} busy={busy} error={error} onCancel={props.onClose} />
     </form>
   )
 }

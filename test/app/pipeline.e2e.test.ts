@@ -13,8 +13,11 @@ import { launch, shots, signedIn } from './support'
  * drags a lead to another stage and it moves on the owner's board live (`pipeline.changed`); the
  * owner moves another from the keyboard to Won, giving the deal value, and it moves on the
  * salesperson's board; a new lead from the board's form; the lead page with an activity, a
- * checklist item, an event with a reminder, an expense and a file; English and Indonesian, axe at
- * 1440 and 390 px, screenshots in test-artifacts/app/pipeline-*.
+ * checklist item, an event with a reminder, an expense and a file, each activity, event and expense
+ * changed after and the checklist put in order from the keyboard; the new-lead form's warning of
+ * the contact's open leads and a lead custom field saved and changed; a contact linked to a client;
+ * an archived workflow's board from the board's chooser; English and Indonesian, axe at 1440 and
+ * 390 px, screenshots in test-artifacts/app/pipeline-*.
  */
 let s: TestServer
 let browser: Browser
@@ -151,6 +154,21 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
   it('creates a lead from the board and works on its page: activity, checklist, event, expense, file', async () => {
     const mark = Math.random().toString(36).slice(2, 6)
     expect((await setLocale(sales.who, 'en')).status).toBe(200)
+    // A lead custom field, and a contact with an open lead in the workflow already.
+    const field = await P.api(s, owner).post('/v1/custom-fields', {
+      entity: 'lead',
+      label: `Fleet size ${mark}`,
+      type: 'number',
+    })
+    expect(field.status).toBe(201)
+    const key = field.data.key as string
+    const known = P.phone()
+    const earlier = await P.lead(s, sales.who, {
+      pipeline_id: flow.id,
+      team_id: team,
+      title: `Earlier ${mark}`,
+      contact: { name: 'Wati', phone: known },
+    })
     const { page, problems, context } = await signedIn(browser, s, sales.session, {
       viewport: { width: 1440, height: 900 },
     })
@@ -162,7 +180,17 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     await form.getByRole('alert').first().waitFor()
     await form.getByLabel('Title').fill(`Fleet ${mark}`)
     await form.getByLabel('Contact name').fill('Wati')
+    // The phone of a contact with an open lead here, written as people write it: that lead is
+    // shown before saving, and the button says so.
+    await form.getByLabel('Phone').fill(`0${known.slice(3, 6)}-${known.slice(6)}`)
+    const dupes = form.getByTestId('lead-duplicates')
+    await dupes.getByRole('link', { name: `${earlier.identifier} Earlier ${mark}` }).waitFor()
+    await form.getByRole('button', { name: 'Create anyway' }).waitFor()
+    await shots(page, 'pipeline-duplicates-en')
+    // Another number: no warning.
     await form.getByLabel('Phone').fill(P.phone())
+    await dupes.waitFor({ state: 'detached' })
+    await form.getByLabel(`Fleet size ${mark}`).fill('20')
     await form.getByLabel('Client (company)').fill(`PT Armada ${mark}`)
     await form.getByLabel('Prospect value').fill('12000000')
     await form.getByLabel('Owner').selectOption({ label: 'Sari Sales' })
@@ -171,6 +199,8 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     const id = Number(new URL(page.url()).pathname.split('/').pop())
     const lead = (await P.api(s, sales.who).get(`/v1/leads/${id}`)).data
     expect(lead).toMatchObject({ title: `Fleet ${mark}`, value_estimate: 12_000_000, assignee_id: sales.id })
+    expect(lead.custom_fields.find((f: { key: string }) => f.key === key).value).toBe(20)
+    expect(lead.contact_id).not.toBe(earlier.contact_id)
     expect(lead.client.name).toBe(`PT Armada ${mark}`)
     await page.getByRole('heading', { name: `Fleet ${mark}` }).waitFor()
     await live(page)
@@ -180,14 +210,58 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     await page.getByLabel('What happened').fill('Called about 20 trucks')
     await page.getByRole('button', { name: 'Log activity' }).click()
     await page.getByTestId('lead-timeline').getByText('Called about 20 trucks').waitFor()
-    // A checklist item, ticked.
-    await page.getByLabel('New item').fill('Send the quotation')
-    await page.getByRole('region', { name: 'Checklist' }).getByRole('button', { name: 'Add' }).click()
+    // Changed in place.
+    const called = page.getByTestId('lead-timeline').locator('li', { hasText: 'Called about 20 trucks' })
+    await called.getByRole('button', { name: 'Edit the activity' }).click()
+    const change = page.getByTestId('activity-edit')
+    await change.getByLabel('Activity').selectOption('meeting')
+    await change.getByLabel('What happened').fill('Met about 25 trucks')
+    await change.getByRole('button', { name: 'Save' }).click()
+    await page.getByTestId('lead-timeline').getByText('Met about 25 trucks').waitFor()
+    const acts = (await P.api(s, sales.who).get(`/v1/leads/${id}/activities`)).data as {
+      kind: string
+      body: string | null
+    }[]
+    expect(acts.find((a) => a.body === 'Met about 25 trucks')?.kind).toBe('meeting')
+    // Checklist items, one ticked, then put in order from the keyboard.
+    const checklist = page.getByRole('region', { name: 'Checklist' })
+    for (const item of ['Send the quotation', 'Book the demo', 'Sign the contract']) {
+      await page.getByLabel('New item').fill(item)
+      await checklist.getByRole('button', { name: 'Add' }).click()
+      await checklist.getByRole('checkbox', { name: item }).waitFor()
+    }
     await page.getByRole('checkbox', { name: 'Send the quotation' }).check()
     await P.eventually(
       async () => (await P.api(s, sales.who).get(`/v1/leads/${id}`)).data.checklist,
-      (c: { done: boolean }[]) => c.length === 1 && c[0]!.done,
+      (c: { done: boolean }[]) => c.length === 3 && c[0]!.done,
     )
+    const order = async () =>
+      ((await P.api(s, sales.who).get(`/v1/leads/${id}`)).data.checklist as { text: string }[]).map(
+        (c) => c.text,
+      )
+    await checklist.getByRole('button', { name: 'Move Sign the contract up' }).focus()
+    await page.keyboard.press('Enter')
+    await P.eventually(order, (o) => o.join() === 'Send the quotation,Sign the contract,Book the demo')
+    // Focus stayed on the moved item's button: Enter moves it again, to the top, where only its
+    // Move down button can act, and focus goes there.
+    await page.keyboard.press('Enter')
+    await P.eventually(order, (o) => o.join() === 'Sign the contract,Send the quotation,Book the demo')
+    await expect
+      .poll(() =>
+        page.evaluate(() =>
+          (
+            globalThis as unknown as {
+              document: { activeElement: { getAttribute: (n: string) => string | null } | null }
+            }
+          ).document.activeElement?.getAttribute('aria-label'),
+        ),
+      )
+      .toBe('Move Sign the contract down')
+    expect(await checklist.locator('li').allTextContents()).toEqual([
+      expect.stringContaining('Sign the contract'),
+      expect.stringContaining('Send the quotation'),
+      expect.stringContaining('Book the demo'),
+    ])
     // An event with a reminder an hour before.
     await page.getByRole('button', { name: 'Plan an event' }).click()
     const ev = page.getByRole('dialog', { name: 'Plan an event' })
@@ -200,6 +274,19 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     const events = (await P.api(s, sales.who).get(`/v1/leads/${id}`)).data.events
     expect(events[0]).toMatchObject({ title: 'Site visit', kind: 'visit', remind_minutes: 60 })
     expect(new Date(events[0].remind_at).getTime()).toBe(new Date(events[0].starts_at).getTime() - 3_600_000)
+    // Changed: a new title; the start time and its reminder stay.
+    await page.getByRole('button', { name: 'Edit Site visit' }).click()
+    const evEdit = page.getByRole('dialog', { name: 'Change the event' })
+    expect(await evEdit.getByLabel('Reminder').inputValue()).toBe('60')
+    await evEdit.getByLabel('Title').fill('Site visit with the CFO')
+    await evEdit.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('region', { name: 'Events' }).getByText('Site visit with the CFO').waitFor()
+    const changedEvent = (await P.api(s, sales.who).get(`/v1/leads/${id}`)).data.events[0]
+    expect(changedEvent).toMatchObject({
+      title: 'Site visit with the CFO',
+      starts_at: events[0].starts_at,
+      remind_minutes: 60,
+    })
     // An expense with a receipt.
     const categories = (await P.api(s, owner).get('/v1/pipeline/settings')).data
       .expense_categories as string[]
@@ -218,6 +305,23 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     const x = (await P.api(s, sales.who).get(`/v1/leads/${id}`)).data
     expect(x.expenses_total).toBe(150000)
     expect(x.expenses[0].receipt.name).toBe('receipt.png')
+    // Changed: an amount that is no amount is refused beside the field, then a right one.
+    const expenses = page.getByRole('region', { name: 'Expenses' })
+    await expenses.getByRole('button', { name: /^Edit 150,000/ }).click()
+    const xEdit = page.getByRole('dialog', { name: 'Change the expense' })
+    await xEdit.getByLabel('Amount').fill('-5')
+    await xEdit.getByRole('button', { name: 'Save' }).click()
+    await xEdit.getByRole('alert').first().waitFor()
+    expect(await xEdit.getByLabel('Amount').getAttribute('aria-invalid')).toBe('true')
+    await shots(page, 'pipeline-expense-edit-en')
+    await xEdit.getByLabel('Amount').fill('175000')
+    await xEdit.getByLabel('Expense note').fill('Taxi and tolls')
+    await xEdit.getByRole('button', { name: 'Save' }).click()
+    await xEdit.waitFor({ state: 'detached' })
+    const x2 = (await P.api(s, sales.who).get(`/v1/leads/${id}`)).data
+    expect(x2.expenses_total).toBe(175000)
+    expect(x2.expenses[0]).toMatchObject({ amount: 175000, note: 'Taxi and tolls' })
+    expect(x2.expenses[0].receipt.name).toBe('receipt.png')
     // A file.
     await page.getByLabel('Attach a file').setInputFiles({
       name: 'proposal.txt',
@@ -225,9 +329,11 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
       buffer: Buffer.from('Proposal for 20 trucks'),
     })
     await page.getByRole('region', { name: 'Files' }).getByRole('link', { name: 'proposal.txt' }).waitFor()
-    // Edit: the follow-up.
-    await page.getByRole('button', { name: 'Edit' }).click()
+    // Edit: the follow-up and the custom field.
+    await page.getByRole('button', { name: 'Edit', exact: true }).click()
     await page.getByTestId('lead-form').getByLabel('Follow-up note').fill('Call back after the visit')
+    expect(await page.getByTestId('lead-form').getByLabel(`Fleet size ${mark}`).inputValue()).toBe('20')
+    await page.getByTestId('lead-form').getByLabel(`Fleet size ${mark}`).fill('25')
     await page.getByTestId('lead-form').getByRole('button', { name: 'Save' }).click()
     await page
       .getByTestId('lead-form')
@@ -236,6 +342,12 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
         throw new Error(`edit not saved: ${await page.getByTestId('lead-form').textContent()}`)
       })
     await page.getByText('Call back after the visit').waitFor()
+    expect(
+      (await P.api(s, sales.who).get(`/v1/leads/${id}`)).data.custom_fields.find(
+        (f: { key: string }) => f.key === key,
+      ).value,
+    ).toBe(25)
+    await page.getByRole('region', { name: 'Details' }).getByText(`Fleet size ${mark}`).waitFor()
     await shots(page, 'pipeline-lead-en')
     await accessible(page)
     await fitsPhone(page)
@@ -250,11 +362,11 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     const timeline = page.getByTestId('lead-timeline')
     expect(await timeline.locator('li', { hasText: 'Owner note here' }).getByRole('button').count()).toBe(0)
     await timeline
-      .locator('li', { hasText: 'Called about 20 trucks' })
+      .locator('li', { hasText: 'Met about 25 trucks' })
       .getByRole('button', { name: 'Delete' })
       .click()
     await timeline.getByRole('button', { name: 'Yes, go ahead' }).click()
-    await timeline.getByText('Called about 20 trucks').waitFor({ state: 'detached' })
+    await timeline.getByText('Met about 25 trucks').waitFor({ state: 'detached' })
 
     expect((await setLocale(sales.who, 'id')).status).toBe(200)
     await page.reload()
@@ -317,8 +429,20 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
       .getByRole('region', { name: 'Leads' })
       .getByRole('link', { name: `Bulk one ${mark}` })
       .waitFor()
+    // An existing contact found by name and linked; the API has it among the client's.
+    const rina = await P.api(s, owner).post('/v1/contacts', { name: `Rina ${mark}`, phone: P.phone() })
+    expect(rina.status).toBe(201)
+    await page.getByLabel('Link an existing contact').fill(`Rina ${mark}`)
+    await page.getByRole('button', { name: `Link Rina ${mark}` }).click()
+    await page
+      .getByTestId('client-contacts')
+      .getByRole('link', { name: `Rina ${mark}` })
+      .waitFor()
+    const client = (await P.api(s, owner).get(`/v1/clients/${one.client_id}`)).data
+    expect(client.contacts.map((c: { id: number }) => c.id)).toContain(rina.data.id)
     await shots(page, 'pipeline-client-en')
     await accessible(page)
+    const clientUrl = page.url()
 
     // The dashboard.
     await page.goto(`${s.url}/app/pipeline/dashboard`)
@@ -375,6 +499,9 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     await page.getByRole('heading', { name: 'Dasbor pipeline' }).waitFor()
     await shots(page, 'pipeline-dashboard-id')
     await accessible(page)
+    await page.goto(clientUrl)
+    await page.getByRole('heading', { name: 'Kontak' }).waitFor()
+    await shots(page, 'pipeline-client-id')
     await page.goto(`${s.url}/app/pipeline/import`)
     await page.getByRole('heading', { name: 'Impor prospek' }).waitFor()
     await shots(page, 'pipeline-import-id')
@@ -405,6 +532,20 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     expect(await stageOfLead(l.id)).toBe('Proposal')
     await shots(page, 'pipeline-workflows-en')
     await accessible(page)
+
+    // Deleted with a lead, it is archived; the board's chooser still reaches it, read-only, and
+    // restores it.
+    expect((await P.api(s, owner).del(`/v1/pipelines/${wf.id}`)).status).toBe(200)
+    await page.goto(`${s.url}/app/pipeline`)
+    await page.getByLabel('Workflow').selectOption({ label: `Layout ${mark}` })
+    await page.getByTestId('board-archived').waitFor()
+    await column(page, 'Proposal').getByText(`Staged ${mark}`).waitFor()
+    expect(await page.getByLabel(`Move Staged ${mark} to`).count()).toBe(0)
+    expect(await page.getByRole('link', { name: 'New lead' }).count()).toBe(0)
+    await page.getByTestId('board-archived').getByRole('button', { name: 'Restore' }).click()
+    await page.getByTestId('board-archived').waitFor({ state: 'detached' })
+    expect((await P.api(s, owner).get(`/v1/pipelines/${wf.id}`)).data.archived).toBe(false)
+    await page.getByLabel(`Move Staged ${mark} to`).waitFor()
     expect(problems.filter((p) => !p.startsWith('Failed to load resource'))).toEqual([])
     await context.close()
   }, 120_000)

@@ -52,6 +52,9 @@ export const useKitTr = defineTexts({
   'k.none': { en: 'Nothing here yet.', id: 'Belum ada apa-apa.' },
   'k.error': { en: 'Something went wrong: {message}', id: 'Terjadi kesalahan: {message}' },
   'k.fix_fields': { en: 'Check the marked fields.', id: 'Periksa kolom yang ditandai.' },
+  'k.unset': { en: 'Not set', id: 'Belum diisi' },
+  'k.yes': { en: 'Yes', id: 'Ya' },
+  'k.no': { en: 'No', id: 'Tidak' },
 })
 
 export const useLocale = () => use(locale)

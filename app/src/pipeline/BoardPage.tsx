@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { FailNotice, SelectField } from '../kit/ui'
+import { FailNotice, Field, SelectField } from '../kit/ui'
 import { here } from '../lib/router'
 import { use } from '../lib/state'
 import { AreaTabs } from './common'
@@ -48,12 +48,14 @@ const BoardPage = () => {
   current.current = pipelineId
   const generation = useRef(0)
 
+  // Archived workflows too: chosen from their own group, their boards shown read-only.
   const loadWorkflows = () =>
-    got<Workflow[]>(api.get('/v1/pipelines')).then(
+    got<Workflow[]>(api.get('/v1/pipelines', { query: { include_archived: '1' } as never })).then(
       (r) => {
         setWorkflows(r.data)
         const wanted = Number(new URLSearchParams(search).get('workflow')) || lastWorkflow.get()
-        const pick = r.data.find((w) => w.id === (current.current ?? wanted)) ?? r.data[0]
+        const pick =
+          r.data.find((w) => w.id === (current.current ?? wanted)) ?? r.data.find((w) => !w.archived)
         setPipelineId(pick ? pick.id : null)
       },
       (e: unknown) => setError(e),
@@ -122,8 +124,9 @@ const BoardPage = () => {
     load()
   }
 
-  const manage = can('leads.manage')
   const workflow = workflows?.find((w) => w.id === pipelineId)
+  const archived = workflow?.archived === true
+  const manage = can('leads.manage') && !archived
   return (
     <div class="k-page pl-page" data-testid="pipeline-board">
       <div class="k-head">
@@ -142,13 +145,7 @@ const BoardPage = () => {
       ) : (
         <>
           <search class="pl-filters">
-            <SelectField
-              label={tr('pl.workflow')}
-              name="workflow"
-              value={pipelineId === null ? '' : String(pipelineId)}
-              options={(workflows ?? []).map((w) => [String(w.id), w.name] as const)}
-              onValue={(v) => setPipelineId(Number(v))}
-            />
+            <WorkflowChooser workflows={workflows ?? []} value={pipelineId} onValue={setPipelineId} tr={tr} />
             <div class="k-field">
               <label for="pl-q">{tr('pl.search')}</label>
               <input id="pl-q" type="search" value={q} onInput={(e) => setQ(e.currentTarget.value)} />
@@ -165,6 +162,9 @@ const BoardPage = () => {
               onValue={setMine}
             />
           </search>
+          {archived && workflow ? (
+            <Archived workflow={workflow} onRestored={() => void loadWorkflows()} tr={tr} />
+          ) : null}
           <FailNotice error={error} />
           <p class="sr-only" role="status">
             {status}
@@ -187,7 +187,15 @@ const BoardPage = () => {
               </p>
               <div class="pl-board">
                 {board.stages.map((s) => (
-                  <Column key={s.id} stage={s} stages={board.stages} onMove={move} tr={tr} locale={locale} />
+                  <Column
+                    key={s.id}
+                    stage={s}
+                    stages={board.stages}
+                    onMove={move}
+                    readOnly={archived}
+                    tr={tr}
+                    locale={locale}
+                  />
                 ))}
               </div>
             </>
@@ -232,6 +240,7 @@ const Column = (props: {
   stage: BoardStage
   stages: readonly BoardStage[]
   onMove: (lead: Lead, to: Stage) => void
+  readOnly: boolean
   tr: Tr
   locale: string
 }) => {
@@ -245,7 +254,7 @@ const Column = (props: {
       data-stage={s.id}
       data-testid={`stage-${s.label}`}
       onDragOver={(e) => {
-        if (!dragged || dragged.stage_id === s.id) return
+        if (!dragged || dragged.stage_id === s.id || props.readOnly) return
         e.preventDefault()
         if (e.dataTransfer) e.dataTransfer.dropEffect = 'move'
         setOver(true)
@@ -277,6 +286,7 @@ const Column = (props: {
             lead={c}
             stages={props.stages}
             onMove={props.onMove}
+            movable={c.can.move && !props.readOnly}
             tr={tr}
             locale={props.locale}
           />
@@ -291,6 +301,7 @@ const Card = (props: {
   lead: Lead
   stages: readonly BoardStage[]
   onMove: (lead: Lead, to: Stage) => void
+  movable: boolean
   tr: Tr
   locale: string
 }) => {
@@ -301,7 +312,7 @@ const Card = (props: {
   return (
     <li
       class={`pl-card${dragging ? ' pl-dragging' : ''}`}
-      draggable={l.can.move}
+      draggable={props.movable}
       data-lead={l.id}
       data-testid="lead-card"
       onDragStart={(e) => {
@@ -337,7 +348,7 @@ const Card = (props: {
           })}
         </span>
       ) : null}
-      {l.can.move ? (
+      {props.movable ? (
         <select
           aria-label={tr('pl.move_to', { title: l.title })}
           value=""
@@ -358,5 +369,68 @@ const Card = (props: {
         </select>
       ) : null}
     </li>
+  )
+}
+
+/** The board's workflow chooser: the workflows in use, then the archived ones in their own group. */
+const WorkflowChooser = (props: {
+  workflows: readonly Workflow[]
+  value: number | null
+  onValue: (id: number) => void
+  tr: Tr
+}) => {
+  const option = (w: Workflow) => (
+    <option key={w.id} value={w.id}>
+      {w.name}
+    </option>
+  )
+  const archived = props.workflows.filter((w) => w.archived)
+  return (
+    <Field label={props.tr('pl.workflow')}>
+      {(id) => (
+        <select
+          id={id}
+          name="workflow"
+          value={props.value === null ? '' : String(props.value)}
+          onChange={(e) => props.onValue(Number((e.currentTarget as HTMLSelectElement).value))}
+        >
+          {props.workflows.filter((w) => !w.archived).map(option)}
+          {archived.length > 0 ? (
+            <optgroup label={props.tr('pl.wf.archived_group')}>{archived.map(option)}</optgroup>
+          ) : null}
+        </select>
+      )}
+    </Field>
+  )
+}
+
+/** An archived workflow's board: read only, said so, restored from here by those who may. */
+const Archived = (props: { workflow: Workflow; onRestored: () => void; tr: Tr }) => {
+  const { tr } = props
+  const [error, setError] = useState<unknown>(null)
+  return (
+    <div class="k-notice pl-warn pl-archived" role="status" data-testid="board-archived">
+      <span>{tr('pl.board_archived', { name: props.workflow.name })}</span>
+      {can('pipeline.manage') ? (
+        <button
+          type="button"
+          class="k-btn"
+          onClick={async () => {
+            try {
+              await api.patch('/v1/pipelines/{id}', {
+                path: { id: props.workflow.id },
+                body: { archived: false },
+              })
+              props.onRestored()
+            } catch (e) {
+              setError(e)
+            }
+          }}
+        >
+          {tr('pl.wf.restore')}
+        </button>
+      ) : null}
+      <FailNotice error={error} />
+    </div>
   )
 }

@@ -10,6 +10,7 @@ import {
   TextField,
 } from '../kit/ui'
 import { navigate } from '../lib/router'
+import { type ClientContact, ClientContacts } from './ClientContacts'
 import { AreaTabs } from './common'
 import {
   ApiError,
@@ -48,13 +49,7 @@ interface Client {
 }
 
 interface ClientDetail extends Client {
-  readonly contacts: readonly {
-    readonly id: number
-    readonly name: string
-    readonly phone: string | null
-    readonly email: string | null
-    readonly job_title: string | null
-  }[]
+  readonly contacts: readonly ClientContact[]
   readonly leads: readonly Lead[]
   readonly leads_total: number
   readonly deals: {
@@ -376,19 +371,7 @@ export const ClientPage = ({ params }: PageProps) => {
               {c.notes ? <p class="pl-body">{c.notes}</p> : null}
             </Panel>
           )}
-          <Panel title={tr('pl.c.contacts')} id="pl-client-contacts">
-            {c.contacts.length === 0 ? <p class="k-muted">{tr('pl.client_no_contacts')}</p> : null}
-            <ul class="pl-list">
-              {c.contacts.map((x) => (
-                <li key={x.id}>
-                  <div>
-                    <Link to={`/contacts/${x.id}`}>{x.name || x.phone || x.email}</Link>
-                    <span class="pl-when">{[x.job_title, x.phone, x.email].filter(Boolean).join(' · ')}</span>
-                  </div>
-                </li>
-              ))}
-            </ul>
-          </Panel>
+          <ClientContacts clientId={c.id} contacts={c.contacts} onChange={load} tr={tr} />
         </div>
         <Panel title={tr('pl.tab.leads')} id="pl-client-leads">
           {c.leads.length === 0 ? <p class="k-muted">{tr('pl.client_no_leads')}</p> : null}

@@ -1,5 +1,14 @@
 import { useEffect, useState } from 'preact/hooks'
+import {
+  type CustomDef,
+  CustomFieldInput,
+  type CustomInputValue,
+  type CustomValue,
+  customBodyValue,
+  customInput,
+} from '../kit/customFields'
 import { FailNotice, SelectField, TextAreaField, TextField } from '../kit/ui'
+import { Duplicates } from './duplicates'
 import {
   api,
   type Candidate,
@@ -14,11 +23,14 @@ import {
 
 /**
  * A lead's fields (spec 2 §2) for `POST /leads` and `PATCH /leads/{id}`: a new lead also names its
- * workflow and its contact (found by phone, then e-mail, else created) and a client by name (found
- * or created); an empty amount or date clears it.
+ * workflow and its contact (found by phone, then e-mail, else created; the contact's open leads in
+ * the workflow are shown before saving) and a client by name (found or created); an empty amount
+ * or date clears it. The workspace's lead custom fields follow, by their type (a lead being changed
+ * brings them with its values; a new one asks `GET /custom-fields?entity=lead`); only the values
+ * changed are sent.
  */
 export const LeadForm = (props: {
-  lead?: Lead
+  lead?: Lead & { readonly custom_fields?: readonly CustomValue[] }
   workflowId?: number | null
   onSaved: (lead: Lead | null) => void
   onCancel: () => void
@@ -42,9 +54,19 @@ export const LeadForm = (props: {
     assignee_id: l?.assignee_id ? String(l.assignee_id) : '',
     note: l?.note ?? '',
   })
+  const [defs, setDefs] = useState<readonly CustomDef[]>(l?.custom_fields ?? [])
+  const [custom, setCustom] = useState<Readonly<Record<string, CustomInputValue>>>(() =>
+    Object.fromEntries((l?.custom_fields ?? []).map((f) => [f.key, customInput(f, f.value)])),
+  )
+  const [duplicates, setDuplicates] = useState(0)
   const [error, setError] = useState<unknown>(null)
   const [busy, setBusy] = useState(false)
   useEffect(() => {
+    if (!l)
+      void got<CustomDef[]>(api.get('/v1/custom-fields', { query: { entity: 'lead' } as never })).then(
+        (r) => setDefs(r.data),
+        () => null,
+      )
     if (!l)
       void got<Workflow[]>(api.get('/v1/pipelines')).then(
         (r) => {
@@ -65,7 +87,13 @@ export const LeadForm = (props: {
     e.preventDefault()
     setBusy(true)
     setError(null)
+    // Only the custom values changed (all those filled in for a new lead).
+    const was = (d: CustomDef) => customInput(d, l?.custom_fields?.find((f) => f.key === d.key)?.value)
+    const customChanged = defs.filter((d) => (custom[d.key] ?? customInput(d, null)) !== was(d))
     const common = {
+      ...(customChanged.length > 0
+        ? { custom: Object.fromEntries(customChanged.map((d) => [d.key, customBodyValue(d, custom[d.key])])) }
+        : {}),
       title: v.title.trim(),
       value_estimate: amount(v.value_estimate),
       budget: amount(v.budget),
@@ -82,7 +110,7 @@ export const LeadForm = (props: {
       if (l) {
         // Only what changed: a follow-up left as it was is not cleared (`followup_at: null` clears
         // the note with it), an owner left as it was is not re-assigned.
-        const was: Record<string, unknown> = {
+        const before: Record<string, unknown> = {
           title: l.title,
           value_estimate: l.value_estimate,
           budget: l.budget,
@@ -96,7 +124,7 @@ export const LeadForm = (props: {
           Object.entries(common).filter(([k, x]) =>
             k === 'followup_at'
               ? localInput(l.followup_at) !== v.followup_at
-              : k === 'client_name' || x !== was[k],
+              : k === 'client_name' || k === 'custom' || x !== before[k],
           ),
         )
         const r = await got<Lead | { visible: false }>(
@@ -173,6 +201,12 @@ export const LeadForm = (props: {
               error={fields['contact.email']}
             />
           </fieldset>
+          <Duplicates
+            pipelineId={v.pipeline_id ? Number(v.pipeline_id) : null}
+            phone={v.contact_phone}
+            email={v.contact_email}
+            onFound={setDuplicates}
+          />
         </>
       )}
       <TextField
@@ -244,10 +278,24 @@ export const LeadForm = (props: {
         error={fields.note}
         rows={3}
       />
+      {defs.length > 0 ? (
+        <fieldset class="k-fieldset pl-custom" data-testid="lead-custom-fields">
+          <legend>{tr('pl.f.custom')}</legend>
+          {defs.map((d) => (
+            <CustomFieldInput
+              key={d.key}
+              def={d}
+              value={custom[d.key]}
+              error={fields[`custom.${d.key}`]}
+              onValue={(x) => setCustom((c) => ({ ...c, [d.key]: x }))}
+            />
+          ))}
+        </fieldset>
+      ) : null}
       <FailNotice error={error} />
       <div class="k-row">
         <button type="submit" class="k-btn k-primary" disabled={busy}>
-          {l ? tr('pl.save') : tr('pl.create')}
+          {l ? tr('pl.save') : duplicates > 0 ? tr('pl.create_anyway') : tr('pl.create')}
         </button>
         <button type="button" class="k-btn" onClick={props.onCancel}>
           {tr('pl.cancel')}

@@ -1,18 +1,16 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
-import { ConfirmButton, FailNotice, Notice, Panel, SelectField, TextAreaField, TextField } from '../kit/ui'
+import { useCustomText } from '../kit/customFields'
+import { ConfirmButton, FailNotice, Notice, Panel } from '../kit/ui'
 import { bytes, fullTime } from '../lib/format'
 import { here, navigate } from '../lib/router'
 import { use } from '../lib/state'
-import { Dialog } from './common'
+import { Checklist } from './checklist'
+import { Events } from './events'
+import { Expenses } from './expenses'
 import {
-  ACTIVITY_KINDS,
-  type Activity,
   ApiError,
   api,
   can,
-  EVENT_KINDS,
-  failFields,
-  fromLocalInput,
   got,
   type Lead,
   type LeadDetail,
@@ -28,9 +26,11 @@ import {
   useWorkspaceEvents,
   type Workflow,
 } from './kit'
-import { DateField, LeadForm } from './LeadForm'
+import { LeadForm } from './LeadForm'
 import { MoveDialog, moveLead, needsDialog } from './move'
 import { ensureStyles } from './styles'
+import { Timeline } from './timeline'
+import { type Part, useWrite } from './write'
 
 /**
  * `/app/pipeline/leads/:id` (the path notifications of a lead link to): a lead with its stage
@@ -239,14 +239,9 @@ export const NewLeadPage = () => {
   )
 }
 
-interface Part {
-  lead: LeadDetail
-  manage: boolean
-  onChange: () => Promise<unknown>
-  tr: Tr
-}
-
+/** The lead's fields and its custom fields (those with a value), as words. */
 const Details = ({ lead: l, tr, locale }: { lead: LeadDetail; tr: Tr; locale: string }) => {
+  const custom = useCustomText()
   const rows: [string, preact.ComponentChildren][] = []
   const add = (k: TextKey, v: preact.ComponentChildren) => {
     if (v !== null && v !== undefined && v !== '') rows.push([tr(k), v])
@@ -274,6 +269,10 @@ const Details = ({ lead: l, tr, locale }: { lead: LeadDetail; tr: Tr; locale: st
   add('pl.f.lost_note', l.lost_note)
   add('pl.f.source', tr(`pl.src.${l.source}` as TextKey))
   add('pl.f.created', `${fullTime(l.created_at)}${l.created_by ? ` · ${l.created_by.name}` : ''}`)
+  for (const f of l.custom_fields) {
+    const v = custom(f.value)
+    if (v !== '') rows.push([f.label, v])
+  }
   return (
     <Panel title={tr('pl.details')} id="pl-details">
       <dl class="k-dl">
@@ -285,373 +284,6 @@ const Details = ({ lead: l, tr, locale }: { lead: LeadDetail; tr: Tr; locale: st
         ))}
       </dl>
       {l.note ? <p class="pl-body">{l.note}</p> : null}
-    </Panel>
-  )
-}
-
-/** Runs a write, shows the server's refusal in the part, reloads the lead after. */
-const useWrite = (onChange: () => Promise<unknown>) => {
-  const [error, setError] = useState<unknown>(null)
-  const [busy, setBusy] = useState(false)
-  const run = async (f: () => Promise<unknown>) => {
-    setBusy(true)
-    setError(null)
-    try {
-      await f()
-      await onChange()
-      return true
-    } catch (e) {
-      setError(e)
-      return false
-    } finally {
-      setBusy(false)
-    }
-  }
-  return { error, busy, run }
-}
-
-const Checklist = ({ lead, manage, onChange, tr }: Part) => {
-  const [text, setText] = useState('')
-  // A tick shows at once; the lead's reload confirms it (or the refusal shows and it is undone).
-  const [ticks, setTicks] = useState<Readonly<Record<number, boolean>>>({})
-  useEffect(() => setTicks({}), [lead.checklist])
-  const w = useWrite(onChange)
-  return (
-    <Panel title={tr('pl.checklist')} id="pl-checklist">
-      {lead.checklist.length === 0 ? <p class="k-muted">{tr('pl.checklist_empty')}</p> : null}
-      <ul class="pl-list">
-        {lead.checklist.map((c) => (
-          <li key={c.id}>
-            <label class="k-check">
-              <input
-                type="checkbox"
-                checked={ticks[c.id] ?? c.done}
-                disabled={!manage}
-                onChange={(e) => {
-                  const done = (e.currentTarget as HTMLInputElement).checked
-                  setTicks((t) => ({ ...t, [c.id]: done }))
-                  void w.run(() =>
-                    api.patch('/v1/lead-checklist/{id}', { path: { id: c.id }, body: { done } }),
-                  )
-                }}
-              />
-              <span class={(ticks[c.id] ?? c.done) ? 'pl-done' : undefined}>{c.text}</span>
-            </label>
-            {manage ? (
-              <button
-                type="button"
-                class="k-btn"
-                aria-label={tr('pl.remove_x', { name: c.text })}
-                onClick={() =>
-                  void w.run(() => api.delete('/v1/lead-checklist/{id}', { path: { id: c.id } }))
-                }
-              >
-                ×
-              </button>
-            ) : null}
-          </li>
-        ))}
-      </ul>
-      {manage ? (
-        <form
-          class="pl-inline"
-          onSubmit={async (e) => {
-            e.preventDefault()
-            if (
-              await w.run(() =>
-                api.post('/v1/leads/{id}/checklist', { path: { id: lead.id }, body: { text } }),
-              )
-            )
-              setText('')
-          }}
-        >
-          <TextField
-            label={tr('pl.checklist_new')}
-            name="checklist"
-            value={text}
-            onValue={setText}
-            error={failFields(w.error).text}
-            maxLength={500}
-          />
-          <button type="submit" class="k-btn" disabled={w.busy}>
-            {tr('pl.add')}
-          </button>
-        </form>
-      ) : null}
-      <FailNotice error={Object.keys(failFields(w.error)).length ? null : w.error} />
-    </Panel>
-  )
-}
-
-const Events = ({ lead, manage, onChange, tr }: Part) => {
-  const [open, setOpen] = useState(false)
-  const w = useWrite(onChange)
-  return (
-    <Panel title={tr('pl.events')} id="pl-events">
-      {lead.events.length === 0 ? <p class="k-muted">{tr('pl.events_empty')}</p> : null}
-      <ul class="pl-list">
-        {lead.events.map((ev) => (
-          <li key={ev.id}>
-            <div>
-              <strong>{ev.title}</strong> · {tr(`pl.ev.${ev.kind}` as TextKey)}
-              <span class="pl-when">
-                {fullTime(ev.starts_at)}
-                {ev.location ? ` · ${ev.location}` : ''}
-              </span>
-              {ev.remind_at ? (
-                <span class="pl-when">
-                  {tr(ev.reminded ? 'pl.reminded' : 'pl.remind_at', { at: fullTime(ev.remind_at) })}
-                </span>
-              ) : null}
-              {ev.notes ? <p class="pl-body">{ev.notes}</p> : null}
-            </div>
-            {manage ? (
-              <ConfirmButton
-                label={tr('pl.delete')}
-                question={tr('pl.delete_event_q')}
-                onConfirm={() =>
-                  void w.run(() => api.delete('/v1/lead-events/{id}', { path: { id: ev.id } }))
-                }
-              />
-            ) : null}
-          </li>
-        ))}
-      </ul>
-      <FailNotice error={w.error} />
-      {manage ? (
-        <button type="button" class="k-btn" onClick={() => setOpen(true)}>
-          {tr('pl.event_new')}
-        </button>
-      ) : null}
-      {open ? <EventDialog lead={lead} onClose={() => setOpen(false)} onSaved={onChange} tr={tr} /> : null}
-    </Panel>
-  )
-}
-
-const REMINDERS = [null, 0, 15, 30, 60, 1440] as const
-
-const EventDialog = (props: { lead: Lead; onClose: () => void; onSaved: () => Promise<unknown>; tr: Tr }) => {
-  const { tr } = props
-  const [v, setV] = useState({
-    kind: 'meeting',
-    title: '',
-    starts_at: '',
-    location: '',
-    notes: '',
-    remind: '30',
-  })
-  const [error, setError] = useState<unknown>(null)
-  const set = (k: keyof typeof v) => (x: string) => setV((o) => ({ ...o, [k]: x }))
-  const fields = failFields(error)
-  return (
-    <Dialog label={tr('pl.event_new')} onClose={props.onClose}>
-      <h2>{tr('pl.event_new')}</h2>
-      <form
-        noValidate
-        onSubmit={async (e) => {
-          e.preventDefault()
-          try {
-            await api.post('/v1/leads/{id}/events', {
-              path: { id: props.lead.id },
-              body: {
-                kind: v.kind as (typeof EVENT_KINDS)[number],
-                title: v.title.trim(),
-                starts_at: fromLocalInput(v.starts_at) ?? '',
-                location: v.location.trim() || null,
-                notes: v.notes.trim() || null,
-                remind_minutes: v.remind === '' ? null : Number(v.remind),
-              },
-            })
-            await props.onSaved()
-            props.onClose()
-          } catch (x) {
-            setError(x)
-          }
-        }}
-      >
-        <SelectField
-          label={tr('pl.ev.kind')}
-          name="kind"
-          value={v.kind}
-          options={EVENT_KINDS.map((k) => [k, tr(`pl.ev.${k}` as TextKey)] as const)}
-          onValue={set('kind')}
-        />
-        <TextField
-          label={tr('pl.ev.title')}
-          name="title"
-          value={v.title}
-          onValue={set('title')}
-          error={fields.title}
-        />
-        <DateField
-          label={tr('pl.ev.starts_at')}
-          name="starts_at"
-          type="datetime-local"
-          value={v.starts_at}
-          onValue={set('starts_at')}
-          error={fields.starts_at}
-        />
-        <TextField
-          label={tr('pl.ev.location')}
-          name="location"
-          value={v.location}
-          onValue={set('location')}
-          error={fields.location}
-        />
-        <SelectField
-          label={tr('pl.ev.remind')}
-          name="remind"
-          value={v.remind}
-          options={REMINDERS.map((m) => [m === null ? '' : String(m), remindLabel(m, tr)] as const)}
-          onValue={set('remind')}
-          error={fields.remind_minutes}
-        />
-        <TextAreaField
-          label={tr('pl.ev.notes')}
-          name="notes"
-          rows={3}
-          value={v.notes}
-          onValue={set('notes')}
-        />
-        <FailNotice error={Object.keys(fields).length ? null : error} />
-        <div class="k-row">
-          <button type="submit" class="k-btn k-primary">
-            {tr('pl.add')}
-          </button>
-          <button type="button" class="k-btn" onClick={props.onClose}>
-            {tr('pl.cancel')}
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  )
-}
-
-const remindLabel = (m: number | null, tr: Tr) =>
-  m === null
-    ? tr('pl.remind.none')
-    : m === 0
-      ? tr('pl.remind.at_start')
-      : m < 60
-        ? tr('pl.remind.minutes', { n: m })
-        : m < 1440
-          ? tr('pl.remind.hours', { n: m / 60 })
-          : tr('pl.remind.days', { n: m / 1440 })
-
-const Expenses = ({
-  lead,
-  manage,
-  onChange,
-  tr,
-  locale,
-  settings,
-}: Part & { locale: string; settings: PipelineSettings | null }) => {
-  const w = useWrite(onChange)
-  const categories = settings?.expense_categories ?? []
-  const [v, setV] = useState({ category: '', amount: '', spent_on: '', note: '' })
-  const receipt = useRef<HTMLInputElement>(null)
-  const set = (k: keyof typeof v) => (x: string) => setV((o) => ({ ...o, [k]: x }))
-  const fields = failFields(w.error)
-  return (
-    <Panel title={tr('pl.expenses')} id="pl-expenses">
-      {lead.expenses.length === 0 ? (
-        <p class="k-muted">{tr('pl.expenses_empty')}</p>
-      ) : (
-        <p class="k-muted" data-testid="expenses-total">
-          {tr('pl.expenses_total', { total: money(lead.expenses_total, locale) })}
-        </p>
-      )}
-      <ul class="pl-list">
-        {lead.expenses.map((x) => (
-          <li key={x.id}>
-            <div>
-              <strong>{money(x.amount, locale)}</strong> · {x.category}
-              <span class="pl-when">
-                {x.spent_on}
-                {x.spent_by ? ` · ${x.spent_by.name}` : ''}
-              </span>
-              {x.note ? <p class="pl-body">{x.note}</p> : null}
-              {x.receipt ? (
-                <a href={x.receipt.url} target="_blank" rel="noreferrer">
-                  {tr('pl.receipt', { name: x.receipt.name })}
-                </a>
-              ) : null}
-            </div>
-            {manage ? (
-              <ConfirmButton
-                label={tr('pl.delete')}
-                question={tr('pl.delete_expense_q')}
-                onConfirm={() =>
-                  void w.run(() => api.delete('/v1/lead-expenses/{id}', { path: { id: x.id } }))
-                }
-              />
-            ) : null}
-          </li>
-        ))}
-      </ul>
-      {manage ? (
-        <form
-          class="pl-inline"
-          noValidate
-          onSubmit={async (e) => {
-            e.preventDefault()
-            const form = new FormData()
-            form.set('category', v.category || categories[0] || '')
-            form.set('amount', v.amount)
-            if (v.spent_on) form.set('spent_on', v.spent_on)
-            if (v.note.trim()) form.set('note', v.note.trim())
-            const file = receipt.current?.files?.[0]
-            if (file) form.set('receipt', file)
-            if (
-              await w.run(() => api.post('/v1/leads/{id}/expenses', { path: { id: lead.id }, body: form }))
-            ) {
-              setV({ category: v.category, amount: '', spent_on: '', note: '' })
-              if (receipt.current) receipt.current.value = ''
-            }
-          }}
-        >
-          <SelectField
-            label={tr('pl.x.category')}
-            name="category"
-            value={v.category || categories[0] || ''}
-            options={categories.map((c) => [c, c] as const)}
-            onValue={set('category')}
-            error={fields.category}
-          />
-          <TextField
-            label={tr('pl.x.amount')}
-            name="amount"
-            type="number"
-            min={0}
-            value={v.amount}
-            onValue={set('amount')}
-            error={fields.amount}
-          />
-          <DateField
-            label={tr('pl.x.spent_on')}
-            name="spent_on"
-            type="date"
-            value={v.spent_on}
-            onValue={set('spent_on')}
-            error={fields.spent_on}
-          />
-          <TextField
-            label={tr('pl.x.note')}
-            name="expense_note"
-            value={v.note}
-            onValue={set('note')}
-            error={fields.note}
-          />
-          <div class="k-field">
-            <label for="pl-receipt">{tr('pl.x.receipt')}</label>
-            <input id="pl-receipt" type="file" ref={receipt} />
-          </div>
-          <button type="submit" class="k-btn" disabled={w.busy}>
-            {tr('pl.x.add')}
-          </button>
-        </form>
-      ) : null}
-      <FailNotice error={Object.keys(fields).length ? null : w.error} />
     </Panel>
   )
 }
@@ -708,133 +340,4 @@ const Files = ({ lead, manage, onChange, tr }: Part) => {
       <FailNotice error={w.error} />
     </Panel>
   )
-}
-
-const Timeline = ({ lead, manage, onChange, tr }: Part) => {
-  const [kind, setKind] = useState<string>('note')
-  const [body, setBody] = useState('')
-  const [older, setOlder] = useState<readonly Activity[]>([])
-  const [next, setNext] = useState<number | null>(null)
-  const w = useWrite(onChange)
-  const items = [...lead.activities, ...older.filter((o) => !lead.activities.some((a) => a.id === o.id))]
-  const last = items[items.length - 1]
-  useEffect(() => {
-    setNext(lead.activities.length >= 30 && last ? last.id : null)
-  }, [lead.activities.length])
-  const fields = failFields(w.error)
-  return (
-    <Panel title={tr('pl.timeline')} id="pl-timeline">
-      {manage ? (
-        <form
-          class="k-form"
-          noValidate
-          onSubmit={async (e) => {
-            e.preventDefault()
-            if (
-              await w.run(() =>
-                api.post('/v1/leads/{id}/activities', {
-                  path: { id: lead.id },
-                  body: { kind: kind as (typeof ACTIVITY_KINDS)[number], body },
-                }),
-              )
-            )
-              setBody('')
-          }}
-        >
-          <SelectField
-            label={tr('pl.act.kind')}
-            name="activity_kind"
-            value={kind}
-            options={ACTIVITY_KINDS.map((k) => [k, tr(`pl.act.${k}` as TextKey)] as const)}
-            onValue={setKind}
-          />
-          <TextAreaField
-            label={tr('pl.act.body')}
-            name="activity_body"
-            rows={3}
-            value={body}
-            onValue={setBody}
-            error={fields.body}
-            hint={tr('pl.act.hint')}
-          />
-          <FailNotice error={Object.keys(fields).length ? null : w.error} />
-          <button type="submit" class="k-btn k-primary" disabled={w.busy}>
-            {tr('pl.act.log')}
-          </button>
-        </form>
-      ) : null}
-      <ul class="pl-list" data-testid="lead-timeline" style={{ marginTop: '14px' }}>
-        {items.map((a) => (
-          <li key={a.id}>
-            <div>
-              <strong>{a.manual ? tr(`pl.act.${a.kind}` as TextKey) : changeText(a, tr)}</strong>
-              <span class="pl-when">
-                {fullTime(a.happened_at)}
-                {a.author ? ` · ${a.author.name}` : ''}
-                {a.duration_minutes ? ` · ${tr('pl.minutes', { n: a.duration_minutes })}` : ''}
-              </span>
-              {a.manual && a.body ? <p class="pl-body">{a.body}</p> : null}
-            </div>
-            {manage && a.manual && a.mine ? (
-              <ConfirmButton
-                label={tr('pl.delete')}
-                question={tr('pl.delete_activity_q')}
-                onConfirm={() =>
-                  void w.run(async () => {
-                    await api.delete('/v1/lead-activities/{id}', { path: { id: a.id } })
-                    setOlder((o) => o.filter((x) => x.id !== a.id))
-                  })
-                }
-              />
-            ) : null}
-          </li>
-        ))}
-      </ul>
-      {next !== null ? (
-        <button
-          type="button"
-          class="k-btn"
-          onClick={async () => {
-            const r = await got<Activity[]>(
-              api.get('/v1/leads/{id}/activities', {
-                path: { id: lead.id },
-                query: { before: next } as never,
-              }),
-            )
-            setOlder((o) => [...o, ...r.data])
-            const more = r.meta.next_before
-            setNext(typeof more === 'number' ? more : null)
-          }}
-        >
-          {tr('pl.older')}
-        </button>
-      ) : null}
-    </Panel>
-  )
-}
-
-const CHANGES = [
-  'created',
-  'moved',
-  'won',
-  'lost',
-  'reopened',
-  'updated',
-  'expense_added',
-  'expense_removed',
-  'file_added',
-  'file_removed',
-] as const
-
-/** A recorded change in words ("Moved from New to Qualified"). */
-const changeText = (a: Activity, tr: Tr) => {
-  const d = a.data ?? {}
-  const change = String(d.change ?? '')
-  const label = (x: unknown) =>
-    x && typeof x === 'object' && 'label' in x ? String((x as { label: unknown }).label) : ''
-  if (change === 'moved' || change === 'won' || change === 'lost' || change === 'reopened')
-    return tr(`pl.ch.${change}`, { from: label(d.from_stage), to: label(d.to_stage) })
-  return (CHANGES as readonly string[]).includes(change)
-    ? tr(`pl.ch.${change}` as TextKey, {})
-    : tr('pl.ch.other')
 }

@@ -1,4 +1,5 @@
 import { defineTexts } from '../kit'
+import type { CustomValue } from '../kit/customFields'
 import { texts } from './texts'
 
 /**
@@ -73,6 +74,8 @@ export interface Lead {
   readonly created_at: string
   readonly updated_at: string
   readonly can: { readonly update: boolean; readonly move: boolean; readonly delete: boolean }
+  /** Custom field values by key (only those set). */
+  readonly custom?: Readonly<Record<string, unknown>>
 }
 
 export interface BoardStage extends Stage {
@@ -150,6 +153,7 @@ export interface Expense {
 }
 
 export interface LeadDetail extends Lead {
+  readonly custom_fields: readonly CustomValue[]
   readonly activities: readonly Activity[]
   readonly checklist: readonly CheckItem[]
   readonly events: readonly LeadEvent[]

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks'
-import { FailNotice, SelectField, TextAreaField, TextField } from '../kit/ui'
-import { Dialog } from './common'
+import { SelectField, TextAreaField, TextField } from '../kit/ui'
+import { Dialog, FormEnd } from './common'
 import { api, failFields, got, type Lead, type PipelineSettings, type Stage, useTr } from './kit'
 
 /**
@@ -95,15 +95,12 @@ export const MoveDialog = (props: { lead: Lead; to: Stage; onClose: () => void; 
             />
           </>
         )}
-        <FailNotice error={Object.keys(fields).length > 0 ? null : error} />
-        <div class="k-row">
-          <button type="submit" class="k-btn k-primary" disabled={busy}>
-            {tr(won ? 'pl.move.mark_won' : 'pl.move.mark_lost')}
-          </button>
-          <button type="button" class="k-btn" onClick={props.onClose}>
-            {tr('pl.cancel')}
-          </button>
-        </div>
+        <FormEnd
+          submit={tr(won ? 'pl.move.mark_won' : 'pl.move.mark_lost')}
+          busy={busy}
+          error={error}
+          onCancel={props.onClose}
+        />
       </form>
     </Dialog>
   )

@@ -47,6 +47,7 @@ const CSS = `
 .pl-body{white-space:pre-wrap;margin:2px 0 0}
 .pl-inline{display:flex;gap:8px;flex-wrap:wrap;align-items:flex-end;margin-top:10px}
 .pl-inline .k-field{flex:1 1 160px}
+.pl-checks li{align-items:center}
 .pl-done{text-decoration:line-through;color:#6b7280}
 .pl-tiles{display:grid;grid-template-columns:repeat(auto-fill,minmax(170px,1fr));gap:10px;margin:0 0 16px}
 .pl-tiles div{background:#fff;border:1px solid var(--line,#e2e5ea);border-radius:10px;padding:10px 12px}
@@ -61,6 +62,14 @@ const CSS = `
 .pl-stage-row{display:grid!important;grid-template-columns:110px minmax(140px,1fr) 130px 110px 140px;gap:10px;align-items:end}
 .pl-kind{font-size:12.5px;font-weight:600;color:#4b5563;padding-bottom:9px}
 .pl-stage-tools{display:flex;gap:4px}
+.pl-warn{background:#fffbeb;color:#78350f;border:1px solid #fcd34d}
+.pl-warn p,.k-notice-info p{margin:0 0 4px}
+.pl-dup-list{margin:4px 0 6px;padding-left:20px}
+.pl-dup-list a{color:inherit;font-weight:600}
+.pl-archived{display:flex;gap:10px;align-items:center;flex-wrap:wrap;margin-bottom:10px}
+.pl-link{margin-top:14px;display:flex;flex-direction:column;gap:8px}
+.pl-list li>.pl-edit{flex:1;max-width:none}
+.pl-list li>.pl-stage-tools{flex-wrap:wrap;justify-content:flex-end}
 .pl-bulk{display:flex;gap:8px;flex-wrap:wrap;align-items:flex-end;padding:10px 12px;background:#eff6ff;border:1px solid #bfdbfe;border-radius:8px;margin-bottom:10px}
 @media (max-width:900px){.pl-cols{grid-template-columns:minmax(0,1fr)}}
 @media (max-width:640px){.pl-stage-row{grid-template-columns:1fr 1fr}.pl-kind{grid-column:1/-1;padding:0}.pl-col{flex-basis:80vw;max-height:none}.pl-filters .k-field{min-width:0;flex:1 1 140px}.pl-actions{margin-left:0}.pl-bars li{grid-template-columns:minmax(70px,110px) 1fr auto}}

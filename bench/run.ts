@@ -803,6 +803,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       churnS: setting('BENCH_CHURN_S', 3, 2),
     }),
   reports: () => reportsScenario(),
+  search: () => searchScenario(),
 
   /**
    * The agent app's first load in headless Chromium (bench/app.ts): the sign-in page, then the
@@ -852,6 +853,87 @@ const scenarios: Record<string, () => Promise<unknown>> = {
       await kotak.stop()
     }
   },
+}
+
+/**
+ * The inbox's message search (issue 47): `q` on GET /v1/interactions over the reports scenario's
+ * data (`BENCH_CONVERSATIONS` conversations of 10 messages: 1,000,000 messages of a help desk's
+ * words, bench/reports.ts), with an API key: words common and rare, two words, an order number,
+ * a contact's name, a word in no message, a word within a tab; `BENCH_RATE` (20) requests a second
+ * for `BENCH_DURATION_S`. Target p99 ≤ 150 ms from the intended send time.
+ */
+const searchScenario = async () => {
+  const conversations = setting('BENCH_CONVERSATIONS', 100_000, 300)
+  const rate = setting('BENCH_RATE', 20, 5)
+  const duration = setting('BENCH_DURATION_S', 30, 3)
+  const loadStart = loadavg()
+  const kotak = await startKotak()
+  try {
+    const s = await seed(kotak)
+    const db = new pg.Client({ connectionString: kotak.env.DATABASE_URL })
+    await db.connect()
+    const t0 = Date.now()
+    let messages: number
+    try {
+      messages = (await seedReports(db, s.workspaceId, { conversations, perConversation: 10 })).messages
+    } finally {
+      await db.end()
+    }
+    log(`search: seeded ${messages} messages in ${round((Date.now() - t0) / 1000, 1)} s`)
+    const order = `ORD${String(Math.ceil(conversations / 3)).padStart(7, '0')}`
+    const filters: Record<string, string> = {
+      common_words: 'q=terima%20kasih',
+      word: 'q=retur',
+      word_prefix: 'q=pengemb',
+      two_words: 'q=paket%20rusak',
+      rare_word: 'q=SKU3456',
+      order_number: `q=${order}`,
+      contact_name: `q=Customer%20${Math.ceil(conversations / 7)}`,
+      no_match: 'q=xylofon',
+      word_solved_tab: 'q=retur&tab=solved',
+    }
+    // How many conversations each finds (meta.total), to read the latencies against.
+    const found: Record<string, number> = {}
+    for (const [k, q] of Object.entries(filters)) {
+      const res = await fetch(`${kotak.url}/v1/interactions?${q}`, {
+        headers: { Authorization: `Bearer ${s.key}` },
+      })
+      found[k] = (((await res.json()) as Json).meta as Json).total as number
+    }
+    log(
+      `search: GET /v1/interactions?q=… with ${Object.keys(filters).length} queries, ${rate} req/s for ${duration}s`,
+    )
+    const { ok, figures } = await measureFilteredGets(
+      kotak,
+      s.key,
+      '/v1/interactions',
+      filters,
+      rate,
+      duration,
+      16,
+    )
+    const metrics = { messages, conversations, found, ...figures }
+    check('search', ok > 0 && metrics.failed_rate === 0, 'no answered requests, or failures')
+    const targets = { p99_ms: 150 }
+    const met = metrics.p99_ms <= targets.p99_ms && metrics.failed_rate === 0
+    write(
+      'search',
+      { ...base('search', loadStart), metrics, targets, met },
+      heading('search', loadStart) +
+        `${messages} messages in ${conversations} conversations (bench/reports.ts: words of a help desk, an order number in each first message); ` +
+        `${rate} requests/s offered with an API key, ${metrics.rps} answered/s, p50 ${metrics.p50_ms} ms, p99 ${metrics.p99_ms} ms from the intended send time ` +
+        `(service p99 ${metrics.service_p99_ms} ms; target ≤ ${targets.p99_ms} ms: ${met ? 'met' : 'missed'}), failed ${metrics.failed_rate}, schedule kept ${metrics.schedule_kept}.\n\n` +
+        `CPU per request: server ${metrics.per_request.server_cpu_us} µs, PostgreSQL ${metrics.per_request.postgres_cpu_us} µs, driver ${metrics.per_request.driver_cpu_us} µs.\n\n` +
+        `| query | conversations found | p99 ms |\n| --- | --- | --- |\n${Object.entries(filters)
+          .map(
+            ([k, q]) =>
+              `| ${k} (\`${decodeURIComponent(q)}\`) | ${found[k]} | ${metrics.p99_ms_by_filter[k] ?? '–'} |`,
+          )
+          .join('\n')}\n`,
+    )
+  } finally {
+    await kotak.stop()
+  }
 }
 
 /**

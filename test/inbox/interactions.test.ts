@@ -2,6 +2,7 @@ import { SqlClient } from '@effect/sql'
 import { Effect, Schema } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { InteractionItemSchema, InteractionSchema } from '../../actors/inbox/schemas'
+import * as Conversations from '../../store/conversations'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import * as I from './support'
@@ -781,6 +782,55 @@ describe('search by the words of messages (issue 47)', () => {
     expect(ids(await list(boss, `?q=${encodeURIComponent('rétur barang')}`))).toEqual([retur])
     // The agent is in one team: the other team's conversation with the word stays out.
     expect(new Set(ids(await list(agent, '?q=retur')))).toEqual(new Set([retur, byName]))
+  })
+
+  it('words in more messages than a page first reads: the list walks and probes, the counts count them all', async () => {
+    const of = async (id: number) =>
+      (
+        await I.sql<{ team_id: number; channel_id: number }>(
+          s,
+          (db) => db`SELECT team_id, channel_id FROM conversations WHERE id = ${id}`,
+        )
+      )[0]!
+    const { team_id: mine, channel_id: msgapp } = await of(retur)
+    const others = (await of(hidden)).team_id
+    // One conversation holds more messages with "promo" than the bound (Conversations.WORD_HITS),
+    // written straight to the table as an import would; two more have it once each.
+    const bulk = (await I.conversation(s, w, { channelId: msgapp, teamId: mine })).id
+    const n = Conversations.WORD_HITS + 1
+    await I.sql(
+      s,
+      (
+        db,
+      ) => db`INSERT INTO messages (workspace_id, conversation_id, seq, direction, type, body, sender, created_at, sent_at)
+        SELECT ${w.workspaceId}, ${bulk}, g, 'in', 'text', 'promo ' || g, '{}'::jsonb, now(), now()
+        FROM generate_series(1, ${n}) g`,
+    )
+    await I.sql(
+      s,
+      (db) =>
+        db`UPDATE conversations SET last_seq = ${n}, last_message_at = now() - interval '1 day' WHERE id = ${bulk}`,
+    )
+    const mineToo = (await I.conversation(s, w, { channelId: msgapp, teamId: mine })).id
+    await I.inbound(s, mineToo, 'Ada promo minggu ini?')
+    const theirs = (await I.conversation(s, w, { channelId: msgapp, teamId: others })).id
+    await I.inbound(s, theirs, 'promo untuk tim lain')
+    const r = await list(boss, '?q=promo&per_page=2')
+    expect(ids(r)).toEqual([theirs, mineToo])
+    expect(r.meta.total).toBe(3)
+    expect(r.meta.counts.new + r.meta.counts.waiting + r.meta.counts.replied).toBe(3)
+    expect(r.data[1].match.snippet).toContain('promo minggu')
+    const next = await list(boss, `?q=promo&per_page=2&cursor=${r.meta.next_cursor}`)
+    expect(ids(next)).toEqual([bulk])
+    const [newest] = await I.sql<{ id: number }>(
+      s,
+      (db) => db`SELECT id FROM messages WHERE conversation_id = ${bulk} AND seq = ${n}`,
+    )
+    expect(next.data[0].match.message_id).toBe(Number(newest!.id))
+    // The walk keeps to what each member may see, and to the other filters.
+    expect(ids(await list(agent, '?q=promo'))).toEqual([mineToo, bulk])
+    expect(ids(await list(boss, `?q=promo&channel_ids=${msgapp}&tab=solved`))).toEqual([])
+    expect(new Set(ids(await list(boss, '?q=retur')))).toEqual(new Set([retur, byName, hidden]))
   })
 
   it('has no place without a search, and a query without words finds by the rest only', async () => {

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks'
-import { CheckField, FailNotice, SelectField, TextAreaField, TextField } from '../kit/ui'
+import { CustomFieldInput, customBodyValue, customInput } from '../kit/customFields'
+import { CheckField, FailNotice, TextAreaField, TextField } from '../kit/ui'
 import {
   api,
   type Contact,
@@ -47,11 +48,7 @@ export const ContactForm = (props: {
     }
     if (defs.length > 0)
       body.custom = Object.fromEntries(
-        defs.map((d) => {
-          const v = custom[d.key]
-          if (v === undefined || v === '' || v === null) return [d.key, null]
-          return [d.key, d.type === 'number' ? Number(v) : v]
-        }),
+        defs.map((d) => [d.key, customBodyValue(d, customInput(d, custom[d.key]))]),
       )
     if (props.labels) body.label_ids = labelIds
     let saved: Contact | null = null
@@ -93,10 +90,10 @@ export const ContactForm = (props: {
         ),
       )}
       {defs.map((d) => (
-        <CustomInput
+        <CustomFieldInput
           key={d.key}
           def={d}
-          value={custom[d.key]}
+          value={customInput(d, custom[d.key])}
           error={err(d.key)}
           onValue={(v) => setCustom((x) => ({ ...x, [d.key]: v }))}
         />
@@ -126,52 +123,5 @@ export const ContactForm = (props: {
         )}
       </div>
     </form>
-  )
-}
-
-/** One custom field's control, by its type. */
-const CustomInput = (p: {
-  def: FieldDef
-  value: unknown
-  error: string | undefined
-  onValue: (v: unknown) => void
-}) => {
-  const tr = useTr()
-  const d = p.def
-  const s = p.value === null || p.value === undefined ? '' : String(p.value)
-  if (d.type === 'checkbox')
-    return <CheckField label={d.label} name={`cf-${d.key}`} checked={p.value === true} onValue={p.onValue} />
-  if (d.type === 'select')
-    return (
-      <SelectField
-        label={d.label}
-        name={`cf-${d.key}`}
-        value={s}
-        options={[['', tr('ct.none')], ...d.options.map((o) => [o, o] as const)]}
-        onValue={p.onValue}
-        error={p.error}
-      />
-    )
-  if (d.type === 'textarea')
-    return (
-      <TextAreaField
-        label={d.label}
-        name={`cf-${d.key}`}
-        value={s}
-        rows={3}
-        onValue={p.onValue}
-        error={p.error}
-      />
-    )
-  return (
-    <TextField
-      label={d.label}
-      name={`cf-${d.key}`}
-      type={d.type === 'number' ? 'number' : 'text'}
-      placeholder={d.type === 'date' ? 'YYYY-MM-DD' : ''}
-      value={s}
-      onValue={p.onValue}
-      error={p.error}
-    />
   )
 }

@@ -27,17 +27,11 @@ export interface LabelItem {
   readonly contacts_count?: number
 }
 
-export interface FieldDef {
-  readonly id: number
-  readonly key: string
-  readonly label: string
-  readonly type: string
-  readonly options: readonly string[]
-}
+import type { CustomDef, CustomValue } from '../kit/customFields'
 
-export interface FieldValue extends FieldDef {
-  readonly value: unknown
-}
+/** A contact custom field and one with its value: the kit's, shared with leads. */
+export type FieldDef = CustomDef
+export type FieldValue = CustomValue
 
 export interface Identity {
   readonly channel_id: number

@@ -55,7 +55,6 @@ export const texts = {
   'ct.no_details': { en: 'No details yet.', id: 'Belum ada detail.' },
   'ct.yes': { en: 'Yes', id: 'Ya' },
   'ct.no': { en: 'No', id: 'Tidak' },
-  'ct.none': { en: '(none)', id: '(kosong)' },
   'ct.f.name': { en: 'Name', id: 'Nama' },
   'ct.f.phone': { en: 'Phone', id: 'Telepon' },
   'ct.f.email': { en: 'E-mail', id: 'E-mail' },

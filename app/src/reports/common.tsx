@@ -435,59 +435,6 @@ export const ScrollTable = (props: Omit<TableProps, 'class'>) => (
   <KitScrollTable {...props} class="rp-scroll" />
 )
 
-/**
- * A chart's numbers as a table, folded under "As a table": what a screen reader (or anyone who
- * wants the exact figures) reads instead of the chart. Each row carries its key as `data-{keyName}`
- * (`data-date`, `data-hour`).
- */
-export const NumbersTable = (props: {
-  readonly label: string
-  readonly testid: string
-  /** The first column's heading (what each row is: a date, an hour). */
-  readonly first: string
-  readonly keyName: 'date' | 'hour'
-  readonly columns: readonly string[]
-  readonly rows: ReadonlyArray<{
-    readonly key: string
-    readonly head: string
-    readonly values: readonly number[]
-  }>
-}) => {
-  const tr = useTr()
-  const locale = useLocale()
-  return (
-    <details class="rp-details">
-      <summary>{tr('rp.as_table')}</summary>
-      <ScrollTable label={props.label}>
-        <table class="k-table" data-testid={props.testid}>
-          <thead>
-            <tr>
-              <th scope="col">{props.first}</th>
-              {props.columns.map((c) => (
-                <th key={c} scope="col" class="rp-num">
-                  {c}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {props.rows.map((r) => (
-              <tr key={r.key} {...{ [`data-${props.keyName}`]: r.key }}>
-                <th scope="row">{r.head}</th>
-                {r.values.map((v, i) => (
-                  <td key={props.columns[i]} class="rp-num">
-                    {num(v, locale)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollTable>
-    </details>
-  )
-}
-
 const FIELD: Readonly<Record<string, RpKey>> = {
   from: 'rp.from',
   to: 'rp.to',

@@ -30,7 +30,7 @@ const CSS = `
 .k-figures:focus-visible{outline:2px solid var(--accent,#0f6e5f);outline-offset:2px}
 .k-figures>.k-table{display:table;min-width:100%}
 .k-figures th[scope=row]{white-space:nowrap}
-.k-num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.k-num,.k-table th.k-num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .k-share{display:inline-block;width:90px;height:8px;border-radius:4px;background:#eef0f3;overflow:hidden;vertical-align:middle}
 .k-share span{display:block;height:100%;background:var(--accent,#0f6e5f)}
 @media (max-width:640px){.k-share{width:48px}}
@@ -273,7 +273,7 @@ export const NumbersTable = (props: {
   return (
     <details class="k-details">
       <summary>{tr('k.as_table')}</summary>
-      <ScrollTable label={props.label} class="k-figures">
+      <ScrollTable label={props.label} class="k-figures k-table-wrap">
         <table class="k-table" data-testid={props.testid}>
           <thead>
             <tr>

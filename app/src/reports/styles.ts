@@ -11,7 +11,6 @@ const CSS = `
 .rp-filters .k-field{min-width:150px}
 .rp-filters input[type=date]{font:inherit;font-size:14px;padding:6px 8px;border:1px solid #d1d5db;border-radius:6px;background:#fff}
 .rp-filters input[type=date]:focus-visible{outline:2px solid var(--accent,#0f6e5f);outline-offset:1px}
-.rp-apply{align-self:flex-end}
 .rp-note{margin:0 0 16px;font-size:14px}
 .rp-note p{margin:0 0 4px}
 .rp-cards{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:12px}

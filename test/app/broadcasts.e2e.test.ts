@@ -42,6 +42,18 @@ const get = async (session: F.Session, p: string) => {
   expect(res.status, p).toBe(200)
   return ((await res.json()) as { data: any }).data
 }
+/** A broadcast to the VIP label (Fajar), started at once. */
+const toVip = async (name: string, text: string) => {
+  const b = await post(owner, '/v1/broadcasts', {
+    name,
+    channel_id: channelId,
+    audience: { label_ids: [vip] },
+    messages: [{ text }],
+    settings: { pace_per_minute: 30, random_delay_seconds: 0, quiet_hours: null, skip_recent_hours: 0 },
+  })
+  await post(owner, `/v1/broadcasts/${b.id}/schedule`, { risk_ack: true })
+  return b
+}
 const setLocale = async (session: F.Session, locale: string) => {
   const res = await s.fetch('/v1/me', { ...F.json({ locale }, session.headers()), method: 'PATCH' })
   expect(res.status).toBe(200)
@@ -461,14 +473,7 @@ describe.skipIf(lacks('chromium'))('broadcasts pages', () => {
 
   it('resends a failed recipient with "Resend failed"', async () => {
     sock.failures.push(closeError(400, 'bad request'))
-    const b = await post(owner, '/v1/broadcasts', {
-      name: 'One that fails',
-      channel_id: channelId,
-      audience: { label_ids: [vip] },
-      messages: [{ text: 'Halo {{first_name}}, sekali lagi' }],
-      settings: { pace_per_minute: 30, random_delay_seconds: 0, quiet_hours: null, skip_recent_hours: 0 },
-    })
-    await post(owner, `/v1/broadcasts/${b.id}/schedule`, { risk_ack: true })
+    const b = await toVip('One that fails', 'Halo {{first_name}}, sekali lagi')
     const { page, problems, context } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/broadcasts/${b.id}`)
     await page.getByTestId('stat-failed').getByText('1', { exact: true }).waitFor({ timeout: 30_000 })
@@ -557,14 +562,7 @@ describe.skipIf(lacks('chromium'))('broadcasts pages', () => {
     await expect.poll(() => shown(page)).toEqual(expected(before, 'en'))
 
     // Live: another broadcast to VIP (Fajar) sends, then Fajar replies; no reload.
-    const b = await post(owner, '/v1/broadcasts', {
-      name: 'Dashboard live',
-      channel_id: channelId,
-      audience: { label_ids: [vip] },
-      messages: [{ text: 'Halo {{first_name}}, ada stok baru' }],
-      settings: { pace_per_minute: 30, random_delay_seconds: 0, quiet_hours: null, skip_recent_hours: 0 },
-    })
-    await post(owner, `/v1/broadcasts/${b.id}/schedule`, { risk_ack: true })
+    const b = await toVip('Dashboard live', 'Halo {{first_name}}, ada stok baru')
     const sentAfter = (before.funnel.sent + 1).toLocaleString('en-GB')
     await page.getByTestId('funnel-sent').getByText(sentAfter, { exact: true }).waitFor({ timeout: 30_000 })
     await page.getByTestId('dashboard-latest').locator(`tr[data-id="${b.id}"]`).waitFor()

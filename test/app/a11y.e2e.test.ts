@@ -360,6 +360,12 @@ const cases: readonly Case[] = [
     ready: (p) => p.getByTestId('broadcasts-list').locator(`tr[data-id="${broadcastId}"]`).waitFor(),
   },
   {
+    route: '/broadcasts/dashboard',
+    who: 'owner',
+    url: () => '/app/broadcasts/dashboard',
+    ready: (p) => p.getByTestId('dashboard-figures').waitFor(),
+  },
+  {
     route: '/broadcasts/segments',
     who: 'owner',
     url: () => '/app/broadcasts/segments',

@@ -1,8 +1,9 @@
+import { isDeepStrictEqual } from 'node:util'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { closeError, type FakeSocket } from '../../connectors/msgapp/TransportTest'
 import { ENV } from '../broadcasts/support'
-import { linkedNumber } from '../msgapp/support'
+import { linkedNumber, textFrom } from '../msgapp/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
@@ -17,8 +18,10 @@ import { launch, shots, signedIn } from './support'
  * risk) before scheduling; the live preview; a test send; the schedule refused without the risk
  * acknowledgement and started with it; the progress moving live while it sends, and the
  * per-recipient outcomes; pause, resume and cancel of another; an Agent without the permission
- * sees no entry; Indonesian; axe-core and screenshots at 1440 and 390 px
- * (test-artifacts/app/broadcasts-*).
+ * sees no entry; Indonesian; the dashboard (/broadcasts/dashboard): empty, on the Free plan, refused
+ * to a member without `broadcasts.view`, and its figures equal to the API's for the same period and
+ * number, following a new send and a reply live, in English and Indonesian; axe-core and
+ * screenshots at 1440 and 390 px (test-artifacts/app/broadcasts-*).
  */
 let s: TestServer
 let w: F.Seeded
@@ -38,6 +41,18 @@ const get = async (session: F.Session, p: string) => {
   const res = await s.fetch(p, { headers: session.headers() })
   expect(res.status, p).toBe(200)
   return ((await res.json()) as { data: any }).data
+}
+/** A broadcast to the VIP label (Fajar), started at once. */
+const toVip = async (name: string, text: string) => {
+  const b = await post(owner, '/v1/broadcasts', {
+    name,
+    channel_id: channelId,
+    audience: { label_ids: [vip] },
+    messages: [{ text }],
+    settings: { pace_per_minute: 30, random_delay_seconds: 0, quiet_hours: null, skip_recent_hours: 0 },
+  })
+  await post(owner, `/v1/broadcasts/${b.id}/schedule`, { risk_ack: true })
+  return b
 }
 const setLocale = async (session: F.Session, locale: string) => {
   const res = await s.fetch('/v1/me', { ...F.json({ locale }, session.headers()), method: 'PATCH' })
@@ -64,6 +79,76 @@ const accessible = async (page: Page) => {
 }
 
 const refusals = { ignore: (text: string) => /status of (404|409|422)/.test(text) }
+
+/** What the dashboard shows, read from the page: each figure as text, each row with its key. */
+const shown = (page: Page) =>
+  page.evaluate(() => {
+    const doc = (globalThis as any).document
+    const all = (sel: string, root: any = doc): any[] => [...root.querySelectorAll(sel)]
+    const text = (e: any) => (e?.textContent ?? '').trim()
+    const rows = (testid: string, key: string) =>
+      all(`[data-testid="${testid}"] tbody tr`).map((r) => [r.dataset[key], ...all('td', r).map(text)])
+    return {
+      funnel: Object.fromEntries(
+        all('[data-testid^="funnel-"]').map((e) => [e.dataset.testid.slice(7), text(e)]),
+      ),
+      daily: rows('dashboard-daily-table', 'date'),
+      chart: all('[data-testid="dashboard-daily-chart"] [data-series="sent"] rect').map(
+        (r) => r.dataset.value,
+      ),
+      hourly: rows('dashboard-hourly-table', 'hour'),
+      reasons: all('[data-testid="dashboard-reasons"] tbody tr').map((r) => [
+        r.dataset.kind,
+        r.dataset.reason,
+        text(r.querySelector('[data-testid="reason-count"]')),
+      ]),
+      numbers: all('[data-testid="dashboard-numbers"] li').map((li) => [
+        li.dataset.channel,
+        text(li.querySelector('[data-testid="number-24h"]')),
+        text(li.querySelector('[data-testid="number-today"]')),
+      ]),
+      latest: all('[data-testid="dashboard-latest"] tbody tr').map((r) => [
+        r.dataset.id,
+        text(r.querySelector('[data-testid="reply-rate"]')),
+      ]),
+      best: all('[data-testid="dashboard-best"] tbody tr').map((r) => [
+        r.dataset.id,
+        text(r.querySelector('[data-testid="reply-rate"]')),
+      ]),
+    }
+  })
+
+/** The same, written from the API's answer as the page writes it in `lang`. */
+const expected = (d: any, lang: 'en' | 'id') => {
+  const loc = lang === 'id' ? 'id-ID' : 'en-GB'
+  const n = (x: number) => x.toLocaleString(loc)
+  const rate = (x: number) => (x / 100).toLocaleString(loc, { style: 'percent', maximumFractionDigits: 1 })
+  const f = d.funnel
+  const brief = (b: any) => [String(b.id), rate(b.reply_rate)]
+  return {
+    funnel: Object.fromEntries(
+      Object.entries({ ...f, waiting: f.recipients - f.sent - f.failed }).map(([k, v]) => [
+        k,
+        n(v as number),
+      ]),
+    ),
+    daily: d.daily.map((x: any) => [x.date, n(x.sent), n(x.replied), n(x.failed)]),
+    chart: d.daily.map((x: any) => String(x.sent)),
+    hourly: d.hourly.map((x: any) => [String(x.hour), n(x.sent), n(x.replied), n(x.failed)]),
+    reasons: d.reasons.map((r: any) => [r.kind, r.reason, n(r.count)]),
+    numbers: d.numbers.map((x: any) => [
+      String(x.channel_id),
+      lang === 'id'
+        ? `${n(x.sent_24h)} dari ${n(x.warmup.limit)} pesan dalam 24 jam`
+        : `${n(x.sent_24h)} of ${n(x.warmup.limit)} messages in 24 hours`,
+      lang === 'id'
+        ? `Pesan siaran hari ini: ${n(x.broadcast_sent_today)}`
+        : `Broadcast messages today: ${n(x.broadcast_sent_today)}`,
+    ]),
+    latest: d.latest.map(brief),
+    best: d.best.map(brief),
+  }
+}
 
 beforeAll(async () => {
   s = await startTestServer(ENV)
@@ -151,6 +236,57 @@ describe.skipIf(lacks('chromium'))('broadcasts pages', () => {
     expect(problems).toEqual([])
     await context.close()
   }, 120_000)
+
+  it('shows the dashboard empty before any broadcast, with the plan refusal on Free and to nobody without broadcasts.view', async () => {
+    const { page, problems, context } = await signedIn(browser, s, owner, {
+      viewport: { width: 1440, height: 900 },
+    })
+    await page.goto(`${s.url}/app/broadcasts`)
+    await page
+      .getByRole('navigation', { name: 'Broadcasts pages' })
+      .getByRole('link', { name: 'Dashboard' })
+      .click()
+    await page.waitForURL(/\/app\/broadcasts\/dashboard$/)
+    await page.getByRole('heading', { name: 'Broadcast dashboard', level: 1 }).waitFor()
+    await page.getByTestId('dashboard-empty').getByText('No broadcasts yet, so nothing to show.').waitFor()
+    await page.getByTestId('dashboard-empty').getByRole('link', { name: 'Write a broadcast' }).waitFor()
+    // The period goes to the address, where a reload finds it.
+    await page.getByLabel('Period', { exact: true }).selectOption({ label: 'Last 7 days' })
+    await page.waitForURL(/dashboard\?from=\d{4}-\d{2}-\d{2}&to=\d{4}-\d{2}-\d{2}$/)
+    await page.reload()
+    expect(await page.getByLabel('Period', { exact: true }).inputValue()).toBe('7')
+    await page.getByTestId('dashboard-empty').waitFor()
+    await accessible(page)
+    await shots(page, 'broadcasts-dashboard-empty-en')
+    await context.close()
+    // A Free workspace still reads what was sent, and is told what broadcasts need.
+    const free = await F.workspace(s, { plan: 'free', name: 'Warung Gratis' })
+    const freeOwner = await F.signIn(s, free.ownerEmail)
+    const other = await signedIn(browser, s, freeOwner)
+    await other.page.goto(`${s.url}/app/broadcasts/dashboard`)
+    await other.page.getByText('Broadcasts need an active Pro or Custom plan').waitFor()
+    await other.page.getByTestId('dashboard-empty').waitFor()
+    expect(await other.page.getByRole('link', { name: 'Write a broadcast' }).count()).toBe(0)
+    expect(other.problems).toEqual([])
+    await other.context.close()
+    // A member whose role lacks broadcasts.view: told so, and the page asks the API nothing.
+    await post(owner, '/v1/roles', { name: 'Inbox only', permissions: ['interactions.view'] })
+    const inboxOnly = await F.signIn(s, (await F.member(s, w, 'Inbox only')).email)
+    const third = await signedIn(browser, s, inboxOnly)
+    const asked: string[] = []
+    third.page.on('request', (r) => {
+      if (r.url().includes('/v1/broadcasts')) asked.push(r.url())
+    })
+    await third.page.goto(`${s.url}/app/broadcasts/dashboard`)
+    await third.page
+      .getByTestId('dashboard-no-access')
+      .getByText('You do not have permission to view broadcasts.')
+      .waitFor()
+    expect(asked).toEqual([])
+    expect(third.problems).toEqual([])
+    await third.context.close()
+    expect(problems).toEqual([])
+  }, 60_000)
 
   it('drafts a broadcast, estimates, previews, test-sends, schedules with the risk acknowledgement and shows its progress live', async () => {
     const segment = ((await get(owner, '/v1/segments')) as any[])[0]
@@ -337,14 +473,7 @@ describe.skipIf(lacks('chromium'))('broadcasts pages', () => {
 
   it('resends a failed recipient with "Resend failed"', async () => {
     sock.failures.push(closeError(400, 'bad request'))
-    const b = await post(owner, '/v1/broadcasts', {
-      name: 'One that fails',
-      channel_id: channelId,
-      audience: { label_ids: [vip] },
-      messages: [{ text: 'Halo {{first_name}}, sekali lagi' }],
-      settings: { pace_per_minute: 30, random_delay_seconds: 0, quiet_hours: null, skip_recent_hours: 0 },
-    })
-    await post(owner, `/v1/broadcasts/${b.id}/schedule`, { risk_ack: true })
+    const b = await toVip('One that fails', 'Halo {{first_name}}, sekali lagi')
     const { page, problems, context } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/broadcasts/${b.id}`)
     await page.getByTestId('stat-failed').getByText('1', { exact: true }).waitFor({ timeout: 30_000 })
@@ -413,5 +542,63 @@ describe.skipIf(lacks('chromium'))('broadcasts pages', () => {
     } finally {
       await setLocale(owner, 'en')
     }
+  }, 120_000)
+
+  it('shows on the dashboard the API’s figures for the same period and number, live as another broadcast sends and is replied to, in English and Indonesian', async () => {
+    const today = new Date().toLocaleDateString('en-CA', { timeZone: 'Asia/Jakarta' })
+    const from = new Date(Date.parse(`${today}T00:00:00Z`) - 6 * 86_400_000).toISOString().slice(0, 10)
+    const query = `from=${from}&to=${today}&channel_id=${channelId}`
+    const api = () => get(owner, `/v1/broadcasts/dashboard?${query}`)
+    const { page, problems, context } = await signedIn(browser, s, owner, {
+      viewport: { width: 1440, height: 900 },
+    })
+    await page.goto(`${s.url}/app/broadcasts/dashboard?from=${from}&to=${today}&channel=${channelId}`)
+    await page.getByTestId('dashboard-figures').waitFor()
+    expect(await page.getByLabel('Period', { exact: true }).inputValue()).toBe('7')
+    expect(await page.getByLabel('Number', { exact: true }).inputValue()).toBe(String(channelId))
+    const before = await api()
+    expect(before.latest.length).toBeGreaterThan(0)
+    expect(before.reasons.length).toBeGreaterThan(0)
+    await expect.poll(() => shown(page)).toEqual(expected(before, 'en'))
+
+    // Live: another broadcast to VIP (Fajar) sends, then Fajar replies; no reload.
+    const b = await toVip('Dashboard live', 'Halo {{first_name}}, ada stok baru')
+    const sentAfter = (before.funnel.sent + 1).toLocaleString('en-GB')
+    await page.getByTestId('funnel-sent').getByText(sentAfter, { exact: true }).waitFor({ timeout: 30_000 })
+    await page.getByTestId('dashboard-latest').locator(`tr[data-id="${b.id}"]`).waitFor()
+    // Fajar had broadcasts before: his reply counts for each one this period sent him.
+    textFrom(sock, '6281234500005', 'Mau, kirim katalognya')
+    await expect
+      .poll(async () => Number((await shown(page)).funnel.replied), { timeout: 30_000 })
+      .toBeGreaterThan(before.funnel.replied)
+    await expect
+      .poll(async () => {
+        const [a, e] = [await shown(page), expected(await api(), 'en')]
+        return isDeepStrictEqual(a, e) ? 'equal' : JSON.stringify({ page: a, api: e })
+      })
+      .toBe('equal')
+    const after = await api()
+    expect(after.best.find((x: any) => x.id === b.id)).toMatchObject({ reply_rate: 100 })
+    expect(after.numbers[0].broadcast_sent_today).toBe(before.numbers[0].broadcast_sent_today + 1)
+    await shots(page, 'broadcasts-dashboard-en')
+    await page.getByTestId('dashboard-daily-chart').locator('..').getByText('The numbers as a table').click()
+    await accessible(page)
+    // The latest broadcast's link opens it.
+    await page.getByTestId('dashboard-latest').getByRole('link', { name: 'Dashboard live' }).click()
+    await page.waitForURL(new RegExp(`/app/broadcasts/${b.id}$`))
+
+    await setLocale(owner, 'id')
+    try {
+      await page.goto(`${s.url}/app/broadcasts/dashboard?from=${from}&to=${today}&channel=${channelId}`)
+      await page.getByRole('heading', { name: 'Dasbor siaran', level: 1 }).waitFor()
+      await page.getByText('Dari penerima hingga balasan').waitFor()
+      await expect.poll(() => shown(page)).toEqual(expected(after, 'id'))
+      await shots(page, 'broadcasts-dashboard-id')
+      await accessible(page)
+    } finally {
+      await setLocale(owner, 'en')
+    }
+    expect(problems).toEqual([])
+    await context.close()
   }, 120_000)
 })

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { FailNotice, ListState, Notice, TextField } from '../kit/ui'
 import { here, navigate } from '../lib/router'
 import { use } from '../lib/state'
-import { Progress, StatusBadge } from './common'
+import { AreaTabs, Progress, StatusBadge } from './common'
 import {
   api,
   at,
@@ -23,7 +23,8 @@ import { ensureStyles } from './styles'
 
 /**
  * `/broadcasts`: the workspace's broadcasts, newest first, with the status as tabs carrying their
- * counts (`meta.stats`), a search by name, each one's progress, and the month's quota. A new
+ * counts (`meta.stats`), a search by name, each one's progress, and the month's quota; the area's
+ * tabs lead to the dashboard and the segments. A new
  * broadcast starts as a named draft and opens in its editor. `broadcasts.changed` (a change, a
  * running one's progress) reloads the list, so the bars move while they send.
  */
@@ -116,12 +117,8 @@ export default function BroadcastsListPage() {
     <div class="k-page" data-testid="broadcasts">
       <div class="k-head">
         <h1>{tr('bc.title')}</h1>
-        <div class="bc-actions">
-          <Link class="k-btn" to="/broadcasts/segments">
-            {tr('bc.segments')}
-          </Link>
-        </div>
       </div>
+      <AreaTabs current="list" tr={tr} />
       {options && !options.plan_allows ? <Notice kind="info">{tr('bc.plan')}</Notice> : null}
       {options?.plan_allows && options.numbers.length === 0 && manage ? (
         <Notice kind="info">

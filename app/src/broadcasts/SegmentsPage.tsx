@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { failFields } from '../kit'
 import { ConfirmButton, FailNotice, Field, ListState, Notice, SelectField, TextField } from '../kit/ui'
 import { navigate } from '../lib/router'
-import { ActionFailure } from './common'
+import { ActionFailure, AreaTabs } from './common'
 import {
   ApiError,
   api,
@@ -128,9 +128,6 @@ export const SegmentListPage = () => {
   useWorkspaceEvents(['segments.changed'], () => void load())
   return (
     <div class="k-page" data-testid="segments">
-      <Link class="k-back" to="/broadcasts">
-        ← {tr('bc.back')}
-      </Link>
       <div class="k-head">
         <h1>{tr('bc.seg.title')}</h1>
         {can('broadcasts.manage') ? (
@@ -141,6 +138,7 @@ export const SegmentListPage = () => {
           </div>
         ) : null}
       </div>
+      <AreaTabs current="segments" tr={tr} />
       <FailNotice error={error} />
       <ListState items={items} empty={tr('bc.seg.empty')}>
         {(items) => (

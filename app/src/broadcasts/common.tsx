@@ -1,8 +1,26 @@
 import { failFields } from '../kit'
 import { FailNotice, Notice } from '../kit/ui'
-import { type Counts, handled, type Status, type Tr } from './kit'
+import { type Counts, handled, Link, type Status, type Tr } from './kit'
 
-/** Pieces the broadcasts pages share: the status badge and the progress bar. */
+/** Pieces the broadcasts pages share: the area's tabs, the status badge and the progress bar. */
+
+/** The area's own navigation: the broadcasts, their dashboard, the segments. */
+export const AreaTabs = ({ current, tr }: { current: 'list' | 'dashboard' | 'segments'; tr: Tr }) => (
+  <nav class="bc-nav" aria-label={tr('bc.tabs')}>
+    {(
+      [
+        ['list', '/broadcasts', tr('bc.tab.list')],
+        ['dashboard', '/broadcasts/dashboard', tr('bc.tab.dashboard')],
+        ['segments', '/broadcasts/segments', tr('bc.tab.segments')],
+      ] as const
+    ).map(([k, to, label]) => (
+      <Link key={k} to={to} aria-current={k === current ? 'page' : undefined}>
+        {label}
+      </Link>
+    ))}
+  </nav>
+)
+
 export const StatusBadge = ({ status, tr }: { status: Status; tr: Tr }) => (
   <span class={`k-badge bc-s-${status}`} data-status={status}>
     {tr(`bc.s.${status}`)}

@@ -209,15 +209,57 @@ export interface LabelItem {
   readonly color: string
 }
 
+/** One broadcast as the dashboard lists it (`latest`, `best`). */
+export interface DashboardBroadcast {
+  readonly id: number
+  readonly name: string
+  readonly status: Status
+  readonly channel_id: number | null
+  readonly started_at: string | null
+  readonly counts: Counts
+  /** Replies per hundred sent, one decimal. */
+  readonly reply_rate: number
+  readonly pace_per_minute: number
+}
+
+type PerTime = { readonly sent: number; readonly failed: number; readonly replied: number }
+
+/** `GET /broadcasts/dashboard`: broadcasts started from `from` to `to` (local days, both counted). */
+export interface Dashboard {
+  readonly from: string
+  readonly to: string
+  /** Cumulative as `Counts` (a reply is also read, delivered and sent); `recipients` leaves out the skipped. */
+  readonly funnel: Omit<Counts, 'total' | 'queued'> & { readonly recipients: number }
+  readonly daily: readonly (PerTime & { readonly date: string })[]
+  readonly hourly: readonly (PerTime & { readonly hour: number })[]
+  readonly reasons: readonly {
+    readonly kind: 'failed' | 'skipped'
+    readonly reason: string
+    readonly count: number
+  }[]
+  /** Each number's usage: broadcast sends since the local midnight, all sends of 24 h, warm-up. */
+  readonly numbers: readonly {
+    readonly channel_id: number
+    readonly name: string
+    readonly status: string
+    readonly broadcast_sent_today: number
+    readonly sent_24h: number
+    readonly warmup: { readonly limit: number; readonly remaining: number; readonly ends_at: string } | null
+  }[]
+  readonly latest: readonly DashboardBroadcast[]
+  readonly best: readonly DashboardBroadcast[]
+}
+
 /** A number as the reader writes it. */
 export const num = (n: number, locale: string) => n.toLocaleString(locale === 'id' ? 'id-ID' : 'en-GB')
 
-/** A date and time as the reader writes it. */
-export const at = (iso: string | null | undefined, locale: string) =>
+/** A date and time as the reader writes it (in `zone` when given, else the browser's). */
+export const at = (iso: string | null | undefined, locale: string, zone?: string) =>
   iso
     ? new Date(iso).toLocaleString(locale === 'id' ? 'id-ID' : 'en-GB', {
         dateStyle: 'medium',
         timeStyle: 'short',
+        ...(zone ? { timeZone: zone } : {}),
       })
     : ''
 

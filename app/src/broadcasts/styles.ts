@@ -1,7 +1,14 @@
 import { addStyles, ensureKitStyles } from '../kit/styles'
 
-/** The broadcasts pages' own styles (`bc-`): status tabs, progress bars, the rule rows, the estimate. */
+/**
+ * The broadcasts pages' own styles (`bc-`): the area's tabs, status tabs, progress bars, the rule
+ * rows, the estimate, the dashboard.
+ */
 const CSS = `
+.bc-nav{display:flex;gap:4px;flex-wrap:wrap;margin:0 0 14px;border-bottom:1px solid var(--line,#e2e5ea)}
+.bc-nav a{padding:8px 12px;color:#374151;text-decoration:none;font-size:14px;border-bottom:2px solid transparent;margin-bottom:-1px}
+.bc-nav a[aria-current=page]{color:var(--accent,#0f6e5f);border-bottom-color:var(--accent,#0f6e5f);font-weight:600}
+.bc-nav a:focus-visible{outline:2px solid var(--accent,#0f6e5f)}
 .bc-tabs{display:flex;flex-wrap:wrap;gap:6px;list-style:none;margin:0 0 12px;padding:0}
 .bc-tabs button{font:inherit;font-size:13.5px;padding:5px 12px;border-radius:999px;border:1px solid var(--line,#e2e5ea);background:#fff;color:#374151;cursor:pointer}
 .bc-tabs button[aria-pressed=true]{background:var(--accent,#0f6e5f);border-color:var(--accent,#0f6e5f);color:#fff}
@@ -51,6 +58,23 @@ const CSS = `
 .bc-msg{white-space:pre-wrap;overflow-wrap:anywhere;max-width:420px;font-size:13px}
 .bc-table td{overflow-wrap:anywhere}
 .bc-pager{display:flex;gap:8px;align-items:center;flex-wrap:wrap;margin-top:10px}
+.bc-dash2{display:grid;grid-template-columns:minmax(0,1fr) minmax(0,1fr);gap:16px;align-items:start}
+.bc-range{margin:0;font-size:14px}
+.bc-empty{margin:0 0 12px;font-size:15px}
+.bc-scroll{overflow-x:auto}
+.bc-scroll:focus-visible{outline:2px solid var(--accent,#0f6e5f);outline-offset:2px}
+.bc-scroll>.k-table{display:table;min-width:100%}
+.bc-aside{display:flex;flex-wrap:wrap;gap:6px 20px;margin:12px 0 0;font-size:14px}
+.bc-aside div{display:flex;gap:6px}
+.bc-aside dt{color:var(--muted,#5b6676)}
+.bc-aside dd{margin:0;font-weight:600;font-variant-numeric:tabular-nums}
+.bc-bar-col{width:100px}
+.bc-count-cell{display:inline-flex;align-items:center;gap:8px}
+.bc-meters{list-style:none;margin:0;padding:0;display:flex;flex-direction:column;gap:14px}
+.bc-number{display:inline-flex;align-items:center;gap:6px;flex-wrap:wrap}
+.bc-meta{display:flex;flex-wrap:wrap;align-items:center;gap:2px 8px;margin-top:3px;color:var(--muted,#5b6676);font-size:12.5px}
+@media (max-width:1000px){.bc-dash2{grid-template-columns:minmax(0,1fr)}}
+@media (max-width:640px){.bc-bar-col{display:none}}
 @media (max-width:900px){.bc-cols{grid-template-columns:minmax(0,1fr)}}
 .bc-filters .k-field select{padding:8px 9px}
 @media (max-width:640px){.bc-wide{display:none}.bc-rule{grid-template-columns:minmax(0,1fr)}.bc-actions{margin-left:0}.bc-filters .k-field{max-width:none}.bc-msg{max-width:none}}

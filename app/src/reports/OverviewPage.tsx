@@ -1,8 +1,8 @@
 import type { ComponentChildren } from 'preact'
 import { useState } from 'preact/hooks'
 import { api, got, useKitTr, useLocale } from '../kit'
+import { Chart, NumbersTable, ShareBar } from '../kit/charts'
 import { meaningful } from '../lib/format'
-import { Chart, ShareBar } from './charts'
 import {
   callerZone,
   dayLabel,
@@ -12,7 +12,6 @@ import {
   type Filters,
   type Hours,
   longDay,
-  NumbersTable,
   num,
   previousOf,
   queryOf,

@@ -1,7 +1,7 @@
 import { ApiError, api, can, got, Link, useKitTr, useLocale } from '../kit'
+import { Chart, NumbersTable } from '../kit/charts'
 import { when } from '../kit/ui'
 import type { PageProps } from '../routes'
-import { Chart } from './charts'
 import {
   addDays,
   dayLabel,
@@ -10,7 +10,6 @@ import {
   FilterBar,
   type Filters,
   longDay,
-  NumbersTable,
   num,
   RangeNote,
   ReportError,

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, can, failFields, got, Link, me, useLocale, useWorkspaceEvents } from '../kit'
+import { addDays, dayLabel, isDate, longDay, PeriodForm, presetRange, spanOf, todayIn } from '../kit/period'
 import { FailNotice, ScrollTable as KitScrollTable, Notice, SelectField } from '../kit/ui'
 import { here, navigate } from '../lib/router'
 import { use } from '../lib/state'
@@ -14,28 +15,10 @@ type TableProps = Parameters<typeof KitScrollTable>[0]
  */
 
 // ---------------------------------------------------------------------------------------------
-// Dates: `YYYY-MM-DD` strings, calendar arithmetic in UTC (no zone can shift a calendar date).
+// Dates: `YYYY-MM-DD` strings (the kit's period: app/src/kit/period.tsx).
 // ---------------------------------------------------------------------------------------------
 
-const utc = (date: string) => {
-  const [y, m, d] = date.split('-').map(Number) as [number, number, number]
-  return Date.UTC(y, m - 1, d)
-}
-const iso = (ms: number) => new Date(ms).toISOString().slice(0, 10)
-export const addDays = (date: string, n: number) => iso(utc(date) + n * 86_400_000)
-/** Days from `from` to `to`, both counted. */
-export const spanOf = (from: string, to: string) => Math.round((utc(to) - utc(from)) / 86_400_000) + 1
-const DATE = /^\d{4}-\d{2}-\d{2}$/
-const isDate = (s: string | null): s is string => s !== null && DATE.test(s) && !Number.isNaN(utc(s))
-
-/** Today in the zone the reports read (the caller's: personal, else the workspace's). */
-export const todayIn = (zone: string) =>
-  new Intl.DateTimeFormat('en-CA', {
-    timeZone: zone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(new Date())
+export { addDays, dayLabel, longDay, spanOf, todayIn }
 export const callerZone = () => {
   const m = me.get()
   return m ? m.timezone : 'UTC'
@@ -46,21 +29,6 @@ export const workspaceZone = () => {
 }
 
 const lang = (locale: string) => (locale === 'id' ? 'id-ID' : 'en-GB')
-/** 3 Nov 2026 (with the weekday when `long`). */
-export const dayLabel = (date: string, locale: string, long = false) =>
-  new Date(`${date}T00:00:00Z`).toLocaleDateString(lang(locale), {
-    timeZone: 'UTC',
-    day: 'numeric',
-    month: 'short',
-    ...(long ? { weekday: 'short', year: 'numeric' } : {}),
-  })
-export const longDay = (date: string, locale: string) =>
-  new Date(`${date}T00:00:00Z`).toLocaleDateString(lang(locale), {
-    timeZone: 'UTC',
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-  })
 export const num = (n: number, locale: string) => n.toLocaleString(lang(locale))
 
 /** Minutes as people read them: 45 min, 3 h 20 min, 2 d 4 h; `null` (nothing measured) as a dash. */
@@ -82,27 +50,12 @@ export const duration = (minutes: number | null | undefined, locale: string) => 
 // ---------------------------------------------------------------------------------------------
 
 export const PRESETS = ['7', '30', '90', '365', 'month'] as const
-export type Preset = (typeof PRESETS)[number] | 'custom'
 
 export interface Filters {
   readonly from: string
   readonly to: string
   readonly channel: string
   readonly team: string
-}
-
-/** The preset a range is, if any (ending today). */
-export const presetOf = (f: Filters, today: string): Preset => {
-  if (f.to !== today) return 'custom'
-  if (f.from === `${today.slice(0, 8)}01`) return 'month'
-  const days = String(spanOf(f.from, f.to))
-  return (PRESETS as readonly string[]).includes(days) ? (days as Preset) : 'custom'
-}
-
-export const presetRange = (p: Preset, today: string): { from: string; to: string } => {
-  if (p === 'month') return { from: `${today.slice(0, 8)}01`, to: today }
-  const days = p === 'custom' ? 30 : Number(p)
-  return { from: addDays(today, -(days - 1)), to: today }
 }
 
 /** The filters in the address, with the default (the last 30 days, as the API's) filled in. */
@@ -170,44 +123,17 @@ export const FilterBar = (props: { filters: Filters; path: string; zone: string;
   const { channels, teams } = useChoices()
   const today = todayIn(props.zone)
   const f = props.filters
-  const [preset, setPreset] = useState<Preset>(presetOf(f, today))
-  const [from, setFrom] = useState(f.from)
-  const [to, setTo] = useState(f.to)
-  useEffect(() => {
-    setPreset(presetOf(f, today))
-    setFrom(f.from)
-    setTo(f.to)
-  }, [f.from, f.to])
   const go = (next: Filters) => navigate(`${props.path}${searchOf(next)}`)
   return (
-    <form
+    <PeriodForm
       class="rp-filters"
-      aria-label={tr('rp.filters')}
-      onSubmit={(e) => {
-        e.preventDefault()
-        if (isDate(from) && isDate(to)) go({ ...f, from, to })
-      }}
+      label={tr('rp.filters')}
+      period={f}
+      today={today}
+      presets={PRESETS}
+      text={(k) => tr(`rp.${k}` as RpKey)}
+      onPeriod={(p) => go({ ...f, ...p })}
     >
-      <SelectField
-        label={tr('rp.period')}
-        name="period"
-        value={preset}
-        options={[...PRESETS, 'custom'].map((p) => [p, tr(`rp.p.${p}` as RpKey)] as const)}
-        onValue={(v) => {
-          const p = v as Preset
-          setPreset(p)
-          if (p !== 'custom') go({ ...f, ...presetRange(p, today) })
-        }}
-      />
-      {preset === 'custom' ? (
-        <>
-          <DateInput label={tr('rp.from')} name="from" value={from} max={today} onValue={setFrom} />
-          <DateInput label={tr('rp.to')} name="to" value={to} max={today} onValue={setTo} />
-          <button type="submit" class="k-btn k-primary rp-apply">
-            {tr('rp.apply')}
-          </button>
-        </>
-      ) : null}
       {props.channel === false ? null : (
         <SelectField
           label={tr('rp.channel')}
@@ -224,30 +150,9 @@ export const FilterBar = (props: { filters: Filters; path: string; zone: string;
         options={[['', tr('rp.team.any')], ...teams.map((t) => [String(t.id), t.name] as const)]}
         onValue={(v) => go({ ...f, team: v })}
       />
-    </form>
+    </PeriodForm>
   )
 }
-
-const DateInput = (props: {
-  label: string
-  name: string
-  value: string
-  max: string
-  onValue: (v: string) => void
-}) => (
-  <div class="k-field">
-    <label for={`rp-${props.name}`}>{props.label}</label>
-    <input
-      id={`rp-${props.name}`}
-      type="date"
-      name={props.name}
-      value={props.value}
-      max={props.max}
-      required
-      onInput={(e) => props.onValue(e.currentTarget.value)}
-    />
-  </div>
-)
 
 /** Overview and Agents as tabs (links keeping the range), and a link to the dashboard. */
 export const ReportTabs = (props: { current: 'overview' | 'agents'; filters: Filters }) => {
@@ -434,59 +339,6 @@ const stringify = (q: Readonly<Record<string, string | number>>) =>
 export const ScrollTable = (props: Omit<TableProps, 'class'>) => (
   <KitScrollTable {...props} class="rp-scroll" />
 )
-
-/**
- * A chart's numbers as a table, folded under "As a table": what a screen reader (or anyone who
- * wants the exact figures) reads instead of the chart. Each row carries its key as `data-{keyName}`
- * (`data-date`, `data-hour`).
- */
-export const NumbersTable = (props: {
-  readonly label: string
-  readonly testid: string
-  /** The first column's heading (what each row is: a date, an hour). */
-  readonly first: string
-  readonly keyName: 'date' | 'hour'
-  readonly columns: readonly string[]
-  readonly rows: ReadonlyArray<{
-    readonly key: string
-    readonly head: string
-    readonly values: readonly number[]
-  }>
-}) => {
-  const tr = useTr()
-  const locale = useLocale()
-  return (
-    <details class="rp-details">
-      <summary>{tr('rp.as_table')}</summary>
-      <ScrollTable label={props.label}>
-        <table class="k-table" data-testid={props.testid}>
-          <thead>
-            <tr>
-              <th scope="col">{props.first}</th>
-              {props.columns.map((c) => (
-                <th key={c} scope="col" class="rp-num">
-                  {c}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {props.rows.map((r) => (
-              <tr key={r.key} {...{ [`data-${props.keyName}`]: r.key }}>
-                <th scope="row">{r.head}</th>
-                {r.values.map((v, i) => (
-                  <td key={props.columns[i]} class="rp-num">
-                    {num(v, locale)}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </ScrollTable>
-    </details>
-  )
-}
 
 const FIELD: Readonly<Record<string, RpKey>> = {
   from: 'rp.from',

@@ -11,7 +11,6 @@ const CSS = `
 .rp-filters .k-field{min-width:150px}
 .rp-filters input[type=date]{font:inherit;font-size:14px;padding:6px 8px;border:1px solid #d1d5db;border-radius:6px;background:#fff}
 .rp-filters input[type=date]:focus-visible{outline:2px solid var(--accent,#0f6e5f);outline-offset:1px}
-.rp-apply{align-self:flex-end}
 .rp-note{margin:0 0 16px;font-size:14px}
 .rp-note p{margin:0 0 4px}
 .rp-cards{list-style:none;margin:0;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(210px,1fr));gap:12px}
@@ -25,20 +24,6 @@ const CSS = `
 .rp-flat{color:#4b5563}
 .rp-grid2{display:grid;grid-template-columns:minmax(0,2fr) minmax(0,1fr);gap:16px;align-items:start}
 @media (max-width:1000px){.rp-grid2{grid-template-columns:minmax(0,1fr)}}
-.rp-chart{position:relative;min-width:0}
-.rp-chart svg{display:block;overflow:visible;font-size:11.5px}
-.rp-grid line{stroke:#eef0f3}
-.rp-grid text,.rp-tick{fill:#4b5563}
-.rp-axis{stroke:#9ca3af}
-.rp-cursor{stroke:#6b7280;stroke-dasharray:3 3}
-.rp-legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:13px;margin:0 0 6px;color:#374151}
-.rp-legend span,.rp-tip span{display:inline-flex;align-items:center;gap:5px}
-.rp-legend i,.rp-tip i{display:inline-block;width:12px;height:12px;border-radius:2px}
-.rp-tip{position:absolute;top:24px;width:170px;box-sizing:border-box;background:#111827;color:#fff;border-radius:6px;padding:6px 9px;font-size:12.5px;display:flex;flex-direction:column;gap:2px;pointer-events:none}
-.rp-details{margin-top:10px;font-size:14px}
-.rp-details summary{cursor:pointer;color:var(--accent,#0f6e5f)}
-.rp-details summary:focus-visible{outline:2px solid var(--accent,#0f6e5f);outline-offset:2px}
-.rp-details .rp-scroll{margin-top:8px;max-height:360px;overflow:auto}
 .rp-scroll:focus-visible{outline:2px solid var(--accent,#0f6e5f);outline-offset:2px}
 .rp-scroll{overflow-x:auto}
 .rp-scroll>.k-table{display:table;min-width:100%}
@@ -46,8 +31,6 @@ const CSS = `
 .rp-num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .k-table th.rp-scroll th[scope=row]{white-space:nowrap}
 .rp-num{text-align:right}
-.rp-share{display:inline-block;width:90px;height:8px;border-radius:4px;background:#eef0f3;overflow:hidden;vertical-align:middle}
-.rp-share span{display:block;height:100%;background:var(--accent,#0f6e5f)}
 .rp-by{display:flex;gap:6px;flex-wrap:wrap;margin:0 0 10px;padding:0;list-style:none}
 .rp-by button{font:inherit;font-size:14px;padding:5px 12px;border-radius:999px;border:1px solid #d1d5db;background:#fff;color:inherit;cursor:pointer}
 .rp-by button[aria-pressed=true]{background:#e3f2ef;border-color:var(--accent,#0f6e5f);color:#0b4f44;font-weight:600}
@@ -62,7 +45,7 @@ const CSS = `
 .rp-indent{display:inline-block}
 .rp-head2{display:flex;justify-content:space-between;align-items:baseline;gap:10px;flex-wrap:wrap}
 .rp-head2 h2{margin:0 0 10px}
-@media (max-width:640px){.rp-filters .k-field{flex:1 1 140px;min-width:0}.rp-filters input[type=date]{font-size:16px;min-height:44px}.rp-card .rp-fig{font-size:21px}.rp-cards{grid-template-columns:repeat(2,minmax(0,1fr));gap:8px}.rp-card{padding:10px}.rp-share{width:48px}.rp-by button{min-height:40px}.rp-tabs a{padding:9px 14px}}
+@media (max-width:640px){.rp-filters .k-field{flex:1 1 140px;min-width:0}.rp-filters input[type=date]{font-size:16px;min-height:44px}.rp-card .rp-fig{font-size:21px}.rp-cards{grid-template-columns:repeat(2,minmax(0,1fr));gap:8px}.rp-card{padding:10px}.rp-by button{min-height:40px}.rp-tabs a{padding:9px 14px}}
 `
 
 export const ensureStyles = () => {

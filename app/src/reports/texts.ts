@@ -75,7 +75,6 @@ export const useTr = defineTexts({
   'rp.conv': { en: 'New conversations', id: 'Percakapan baru' },
   'rp.date': { en: 'Date', id: 'Tanggal' },
   'rp.hour': { en: 'Hour', id: 'Jam' },
-  'rp.as_table': { en: 'The numbers as a table', id: 'Angkanya dalam tabel' },
   'rp.breakdown': { en: 'Breakdown', id: 'Rincian' },
   'rp.by': { en: 'Break down by', id: 'Rinci menurut' },
   'rp.by.channel': { en: 'Channel', id: 'Kanal' },

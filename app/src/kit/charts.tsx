@@ -1,12 +1,45 @@
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { defineTexts, useLocale } from './index'
+import { addStyles } from './styles'
+import { ScrollTable } from './ui'
 
 /**
- * The reports' charts, SVG of our own (a few KB in the reports chunk instead of a charting
- * library): lines over days and bars over hours, drawn at the width they are given (measured, so
- * the text keeps its size on a phone), with a grid of round numbers, the value under the pointer
- * or the keyboard's focus, and a summary sentence as the picture's name. Each chart's numbers are
- * also in a table beside it (the pages' `<details>`).
+ * Charts, SVG of our own (a few KB in the chunks of the pages that draw them instead of a charting
+ * library; the reports and the broadcasts dashboard): lines over days and bars over hours, drawn
+ * at the width they are given (measured, so the text keeps its size on a phone), with a grid of
+ * round numbers, the value under the pointer or the keyboard's focus, and a summary sentence as
+ * the picture's name. Each chart's numbers are also in a table beside it (`NumbersTable`, folded
+ * under "The numbers as a table"); `ShareBar` draws a share inside a table cell. Their styles
+ * (`k-chart`, …) are added when one of them renders, so they cost the first load nothing.
  */
+const CSS = `
+.k-chart{position:relative;min-width:0}
+.k-chart svg{display:block;overflow:visible;font-size:11.5px}
+.k-chart-grid line{stroke:#eef0f3}
+.k-chart-grid text,.k-chart-tick{fill:#4b5563}
+.k-chart-axis{stroke:#9ca3af}
+.k-chart-cursor{stroke:#6b7280;stroke-dasharray:3 3}
+.k-legend{display:flex;flex-wrap:wrap;gap:4px 14px;font-size:13px;margin:0 0 6px;color:#374151}
+.k-legend span,.k-tip span{display:inline-flex;align-items:center;gap:5px}
+.k-legend i,.k-tip i{display:inline-block;width:12px;height:12px;border-radius:2px}
+.k-tip{position:absolute;top:24px;width:170px;box-sizing:border-box;background:#111827;color:#fff;border-radius:6px;padding:6px 9px;font-size:12.5px;display:flex;flex-direction:column;gap:2px;pointer-events:none}
+.k-details{margin-top:10px;font-size:14px}
+.k-details summary{cursor:pointer;color:var(--accent,#0f6e5f)}
+.k-details summary:focus-visible{outline:2px solid var(--accent,#0f6e5f);outline-offset:2px}
+.k-details .k-figures{margin-top:8px;max-height:360px;overflow:auto}
+.k-figures:focus-visible{outline:2px solid var(--accent,#0f6e5f);outline-offset:2px}
+.k-figures>.k-table{display:table;min-width:100%}
+.k-figures th[scope=row]{white-space:nowrap}
+.k-num,.k-table th.k-num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.k-share{display:inline-block;width:90px;height:8px;border-radius:4px;background:#eef0f3;overflow:hidden;vertical-align:middle}
+.k-share span{display:block;height:100%;background:var(--accent,#0f6e5f)}
+@media (max-width:640px){.k-share{width:48px}}
+`
+const ensureChartStyles = () => addStyles('charts', CSS)
+
+const useChartTr = defineTexts({
+  'k.as_table': { en: 'The numbers as a table', id: 'Angkanya dalam tabel' },
+})
 
 export interface Series {
   readonly key: string
@@ -51,7 +84,7 @@ const Grid = (props: {
   const lines: number[] = []
   for (let v = 0; v <= props.top; v += props.step) lines.push(v)
   return (
-    <g class="rp-grid">
+    <g class="k-chart-grid">
       {lines.map((v) => (
         <g key={v}>
           <line x1={PAD.left} x2={props.width - PAD.right} y1={props.y(v)} y2={props.y(v)} />
@@ -83,7 +116,7 @@ const Tip = (props: {
 }) => {
   const left = Math.min(Math.max(props.x - 80, 0), Math.max(0, props.width - 170))
   return (
-    <div class="rp-tip" style={{ left: `${left}px` }} aria-hidden="true">
+    <div class="k-tip" style={{ left: `${left}px` }} aria-hidden="true">
       <strong>{props.title}</strong>
       {props.series.map((s) => (
         <span key={s.key}>
@@ -110,6 +143,7 @@ export const Chart = (props: {
   fmt: (n: number) => string
   testid: string
 }) => {
+  ensureChartStyles()
   const { ref, width } = useWidth()
   const [at, setAt] = useState<number | null>(null)
   const n = props.count
@@ -130,8 +164,8 @@ export const Chart = (props: {
   else for (let i = n - 1; i >= 0; i -= every) ticks.push(i)
   const barW = Math.max(1, (slot * 0.8) / props.series.length)
   return (
-    <div class="rp-chart" ref={ref} data-testid={props.testid}>
-      <p class="rp-legend" aria-hidden="true">
+    <div class="k-chart" ref={ref} data-testid={props.testid}>
+      <p class="k-legend" aria-hidden="true">
         {props.series.map((s) => (
           <span key={s.key}>
             <i style={{ background: s.color }} /> {s.label}
@@ -174,11 +208,11 @@ export const Chart = (props: {
                   points={s.values.map((v, i) => `${xAt(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')}
                 />
               ))}
-          <line class="rp-axis" x1={x0} x2={x1} y1={y(0)} y2={y(0)} />
+          <line class="k-chart-axis" x1={x0} x2={x1} y1={y(0)} y2={y(0)} />
           {ticks.map((i) => (
             <text
               key={i}
-              class="rp-tick"
+              class="k-chart-tick"
               x={xAt(i)}
               y={HEIGHT - 8}
               text-anchor={i === n - 1 && !props.bars ? 'end' : 'middle'}
@@ -186,7 +220,9 @@ export const Chart = (props: {
               {props.tick(i)}
             </text>
           ))}
-          {at !== null ? <line class="rp-cursor" x1={xAt(at)} x2={xAt(at)} y1={PAD.top} y2={y(0)} /> : null}
+          {at !== null ? (
+            <line class="k-chart-cursor" x1={xAt(at)} x2={xAt(at)} y1={PAD.top} y2={y(0)} />
+          ) : null}
         </svg>
       ) : (
         <div style={{ height: `${HEIGHT}px` }} />
@@ -199,13 +235,70 @@ export const Chart = (props: {
 }
 
 /** A share of the largest as a bar inside a table cell (the number is beside it, in text). */
-export const ShareBar = (props: { value: number; top: number; color?: string | null }) => (
-  <span class="rp-share" aria-hidden="true">
-    <span
-      style={{
-        width: `${props.top > 0 ? Math.round((props.value / props.top) * 100) : 0}%`,
-        ...(props.color ? { background: props.color } : {}),
-      }}
-    />
-  </span>
-)
+export const ShareBar = (props: { value: number; top: number; color?: string | null }) => {
+  ensureChartStyles()
+  return (
+    <span class="k-share" aria-hidden="true">
+      <span
+        style={{
+          width: `${props.top > 0 ? Math.round((props.value / props.top) * 100) : 0}%`,
+          ...(props.color ? { background: props.color } : {}),
+        }}
+      />
+    </span>
+  )
+}
+
+/**
+ * A chart's numbers as a table, folded under "As a table": what a screen reader (or anyone who
+ * wants the exact figures) reads instead of the chart. Each row carries its key as `data-{keyName}`
+ * (`data-date`, `data-hour`).
+ */
+export const NumbersTable = (props: {
+  readonly label: string
+  readonly testid: string
+  /** The first column's heading (what each row is: a date, an hour). */
+  readonly first: string
+  readonly keyName: 'date' | 'hour'
+  readonly columns: readonly string[]
+  readonly rows: ReadonlyArray<{
+    readonly key: string
+    readonly head: string
+    readonly values: readonly number[]
+  }>
+}) => {
+  ensureChartStyles()
+  const tr = useChartTr()
+  const locale = useLocale()
+  return (
+    <details class="k-details">
+      <summary>{tr('k.as_table')}</summary>
+      <ScrollTable label={props.label} class="k-figures k-table-wrap">
+        <table class="k-table" data-testid={props.testid}>
+          <thead>
+            <tr>
+              <th scope="col">{props.first}</th>
+              {props.columns.map((c) => (
+                <th key={c} scope="col" class="k-num">
+                  {c}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {props.rows.map((r) => (
+              <tr key={r.key} {...{ [`data-${props.keyName}`]: r.key }}>
+                <th scope="row">{r.head}</th>
+                {r.values.map((v, i) => (
+                  <td key={props.columns[i]} class="k-num">
+                    {v.toLocaleString(locale === 'id' ? 'id-ID' : 'en-GB')}
+                  </td>
+                ))}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </ScrollTable>
+    </details>
+  )
+}

@@ -1,12 +1,7 @@
 import { useEffect, useState } from 'preact/hooks'
+import { type ContactBrief as Brief, contactLine as label, useContactSearch } from '../kit/contactSearch'
 import { TextField } from '../kit/ui'
 import { api, got, useTr } from './kit'
-
-interface Brief {
-  readonly id: number
-  readonly name: string
-  readonly phone: string | null
-}
 
 /**
  * Single contacts in a broadcast's audience (`audience.contact_ids`, beside its segments and
@@ -22,7 +17,6 @@ export const ContactPicks = (props: {
   const tr = useTr()
   const [known, setKnown] = useState<ReadonlyMap<number, Brief>>(new Map())
   const [q, setQ] = useState('')
-  const [found, setFound] = useState<{ readonly term: string; readonly list: readonly Brief[] } | null>(null)
   const learn = (list: readonly Brief[]) =>
     setKnown((m) => new Map([...m, ...list.map((c) => [c.id, c] as const)]))
   // Names of chosen ids not known yet (an audience made through the API).
@@ -33,26 +27,12 @@ export const ContactPicks = (props: {
       missing.map((id) =>
         got<Brief>(api.get('/v1/contacts/{id}', { path: { id } })).then(
           (r) => r.data,
-          (): Brief => ({ id, name: `#${id}`, phone: null }),
+          (): Brief => ({ id, name: `#${id}`, phone: null, email: null }),
         ),
       ),
     ).then(learn)
   }, [props.ids.join(',')])
-  useEffect(() => {
-    const term = q.trim()
-    if (term.length < 2) {
-      setFound(null)
-      return
-    }
-    const t = setTimeout(() => {
-      void got<Brief[]>(api.get('/v1/contacts', { query: { q: term, per_page: 5 } as never })).then(
-        (r) => setFound({ term, list: r.data }),
-        () => setFound({ term, list: [] }),
-      )
-    }, 250)
-    return () => clearTimeout(t)
-  }, [q])
-  const label = (c: Brief) => (c.phone ? `${c.name} · ${c.phone}` : c.name)
+  const found = useContactSearch(q, 5)
   return (
     <fieldset class="bc-picks" data-testid="audience-contacts">
       <legend>{tr('bc.audience_contacts')}</legend>
@@ -85,12 +65,12 @@ export const ContactPicks = (props: {
         onValue={setQ}
         placeholder={tr('bc.contact_search_hint')}
       />
-      {found && found.term === q.trim() ? (
-        found.list.length === 0 ? (
+      {found ? (
+        found.length === 0 ? (
           <p class="k-muted">{tr('bc.contacts_not_found')}</p>
         ) : (
           <ul class="bc-chosen" aria-label={tr('bc.contacts_found')}>
-            {found.list.map((c) => (
+            {found.map((c) => (
               <li key={c.id}>
                 <span>{label(c)}</span>
                 {props.ids.includes(c.id) ? (

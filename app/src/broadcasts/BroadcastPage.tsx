@@ -304,8 +304,11 @@ const DraftEditor = (props: { b: Broadcast; options: Options; onSaved: (b: Broad
     })
     setEstimating(false)
   }
-  // The estimate follows the saved draft: after each save, and when another person changes it.
-  useEffect(() => void reestimate(), [b.updated_at])
+  // The estimate follows the saved draft: after each save (counted: a save in the same instant
+  // as the one before, as on a server whose clock stands still, leaves updated_at as it was),
+  // and when another person changes it.
+  const [saves, setSaves] = useState(0)
+  useEffect(() => void reestimate(), [b.updated_at, saves])
   useEffect(() => {
     if (!dirty) setForm(formOf(b))
   }, [b.updated_at])
@@ -326,6 +329,7 @@ const DraftEditor = (props: { b: Broadcast; options: Options; onSaved: (b: Broad
       )
       setDirty(false)
       props.onSaved(r.data)
+      setSaves((n) => n + 1)
     })
     setSavedNote(ok)
   }

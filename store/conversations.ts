@@ -626,7 +626,7 @@ const likePattern = (q: string) => `%${q.replace(/[\\%_]/g, (ch) => `\\${ch}`)}%
  * one's messages, which finds a page in a few dozen conversations (`walk`). Counts need every
  * match (`index`, memoized: see `counts`).
  */
-type WordsBy = { readonly ids: readonly number[] } | 'walk' | 'index'
+export type WordsBy = { readonly ids: readonly number[] } | 'walk' | 'index'
 
 export const WORD_HITS = 20_000
 
@@ -650,6 +650,13 @@ const wordHits = (sql: SqlClient.SqlClient, workspaceId: number, tsq: string) =>
       WHERE ${sql.literal(MESSAGE_WORDS)} @@ to_tsquery('kb_text', ${tsq}) AND m.workspace_id = ${workspaceId}
       LIMIT ${WORD_HITS + 1}`
     return rows.length > WORD_HITS ? ('walk' as const) : { ids: [...new Set(rows.map((r) => r.c))] }
+  })
+
+/** How `f`'s words are to be found (`index` without words): ask once, give to `list` and `counts`. */
+export const wordsFor = (v: Viewer, f: ListFilter) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const tsq = f.q === undefined ? null : tsQueryOf(f.q)
+    return tsq === null ? Effect.succeed<WordsBy>('index') : wordHits(sql, v.workspaceId, tsq)
   })
 
 /** Every filter but the tab, over alias `c` (and `ct` for the contact when searching). */
@@ -734,7 +741,7 @@ const tabWhere = (sql: SqlClient.SqlClient, tab: Tab | undefined): Fragment => {
 
 export type TabCounts = Readonly<Record<Tab, number>> & { readonly all: number }
 
-const countTabs = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter) =>
+const countTabs = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter, words: WordsBy) =>
   sql<{ new: number; waiting: number; replied: number; solved: number; closed: number; all: number }>`
     SELECT count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'new')::int AS new,
            count(*) FILTER (WHERE c.status = 'open' AND c.reply_state = 'waiting')::int AS waiting,
@@ -743,7 +750,7 @@ const countTabs = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter) =>
            count(*) FILTER (WHERE c.status = 'closed')::int AS closed,
            count(*)::int AS all
     FROM conversations c
-    WHERE ${filterWhere(sql, v, f)}`.pipe(
+    WHERE ${filterWhere(sql, v, f, words === 'walk' ? 'index' : words)}`.pipe(
     Effect.map((r): TabCounts => {
       const x = r[0]!
       return { ...x, unreplied: x.new + x.waiting }
@@ -776,13 +783,14 @@ const viewerKey = (v: Viewer) =>
     : `${v.workspaceId}|${v.userId}|${v.canView}|${v.channelIds?.join(',') ?? '*'}`
 
 /** How many visible conversations each tab holds under the other filters (`meta.counts`). */
-export const counts = (v: Viewer, f: ListFilter) =>
+export const counts = (v: Viewer, f: ListFilter, words: WordsBy = 'index') =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
       const memo = yield* CountMemo
-      // A search by words counts every conversation with them (the index path, tens to a hundred
-      // milliseconds for common words): its counts are kept for the memo's TTL whatever changes,
-      // so a search's tab counts may lag by up to COUNTS_TTL_MS while its list never does.
+      // A search by words counts the conversations it found (`words`: their ids when the words
+      // are few; common ones read every matching message, ~300 ms at 1,000,000 messages): its
+      // counts are kept for the memo's TTL whatever changes, so a search's tab counts may lag
+      // by up to about two COUNTS_TTL_MS while its list never does.
       const [version] =
         f.q !== undefined && tsQueryOf(f.q) !== null
           ? [{ v: 'words' }]
@@ -799,7 +807,7 @@ export const counts = (v: Viewer, f: ListFilter) =>
       return yield* memo.get(
         `${viewerKey(v)}|${teams}|${JSON.stringify(f)}`,
         version?.v ?? '0',
-        countTabs(sql, v, f),
+        countTabs(sql, v, f, words),
       )
     }),
   )
@@ -825,6 +833,8 @@ export const list = (
     /** Go on after this row of the list's order (a cursor) instead of at `offset`. */
     readonly after?: { readonly us: string | null; readonly id: number }
   },
+  /** From `wordsFor`, when the caller also counts; asked here otherwise. */
+  wordsBy?: WordsBy,
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const a = page.after
@@ -837,7 +847,7 @@ export const list = (
           : sql`((c.last_message_at, c.id) < ('epoch'::timestamptz + ${a.us}::bigint * interval '1 microsecond', ${a.id})
                  OR c.last_message_at IS NULL)`
     const tsq = f.q === undefined ? null : tsQueryOf(f.q)
-    const words = tsq === null ? Effect.succeed<WordsBy>('index') : wordHits(sql, v.workspaceId, tsq)
+    const words = wordsBy === undefined ? wordsFor(v, f) : Effect.succeed(wordsBy)
     const match =
       tsq === null
         ? sql``

@@ -183,10 +183,12 @@ export const list = (ctx: Ctx, query: typeof ListQuery.Type) =>
     // A cursor (the app's infinite scroll) goes on after the row it names; `page` is then unused.
     const after = query.cursor === undefined ? undefined : (decodeKeyset(query.cursor) ?? undefined)
     const at = yield* currentTime
+    // A search's words are looked up once, for the page and its counts alike.
+    const words = yield* Conversations.wordsFor(viewer, filter)
     const [rows, counts, teams, sla] = yield* Effect.all(
       [
-        Conversations.list(viewer, filter, query.tab, { ...page, ...(after ? { after } : {}) }),
-        Conversations.counts(viewer, filter),
+        Conversations.list(viewer, filter, query.tab, { ...page, ...(after ? { after } : {}) }, words),
+        Conversations.counts(viewer, filter, words),
         Assignees.frontlineTeams(workspace.id),
         Inbox.slaPolicyOf(workspace, at),
       ],

@@ -782,6 +782,10 @@ describe('search by the words of messages (issue 47)', () => {
     expect(ids(await list(boss, `?q=${encodeURIComponent('rétur barang')}`))).toEqual([retur])
     // The agent is in one team: the other team's conversation with the word stays out.
     expect(new Set(ids(await list(agent, '?q=retur')))).toEqual(new Set([retur, byName]))
+    // Counted from the same found conversations, per member.
+    expect((await list(agent, '?q=retur')).meta.total).toBe(2)
+    expect((await list(boss, '?q=retur&tab=solved')).meta.total).toBe(0)
+    expect((await list(boss, '?q=retur')).meta.total).toBe(3)
   })
 
   it('words in more messages than a page first reads: the list walks and probes, the counts count them all', async () => {

@@ -1818,7 +1818,8 @@ const footprintOf = async (database: Database) => {
       const live = async (name: string) => {
         await inspector.gc()
         const m = await memoryOf(pid, url)
-        if (snapshots) await inspector.snapshot(path.join(snapshots, `footprint-${database}-${name}.heapsnapshot`))
+        if (snapshots)
+          await inspector.snapshot(path.join(snapshots, `footprint-${database}-${name}.heapsnapshot`))
         return m
       }
       const collected = await live('idle')
@@ -1899,12 +1900,18 @@ const footprintOf = async (database: Database) => {
         collected_heap_used_bytes: collected.heap_used_bytes,
         actors_rss_bytes: actors.rss_bytes,
         actors_heap_used_bytes: actors.heap_used_bytes,
-        rss_bytes_per_actor: Math.round((actors.rss_bytes - collected.rss_bytes) / Math.max(1, sent.accepted)),
-        heap_bytes_per_actor: Math.round((actors.heap_used_bytes - collected.heap_used_bytes) / Math.max(1, sent.accepted)),
+        rss_bytes_per_actor: Math.round(
+          (actors.rss_bytes - collected.rss_bytes) / Math.max(1, sent.accepted),
+        ),
+        heap_bytes_per_actor: Math.round(
+          (actors.heap_used_bytes - collected.heap_used_bytes) / Math.max(1, sent.accepted),
+        ),
         passivated_after_s: passivateS,
         passivated_rss_bytes: passivated.rss_bytes,
         passivated_heap_used_bytes: passivated.heap_used_bytes,
-        rss_bytes_per_passivated: Math.round((passivated.rss_bytes - collected.rss_bytes) / Math.max(1, sent.accepted)),
+        rss_bytes_per_passivated: Math.round(
+          (passivated.rss_bytes - collected.rss_bytes) / Math.max(1, sent.accepted),
+        ),
         heap_bytes_per_passivated: Math.round(
           (passivated.heap_used_bytes - collected.heap_used_bytes) / Math.max(1, sent.accepted),
         ),
@@ -1977,7 +1984,7 @@ const footprint = async () => {
       'Its ConversationActor stays in memory until idle for a minute (swept every 10 s), then passivates: its state goes, the next message loads it again. ' +
       `Conversation actors, per conversation: after a full garbage collection (the server's inspector, opened after the idle sample), from the collected idle node to ${settleS} s after the last message ` +
       `(every actor still live when the send took less than a minute) and to ${passivateS} s later (passivated); RSS includes what else the messages left (the embedded database's pages, allocator slack), V8's heap only JavaScript objects. ` +
-      'The sockets are the load driver\'s, subscribed to the workspace, idle, counted after the passivation.\n\n' +
+      "The sockets are the load driver's, subscribed to the workspace, idle, counted after the passivation.\n\n" +
       '| database | conversations | collected idle node: RSS MB (heap MB) | with the idle actors | RSS bytes per actor | heap bytes per actor | passivated: RSS MB (heap MB) | RSS bytes per conversation | heap bytes per conversation |\n' +
       '| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n' +
       actorRow('PostgreSQL', postgres) +

@@ -91,10 +91,13 @@ interface Entity {
   /** The envelope being processed, failed with `ActorStopped` if the fiber is interrupted. */
   current: Envelope | undefined
   /** The rest of the run being processed by a batch handler (same failure duty as `current`). */
-  run: Envelope[]
+  run: readonly Envelope[]
 }
 
 const DEFAULT_BATCH = 256
+
+/** No run in progress: one empty array for every entity. */
+const NO_RUN: readonly Envelope[] = []
 
 const DEFAULT_MAILBOX = 1024
 const DEFAULT_RESTART_BASE_MS = 10
@@ -173,7 +176,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       const tag = envs[0]!.msg._tag
       const settleAll = (exits: (i: number) => Exit.Exit<unknown, unknown>) => {
         for (const [i, env] of envs.entries()) settle(e, env, exits(i))
-        e.run = []
+        e.run = NO_RUN
       }
       return Effect.matchCause(
         Effect.suspend(() =>
@@ -291,7 +294,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       const failure = Exit.fail(stopped(e.id))
       if (e.current !== undefined) settle(e, e.current, failure)
       for (const env of e.run) settle(e, env, failure)
-      e.run = []
+      e.run = NO_RUN
       for (const env of e.mailbox.splice(0)) {
         env.room?.complete(failure)
         env.reply?.complete(failure)
@@ -350,7 +353,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
         lastActive: now(),
         retiring: false,
         current: undefined,
-        run: [],
+        run: NO_RUN,
       }
       entities.set(id, e)
       return e

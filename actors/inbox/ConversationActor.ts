@@ -83,11 +83,12 @@ export const UNSEND_WINDOW_MS = 2 * 24 * 60 * 60_000
 
 export interface ConversationState {
   /**
-   * The conversation as stored. This actor is the only writer of its per-message columns
-   * (sequence, times, counters, reply state, status), so appends compute the next row from this
-   * copy instead of reading it; the write is guarded by `last_seq` all the same.
+   * The conversation's hot columns as stored (`Conversations.hotRow`). This actor is the only
+   * writer of its per-message columns (sequence, times, counters, reply state, status), so appends
+   * compute the next row from this copy instead of reading it; the write is guarded by `last_seq`
+   * and `version` all the same.
    */
-  readonly row: Conversations.ConversationRow | null
+  readonly row: Conversations.HotRow | null
   /**
    * Client ids of the latest messages (hashed, bounded): a resend is answered with one read of the
    * stored message, without a failed write. Changed in place (`remember`).
@@ -192,7 +193,7 @@ export const presentMessage = (m: MessageLike) => {
 }
 
 /** `interaction.updated`: what changed, without message content; clients reload the detail. */
-const presentChange = (c: Conversations.ConversationRow) => ({
+const presentChange = (c: Conversations.HotRow) => ({
   id: c.id,
   status: c.status,
   reply_state: c.reply_state,
@@ -204,7 +205,7 @@ const presentChange = (c: Conversations.ConversationRow) => ({
   updated_at: iso(c.updated_at),
 })
 
-const inboxChanged = (c: Conversations.ConversationRow, reason: string) =>
+const inboxChanged = (c: Conversations.HotRow, reason: string) =>
   publish(topics.workspace(c.workspace_id), 'inbox.changed', {
     interaction_id: c.id,
     channel_id: c.channel_id,
@@ -322,7 +323,7 @@ const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMes
 
 const appendNew = (
   state: ConversationState,
-  row: Conversations.ConversationRow,
+  row: Conversations.HotRow,
   msgs: readonly Conversations.NewMessage[],
   id: number,
   stored: ReadonlyMap<string, Messages.MessageView>,
@@ -388,7 +389,7 @@ const appendNew = (
  * `INBOX_MESSAGES_EVERY_MS` ago; otherwise one at the end of that window, which covers every
  * message committed until then. Real time, not the inbox's clock: this paces events.
  */
-const messagesChanged = (c: Conversations.ConversationRow, hold: InboxHold) =>
+const messagesChanged = (c: Conversations.HotRow, hold: InboxHold) =>
   Effect.suspend(() => {
     if (hold.trailing) return Effect.void
     const wait = hold.at + INBOX_MESSAGES_EVERY_MS - performance.now()
@@ -415,7 +416,7 @@ const messagesChanged = (c: Conversations.ConversationRow, hold: InboxHold) =>
  */
 const announce = (
   state: ConversationState,
-  after: Conversations.ConversationRow,
+  after: Conversations.HotRow,
   stored: readonly Conversations.MessageRow[],
 ) => {
   const before = state.row
@@ -480,14 +481,18 @@ const appendCarefully = (state: ConversationState, msgs: readonly Conversations.
       exits.push(Exit.succeed(view!))
     }
     const row = yield* Conversations.byId(id)
-    return [exits, { ...state, row, recent: remember(state.recent, added) }] as const
+    return [
+      exits,
+      { ...state, row: row && Conversations.hotRow(row), recent: remember(state.recent, added) },
+    ] as const
   })
 
 export const definition = Actor.define({
   name: 'conversation',
   load: (id: number) =>
     Effect.gen(function* () {
-      const row = yield* Conversations.byId(id)
+      const stored = yield* Conversations.byId(id)
+      const row = stored && Conversations.hotRow(stored)
       const recent = Recent.of(
         row ? yield* Messages.recentClientIds(id, row.last_seq, Recent.RECENT_CLIENT_IDS) : [],
       )
@@ -615,7 +620,7 @@ export const definition = Actor.define({
         if (row.team_id !== before.team_id || row.assignee_id !== before.assignee_id) {
           yield* recheckTopic(topics.conversation(row.id))
         }
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     /** The live-chat pickup race: the first caller gets the conversation, later ones AlreadyPickedUp. */
     Pickup: (state: ConversationState, m: { readonly userId: number }, ctx) =>
@@ -625,13 +630,14 @@ export const definition = Actor.define({
         const row = yield* Conversations.pickUp(ctx.id, m.userId, now)
         if (!row) {
           const current = yield* changed(yield* Conversations.byId(ctx.id), ctx.id)
-          if (current.assignee_id === m.userId) return [current, { ...state, row: current }] as const
+          if (current.assignee_id === m.userId)
+            return [current, { ...state, row: Conversations.hotRow(current) }] as const
           return yield* Effect.fail(new AlreadyPickedUp({ assigneeId: current.assignee_id ?? 0 }))
         }
         yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'picked_up')
         yield* recheckTopic(topics.conversation(row.id))
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     /** Saves the AI summary (spec 2 §4.1 `/summary`); `interaction.updated` says the summary changed. */
     SetSummary: (state: ConversationState, m: { readonly summary: string }, ctx) =>
@@ -642,14 +648,14 @@ export const definition = Actor.define({
           ...presentChange(row),
           summary_changed: true,
         })
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     MarkRead: (state: ConversationState, _: unknown, ctx) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
         const row = yield* changed(yield* Conversations.markRead(ctx.id), ctx.id)
         yield* inboxChanged(row, 'read')
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     SetStatus: (state: ConversationState, m: { readonly status: Conversations.ConversationStatus }, ctx) =>
       Effect.gen(function* () {
@@ -660,7 +666,7 @@ export const definition = Actor.define({
         )
         yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     Assign: (
       state: ConversationState,
@@ -677,7 +683,7 @@ export const definition = Actor.define({
         yield* inboxChanged(row, 'updated')
         // Whoever may no longer see it is unsubscribed on every node.
         yield* recheckTopic(topics.conversation(row.id))
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     Typing: (
       state: ConversationState,
@@ -764,7 +770,7 @@ export const definition = Actor.define({
         const row = yield* Conversations.setContact(ctx.id, m.from, m.to)
         if (!row) return [null, state] as const
         yield* inboxChanged(row, 'contact')
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     /**
      * Deletes the conversation, its messages and the files only they used (a contact delete);

@@ -7,7 +7,7 @@
  */
 export interface RecentClientIds {
   /** `[hash, id, hash, id, …]`, at most `2 × RECENT_CLIENT_IDS` numbers. */
-  readonly slots: number[]
+  slots: number[]
   /** The pair to overwrite next once the ring is full. */
   next: number
 }
@@ -40,6 +40,11 @@ export const of = (pairs: Iterable<readonly [string, number]>): RecentClientIds 
 /** Remembers a stored message's client id, in place, forgetting the oldest beyond the bound. */
 export const add = (recent: RecentClientIds, clientId: string, id: number): void => {
   const h = hash53(clientId)
+  // The first pair in an array of its own size (a push would make room for 16 numbers).
+  if (recent.slots.length === 0) {
+    recent.slots = [h, id]
+    return
+  }
   if (recent.slots.length < 2 * RECENT_CLIENT_IDS) {
     recent.slots.push(h, id)
     return

@@ -1885,6 +1885,8 @@ const footprintOf = async (database: Database) => {
       await settle()
       const withSockets = await memoryOf(pid, url)
       const run = await driver
+      const perConversation = (after: number, before: number) =>
+        Math.round((after - before) / Math.max(1, sent.accepted))
       return {
         first_start_healthy_ms: first.ms,
         first_start_cpu_ms: first.cpuMs,
@@ -1900,21 +1902,13 @@ const footprintOf = async (database: Database) => {
         collected_heap_used_bytes: collected.heap_used_bytes,
         actors_rss_bytes: actors.rss_bytes,
         actors_heap_used_bytes: actors.heap_used_bytes,
-        rss_bytes_per_actor: Math.round(
-          (actors.rss_bytes - collected.rss_bytes) / Math.max(1, sent.accepted),
-        ),
-        heap_bytes_per_actor: Math.round(
-          (actors.heap_used_bytes - collected.heap_used_bytes) / Math.max(1, sent.accepted),
-        ),
+        rss_bytes_per_actor: perConversation(actors.rss_bytes, collected.rss_bytes),
+        heap_bytes_per_actor: perConversation(actors.heap_used_bytes, collected.heap_used_bytes),
         passivated_after_s: passivateS,
         passivated_rss_bytes: passivated.rss_bytes,
         passivated_heap_used_bytes: passivated.heap_used_bytes,
-        rss_bytes_per_passivated: Math.round(
-          (passivated.rss_bytes - collected.rss_bytes) / Math.max(1, sent.accepted),
-        ),
-        heap_bytes_per_passivated: Math.round(
-          (passivated.heap_used_bytes - collected.heap_used_bytes) / Math.max(1, sent.accepted),
-        ),
+        rss_bytes_per_passivated: perConversation(passivated.rss_bytes, collected.rss_bytes),
+        heap_bytes_per_passivated: perConversation(passivated.heap_used_bytes, collected.heap_used_bytes),
         sockets: held,
         sockets_requested: sockets,
         sockets_subscribed: get(run.report, 'realtime', 'sockets_subscribed'),

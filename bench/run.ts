@@ -1716,6 +1716,71 @@ const fanoutCompare = async () => {
   )
 }
 
+/**
+ * The footprint server's inspector, opened on demand (SIGUSR1, on the port its `--inspect-port`
+ * names): a full garbage collection before memory is sampled, so that the V8 heap in use is what
+ * is live (the young generation alone may hold 64 MB of garbage), and heap snapshots to a file
+ * (BENCH_HEAP_SNAPSHOTS=dir) for a look at what the actors hold.
+ */
+const inspectorOf = (pid: number, port: number) => {
+  type Ws = import('ws').WebSocket
+  let socket: Promise<Ws> | undefined
+  let id = 0
+  const connect = async (): Promise<Ws> => {
+    const { WebSocket } = await import('ws')
+    process.kill(pid, 'SIGUSR1')
+    for (let i = 0; ; i++) {
+      try {
+        const res = await fetch(`http://127.0.0.1:${port}/json/list`)
+        const [target] = (await res.json()) as Array<{ webSocketDebuggerUrl: string }>
+        const ws = new WebSocket(target!.webSocketDebuggerUrl, { maxPayload: 2 ** 30 })
+        await new Promise((ok, fail) => {
+          ws.once('open', ok)
+          ws.once('error', fail)
+        })
+        return ws
+      } catch (e) {
+        if (i >= 100) throw new Error(`footprint: the server's inspector did not open: ${String(e)}`)
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+  }
+  const call = async (method: string, onEvent?: (m: { method: string; params: Json }) => void) => {
+    socket ??= connect()
+    const ws = await socket
+    const me = ++id
+    await new Promise<void>((resolve, reject) => {
+      const listen = (data: unknown) => {
+        const m = JSON.parse(String(data)) as { id?: number; method?: string; params?: Json; error?: Json }
+        if (m.id === me) {
+          ws.off('message', listen)
+          if (m.error) reject(new Error(`${method}: ${JSON.stringify(m.error)}`))
+          else resolve()
+        } else if (m.method !== undefined && onEvent) onEvent({ method: m.method, params: m.params ?? {} })
+      }
+      ws.on('message', listen)
+      ws.send(JSON.stringify({ id: me, method }))
+    })
+  }
+  return {
+    gc: () => call('HeapProfiler.collectGarbage'),
+    snapshot: async (file: string) => {
+      const out = fs.openSync(file, 'w')
+      try {
+        await call('HeapProfiler.takeHeapSnapshot', (m) => {
+          if (m.method === 'HeapProfiler.addHeapSnapshotChunk') fs.writeSync(out, String(m.params.chunk))
+        })
+      } finally {
+        fs.closeSync(out)
+      }
+      log(`footprint: heap snapshot ${file}`)
+    },
+    close: async () => {
+      if (socket) (await socket).close()
+    },
+  }
+}
+
 /** The server's RSS (median of five samples) and V8 heap in use (its /metrics). */
 const memoryOf = async (pid: number, url: string) => {
   const rss: number[] = []
@@ -1760,7 +1825,16 @@ const footprintOf = async (database: Database) => {
   const conversations = setting('BENCH_CONVERSATIONS', 10_000, 100)
   const sockets = setting('BENCH_SOCKETS', 1_000, 20)
   const settleS = setting('BENCH_SETTLE_S', 10, 1)
+  // Until every conversation actor has passivated: its idle time (60 s) and a sweep (10 s), and some.
+  const passivateS = setting('BENCH_PASSIVATE_S', 80, 1)
+  const snapshots = process.env.BENCH_HEAP_SNAPSHOTS
   const port = await freePort()
+  const inspectPort = await freePort()
+  // BENCH_NODE_ARGS: more flags for the server's node when looking into a run.
+  const nodeArgs = [
+    ...(process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []),
+    `--inspect-port=127.0.0.1:${inspectPort}`,
+  ]
   const url = `http://127.0.0.1:${port}`
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-footprint-'))
   const env: NodeJS.ProcessEnv = {
@@ -1789,7 +1863,7 @@ const footprintOf = async (database: Database) => {
   /** `npm start`'s process, timed from its spawn to the first 200 of /healthz. */
   const startNode = async () => {
     const t0 = performance.now()
-    const child = spawnWithLimits(process.execPath, compiled('main.js'), env)
+    const child = spawnWithLimits(process.execPath, [...nodeArgs, ...compiled('main.js')], env)
     for (;;) {
       if (child.exitCode !== null) throw new Error(`footprint (${database}): the server exited`)
       const up = await fetch(`${url}/healthz`).then(
@@ -1824,6 +1898,16 @@ const footprintOf = async (database: Database) => {
       const pid = node.child.pid!
       await settle()
       const idle = await memoryOf(pid, url)
+      // The per-actor figures are counted from here: after a full collection, inspector open.
+      const inspector = inspectorOf(pid, inspectPort)
+      const live = async (name: string) => {
+        await inspector.gc()
+        const m = await memoryOf(pid, url)
+        if (snapshots)
+          await inspector.snapshot(path.join(snapshots, `footprint-${database}-${name}.heapsnapshot`))
+        return m
+      }
+      const collected = await live('idle')
       const session = await signIn(url, b.link)
       const headers = {
         Cookie: session.cookie,
@@ -1845,9 +1929,14 @@ const footprintOf = async (database: Database) => {
         `footprint (${database}): ${sent.accepted} conversations in ${round(sendS, 1)} s` +
           (sent.failed ? `, ${sent.failed} failed (${sent.lastError})` : ''),
       )
-      // Each conversation's actor stays in memory until it has been idle for 5 minutes.
+      // Each conversation's actor stays in memory until it has been idle for a minute: sampled
+      // before then when the run took less than that, as on PostgreSQL (the send's seconds say).
       await settle()
-      const actors = await memoryOf(pid, url)
+      const actors = await live('actors')
+      // Then passivated: idle for longer than that, its state let go until the next message.
+      await new Promise((r) => setTimeout(r, passivateS * 1000))
+      const passivated = await live('passivated')
+      await inspector.close()
       // Idle agent sockets on top, subscribed to the workspace, held while the server is sampled.
       // Headroom for the sockets to be counted and the memory sampled (20 a smoke connects at once).
       const hold = settleS + setting('BENCH_RAMP_S', 10, 2) + setting('BENCH_HOLD_EXTRA_S', 20, 8)
@@ -1881,6 +1970,8 @@ const footprintOf = async (database: Database) => {
       await settle()
       const withSockets = await memoryOf(pid, url)
       const run = await driver
+      const perConversation = (after: number, before: number) =>
+        Math.round((after - before) / Math.max(1, sent.accepted))
       return {
         first_start_healthy_ms: first.ms,
         first_start_cpu_ms: first.cpuMs,
@@ -1891,15 +1982,24 @@ const footprintOf = async (database: Database) => {
         conversations: sent.accepted,
         conversations_failed: sent.failed,
         conversations_per_s: round(sent.accepted / sendS, 0),
+        send_s: round(sendS, 1),
+        collected_rss_bytes: collected.rss_bytes,
+        collected_heap_used_bytes: collected.heap_used_bytes,
         actors_rss_bytes: actors.rss_bytes,
         actors_heap_used_bytes: actors.heap_used_bytes,
-        rss_bytes_per_actor: Math.round((actors.rss_bytes - idle.rss_bytes) / Math.max(1, sent.accepted)),
+        rss_bytes_per_actor: perConversation(actors.rss_bytes, collected.rss_bytes),
+        heap_bytes_per_actor: perConversation(actors.heap_used_bytes, collected.heap_used_bytes),
+        passivated_after_s: passivateS,
+        passivated_rss_bytes: passivated.rss_bytes,
+        passivated_heap_used_bytes: passivated.heap_used_bytes,
+        rss_bytes_per_passivated: perConversation(passivated.rss_bytes, collected.rss_bytes),
+        heap_bytes_per_passivated: perConversation(passivated.heap_used_bytes, collected.heap_used_bytes),
         sockets: held,
         sockets_requested: sockets,
         sockets_subscribed: get(run.report, 'realtime', 'sockets_subscribed'),
         sockets_rss_bytes: withSockets.rss_bytes,
         sockets_heap_used_bytes: withSockets.heap_used_bytes,
-        rss_bytes_per_socket: Math.round((withSockets.rss_bytes - actors.rss_bytes) / Math.max(1, held)),
+        rss_bytes_per_socket: Math.round((withSockets.rss_bytes - passivated.rss_bytes) / Math.max(1, held)),
       }
     } finally {
       await stopNode(node.child)
@@ -1917,6 +2017,8 @@ const footprintOf = async (database: Database) => {
 
 const footprint = async () => {
   const loadStart = loadavg()
+  const settleS = setting('BENCH_SETTLE_S', 10, 1)
+  const passivateS = setting('BENCH_PASSIVATE_S', 80, 1)
   const postgres = await footprintOf('postgres')
   const embedded = await footprintOf('embedded')
   const targets = {
@@ -1944,6 +2046,10 @@ const footprint = async () => {
     `${MB(m.idle_rss_bytes)} (≤ ${MB(t.idle_rss_bytes)}: ${ok(vv.idle)}) | ${MB(m.idle_heap_used_bytes)} | ` +
     `${MB(m.actors_rss_bytes)} (${m.conversations.toLocaleString('en')}) | ${MB(m.sockets_rss_bytes)} (${m.sockets.toLocaleString('en')}) | ` +
     `${m.rss_bytes_per_actor} | ${m.rss_bytes_per_socket} |\n`
+  const actorRow = (name: string, m: typeof postgres) =>
+    `| ${name} | ${m.conversations.toLocaleString('en')} in ${m.send_s} s | ${MB(m.collected_rss_bytes)} (${MB(m.collected_heap_used_bytes)}) | ` +
+    `${MB(m.actors_rss_bytes)} (${MB(m.actors_heap_used_bytes)}) | ${m.rss_bytes_per_actor} | ${m.heap_bytes_per_actor} | ` +
+    `${MB(m.passivated_rss_bytes)} (${MB(m.passivated_heap_used_bytes)}) | ${m.rss_bytes_per_passivated} | ${m.heap_bytes_per_passivated} |\n`
   write(
     'footprint',
     { ...base('footprint', loadStart), metrics: { postgres, embedded }, targets, met },
@@ -1953,8 +2059,15 @@ const footprint = async () => {
       `| database | start to healthy ms | its CPU ms | first start ms (CPU ms) | idle RSS MB | idle heap MB | RSS MB with idle conversation actors (count) | RSS MB with those and idle sockets (count) | bytes per actor | bytes per socket |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n` +
       row('PostgreSQL', postgres, targets.postgres, v.postgres) +
       row('embedded (PGlite)', embedded, targets.embedded, v.embedded) +
-      `\nEach conversation was created by one message through an API channel (${postgres.conversations_per_s}/s on PostgreSQL, ${embedded.conversations_per_s}/s embedded): ` +
-      `its ConversationActor stays in memory until idle for 5 minutes, longer than the run. The sockets are the load driver's, subscribed to the workspace, idle.\n`,
+      `\nEach conversation was created by one message through an API channel (${postgres.conversations_per_s}/s on PostgreSQL, ${embedded.conversations_per_s}/s embedded). ` +
+      'Its ConversationActor stays in memory until idle for a minute (swept every 10 s), then passivates: its state goes, the next message loads it again. ' +
+      `Conversation actors, per conversation: after a full garbage collection (the server's inspector, opened after the idle sample), from the collected idle node to ${settleS} s after the last message ` +
+      `(every actor still live when the send took less than a minute) and to ${passivateS} s later (passivated); RSS includes what else the messages left (the embedded database's pages, allocator slack), V8's heap only JavaScript objects. ` +
+      "The sockets are the load driver's, subscribed to the workspace, idle, counted after the passivation.\n\n" +
+      '| database | conversations | collected idle node: RSS MB (heap MB) | with the idle actors | RSS bytes per actor | heap bytes per actor | passivated: RSS MB (heap MB) | RSS bytes per conversation | heap bytes per conversation |\n' +
+      '| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n' +
+      actorRow('PostgreSQL', postgres) +
+      actorRow('embedded (PGlite)', embedded),
   )
 }
 

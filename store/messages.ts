@@ -213,13 +213,15 @@ export const keyName = (keyId: number) =>
     )
   })
 
-/** The client ids of a conversation's latest messages → their ids, oldest first (Map order). */
-export const recentClientIds = (conversationId: number, limit: number) =>
+/**
+ * The client ids of a conversation's latest `limit` messages (those with one) → their ids, oldest
+ * first. A range of the (conversation, seq) index below `lastSeq`: a bounded read however long the
+ * conversation and however few of its messages carry a client id.
+ */
+export const recentClientIds = (conversationId: number, lastSeq: number, limit: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ client_id: string; id: number }>`
-      SELECT client_id, id FROM (
-        SELECT client_id, id, seq FROM messages
-        WHERE conversation_id = ${conversationId} AND client_id IS NOT NULL
-        ORDER BY seq DESC LIMIT ${limit}) r
-      ORDER BY seq`.pipe(Effect.map((rows) => new Map(rows.map((r) => [r.client_id, r.id] as const)))),
+      SELECT client_id, id FROM messages
+      WHERE conversation_id = ${conversationId} AND seq > ${lastSeq - limit} AND client_id IS NOT NULL
+      ORDER BY seq`.pipe(Effect.map((rows) => rows.map((r) => [r.client_id, r.id] as const))),
   )

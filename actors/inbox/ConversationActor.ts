@@ -14,6 +14,7 @@ import * as ReportFacts from '../../store/reportFacts'
 import type { Delivery } from '../channels/Connector'
 import { apiAnswer, conflict, forbidden, notFound } from '../errors'
 import { publish, topics } from '../events'
+import * as Recent from './recentClientIds'
 
 /**
  * ConversationActor: the single writer of a conversation. Orders its messages (gap-free
@@ -71,6 +72,9 @@ export class AlreadyPickedUp extends Data.TaggedError('AlreadyPickedUp')<{
   readonly assigneeId: number
 }> {}
 
+/** A conversation's actor lets go of its state after this long without a message. */
+export const IDLE_MS = 60_000
+
 /** Typing indicators expire on their own; nothing about typing is ever written to the database. */
 export const TYPING_TTL_MS = 6_000
 /** Spec 2 §8. */
@@ -79,14 +83,18 @@ export const UNSEND_WINDOW_MS = 2 * 24 * 60 * 60_000
 
 export interface ConversationState {
   /**
-   * The conversation as stored. This actor is the only writer of its per-message columns
-   * (sequence, times, counters, reply state, status), so appends compute the next row from this
-   * copy instead of reading it; the write is guarded by `last_seq` all the same.
+   * The conversation's hot columns as stored (`Conversations.hotRow`). This actor is the only
+   * writer of its per-message columns (sequence, times, counters, reply state, status), so appends
+   * compute the next row from this copy instead of reading it; the write is guarded by `last_seq`
+   * and `version` all the same.
    */
-  readonly row: Conversations.ConversationRow | null
-  /** Client ids of the latest messages → message id: a resend is answered without a read. */
-  readonly recent: ReadonlyMap<string, number>
-  /** user id → expiry (epoch ms) of their typing indicator. */
+  readonly row: Conversations.HotRow | null
+  /**
+   * Client ids of the latest messages (hashed, bounded): a resend is answered with one read of the
+   * stored message, without a failed write. Changed in place (`remember`).
+   */
+  readonly recent: Recent.RecentClientIds
+  /** user id → expiry (epoch ms) of their typing indicator (`NO_TYPING`, shared, until someone types). */
   readonly typing: ReadonlyMap<number, number>
   /** When `ws:` last heard of new messages here; changed in place (`messagesChanged`). */
   readonly inbox: InboxHold
@@ -185,7 +193,7 @@ export const presentMessage = (m: MessageLike) => {
 }
 
 /** `interaction.updated`: what changed, without message content; clients reload the detail. */
-const presentChange = (c: Conversations.ConversationRow) => ({
+const presentChange = (c: Conversations.HotRow) => ({
   id: c.id,
   status: c.status,
   reply_state: c.reply_state,
@@ -197,7 +205,7 @@ const presentChange = (c: Conversations.ConversationRow) => ({
   updated_at: iso(c.updated_at),
 })
 
-const inboxChanged = (c: Conversations.ConversationRow, reason: string) =>
+const inboxChanged = (c: Conversations.HotRow, reason: string) =>
   publish(topics.workspace(c.workspace_id), 'inbox.changed', {
     interaction_id: c.id,
     channel_id: c.channel_id,
@@ -249,21 +257,46 @@ export interface Editor {
   readonly keyId: number | null
 }
 
-/** How many recent client ids a conversation keeps in memory (the unique index backs older ones). */
-const RECENT_CLIENT_IDS = 100
+/** No one typing: shared by every conversation until someone types (the Typing handler copies it). */
+const NO_TYPING: ReadonlyMap<number, number> = new Map()
 
 /**
  * Adds stored messages' client ids to the conversation's recent ones, in place: unlike the rest of
- * the state this map may change before a handler commits, which is harmless because it only ever
- * learns ids of messages that are stored.
+ * the state they may change before a handler commits, which is harmless because they only ever
+ * learn ids of messages that are stored.
  */
-const remember = (recent: ReadonlyMap<string, number>, added: ReadonlyArray<readonly [string, number]>) => {
-  const map = recent as Map<string, number>
-  for (const [clientId, id] of added) map.set(clientId, id)
-  // Maps keep insertion order: the oldest go first.
-  while (map.size > RECENT_CLIENT_IDS) map.delete(map.keys().next().value!)
-  return map
+const remember = (recent: Recent.RecentClientIds, added: ReadonlyArray<readonly [string, number]>) => {
+  for (const [clientId, id] of added) Recent.add(recent, clientId, id)
+  return recent
 }
+
+/**
+ * The messages a run may be resending: those whose client id hashes like a recent one's, read
+ * (one read each, the answer a resend needs anyway) and kept only when their own client id is the
+ * same. Undefined when the run has no candidate (the usual case: no read at all).
+ */
+const resent = (recent: Recent.RecentClientIds, msgs: readonly Conversations.NewMessage[]) => {
+  let candidates: Array<readonly [string, number]> | undefined
+  for (const m of msgs) {
+    if (m.clientId === undefined) continue
+    const id = Recent.candidate(recent, m.clientId)
+    if (id === undefined) continue
+    candidates ??= []
+    candidates.push([m.clientId, id])
+  }
+  if (candidates === undefined) return undefined
+  return Effect.map(
+    Effect.forEach(candidates, ([, id]) => Messages.view(id)),
+    (views) => {
+      const stored = new Map<string, Messages.MessageView>()
+      for (const [i, view] of views.entries())
+        if (view !== null && view.client_id === candidates[i]![0]) stored.set(view.client_id, view)
+      return stored
+    },
+  )
+}
+
+const NONE_RESENT: ReadonlyMap<string, Messages.MessageView> = new Map()
 
 /** An append's answer: the message, marked `duplicate` when a resent client id found it stored. */
 export type Appended = Messages.MessageView & { readonly duplicate?: true }
@@ -282,16 +315,28 @@ const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMes
     const gone = Exit.fail(new ConversationNotFound({ id }))
     return Effect.succeed([msgs.map((): AppendExit => gone), state] as const)
   }
+  const candidates = resent(state.recent, msgs)
+  return candidates === undefined
+    ? appendNew(state, row, msgs, id, NONE_RESENT)
+    : Effect.flatMap(candidates, (stored) => appendNew(state, row, msgs, id, stored))
+}
+
+const appendNew = (
+  state: ConversationState,
+  row: Conversations.HotRow,
+  msgs: readonly Conversations.NewMessage[],
+  id: number,
+  stored: ReadonlyMap<string, Messages.MessageView>,
+) =>
   // Plain combinators, not a generator: every inbound message runs through here.
-  return Effect.flatMap(currentTime, (now) => {
+  Effect.flatMap(currentTime, (now) => {
     // Each message: a resend of a known client id (answered with the stored message), or new.
-    const plan: Array<{ readonly dup: number | string } | { readonly at: number }> = []
+    const plan: Array<{ readonly dup: Messages.MessageView | number } | { readonly at: number }> = []
     const seen = new Map<string, number>()
     const messages: Array<Conversations.AppendWrite['messages'][number]> = []
     let next = row
     for (const m of msgs) {
-      const known =
-        m.clientId === undefined ? undefined : (state.recent.get(m.clientId) ?? seen.get(m.clientId))
+      const known = m.clientId === undefined ? undefined : (stored.get(m.clientId) ?? seen.get(m.clientId))
       if (known !== undefined) {
         plan.push({ dup: known })
         continue
@@ -338,14 +383,13 @@ const appendRun = (state: ConversationState, msgs: readonly Conversations.NewMes
       ),
     )
   })
-}
 
 /**
  * `inbox.changed` (reason `message`) at once when the last one went out at least
  * `INBOX_MESSAGES_EVERY_MS` ago; otherwise one at the end of that window, which covers every
  * message committed until then. Real time, not the inbox's clock: this paces events.
  */
-const messagesChanged = (c: Conversations.ConversationRow, hold: InboxHold) =>
+const messagesChanged = (c: Conversations.HotRow, hold: InboxHold) =>
   Effect.suspend(() => {
     if (hold.trailing) return Effect.void
     const wait = hold.at + INBOX_MESSAGES_EVERY_MS - performance.now()
@@ -372,7 +416,7 @@ const messagesChanged = (c: Conversations.ConversationRow, hold: InboxHold) =>
  */
 const announce = (
   state: ConversationState,
-  after: Conversations.ConversationRow,
+  after: Conversations.HotRow,
   stored: readonly Conversations.MessageRow[],
 ) => {
   const before = state.row
@@ -388,14 +432,22 @@ const announce = (
   )
 }
 
-/** A resend's answer: the stored message (a negative id is a sequence written in this very run). */
-const storedView = (known: number | string, conversationId: number, run: readonly Messages.MessageView[]) =>
+/**
+ * A resend's answer: the stored message, read already or by its id (a negative id is a sequence
+ * written in this very run).
+ */
+const storedView = (
+  known: Messages.MessageView | number,
+  conversationId: number,
+  run: readonly Messages.MessageView[],
+) =>
   Effect.gen(function* () {
-    if (typeof known === 'number' && known < 0) {
+    if (typeof known === 'object') return Exit.succeed({ ...known, duplicate: true as const }) as AppendExit
+    if (known < 0) {
       const same = run.find((v) => v.seq === -known)
       if (same) return Exit.succeed({ ...same, duplicate: true as const }) as AppendExit
     }
-    const view = yield* Messages.view(Number(known))
+    const view = yield* Messages.view(known)
     return (
       view
         ? Exit.succeed({ ...view, duplicate: true as const })
@@ -429,23 +481,33 @@ const appendCarefully = (state: ConversationState, msgs: readonly Conversations.
       exits.push(Exit.succeed(view!))
     }
     const row = yield* Conversations.byId(id)
-    return [exits, { ...state, row, recent: remember(state.recent, added) }] as const
+    return [
+      exits,
+      { ...state, row: row && Conversations.hotRow(row), recent: remember(state.recent, added) },
+    ] as const
   })
 
 export const definition = Actor.define({
   name: 'conversation',
   load: (id: number) =>
     Effect.gen(function* () {
-      const row = yield* Conversations.byId(id)
-      const recent = row ? yield* Messages.recentClientIds(id, RECENT_CLIENT_IDS) : new Map<string, number>()
+      const stored = yield* Conversations.byId(id)
+      const row = stored && Conversations.hotRow(stored)
+      const recent = Recent.of(
+        row ? yield* Messages.recentClientIds(id, row.last_seq, Recent.RECENT_CLIENT_IDS) : [],
+      )
       return {
         row,
-        typing: new Map(),
+        typing: NO_TYPING,
         recent,
         inbox: { at: Number.NEGATIVE_INFINITY, trailing: false },
       } satisfies ConversationState as ConversationState
     }),
-  idleMs: 5 * 60_000,
+  // Passivated a minute after its last message (swept every 10 s): a conversation that goes quiet
+  // costs nothing after that, and the next message loads it again with two reads by key
+  // (docs/decisions.md, "Lean conversation actors").
+  idleMs: IDLE_MS,
+  sweepMs: 10_000,
   batch: {
     Append: (state, msgs: readonly Conversations.NewMessage[], ctx) => appendRun(state, msgs, ctx.id),
   },
@@ -558,7 +620,7 @@ export const definition = Actor.define({
         if (row.team_id !== before.team_id || row.assignee_id !== before.assignee_id) {
           yield* recheckTopic(topics.conversation(row.id))
         }
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     /** The live-chat pickup race: the first caller gets the conversation, later ones AlreadyPickedUp. */
     Pickup: (state: ConversationState, m: { readonly userId: number }, ctx) =>
@@ -568,13 +630,14 @@ export const definition = Actor.define({
         const row = yield* Conversations.pickUp(ctx.id, m.userId, now)
         if (!row) {
           const current = yield* changed(yield* Conversations.byId(ctx.id), ctx.id)
-          if (current.assignee_id === m.userId) return [current, { ...state, row: current }] as const
+          if (current.assignee_id === m.userId)
+            return [current, { ...state, row: Conversations.hotRow(current) }] as const
           return yield* Effect.fail(new AlreadyPickedUp({ assigneeId: current.assignee_id ?? 0 }))
         }
         yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'picked_up')
         yield* recheckTopic(topics.conversation(row.id))
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     /** Saves the AI summary (spec 2 §4.1 `/summary`); `interaction.updated` says the summary changed. */
     SetSummary: (state: ConversationState, m: { readonly summary: string }, ctx) =>
@@ -585,14 +648,14 @@ export const definition = Actor.define({
           ...presentChange(row),
           summary_changed: true,
         })
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     MarkRead: (state: ConversationState, _: unknown, ctx) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
         const row = yield* changed(yield* Conversations.markRead(ctx.id), ctx.id)
         yield* inboxChanged(row, 'read')
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     SetStatus: (state: ConversationState, m: { readonly status: Conversations.ConversationStatus }, ctx) =>
       Effect.gen(function* () {
@@ -603,7 +666,7 @@ export const definition = Actor.define({
         )
         yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     Assign: (
       state: ConversationState,
@@ -620,7 +683,7 @@ export const definition = Actor.define({
         yield* inboxChanged(row, 'updated')
         // Whoever may no longer see it is unsubscribed on every node.
         yield* recheckTopic(topics.conversation(row.id))
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     Typing: (
       state: ConversationState,
@@ -707,7 +770,7 @@ export const definition = Actor.define({
         const row = yield* Conversations.setContact(ctx.id, m.from, m.to)
         if (!row) return [null, state] as const
         yield* inboxChanged(row, 'contact')
-        return [row, { ...state, row }] as const
+        return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
     /**
      * Deletes the conversation, its messages and the files only they used (a contact delete);

@@ -1,6 +1,6 @@
 /**
- * A lean, in-process actor kit: one entity per (type, id), one bounded mailbox and one fiber per
- * entity, one message at a time.
+ * A lean, in-process actor kit: one entity per (type, id), one bounded mailbox per entity and a
+ * fiber while it has messages (none while idle), one message at a time.
  *
  * Guarantees (per entity, on one node):
  * - Messages are processed one at a time, in mailbox order (FIFO). Messages sent one after the

@@ -1,13 +1,16 @@
 /**
  * The actor kit's machinery, with types erased; `Actor.ts` holds the typed surface.
  *
- * Per entity: one `Queue.bounded` mailbox, one fiber (forked from the runtime captured by `make`,
- * so entity fibers carry the actor's services, not a caller's fiber refs), a `OneShot` per reply.
- * The registry is a plain `Map`; lookup, activation and the in-flight count are updated in one
- * synchronous step, and the sweeper removes an entity in one synchronous step, so an ask can never
- * reach a retired entity.
+ * Per entity: a mailbox (a plain array, bounded for senders that wait for room), a fiber only
+ * while the mailbox has work (forked from the runtime captured by `make`, so entity fibers carry
+ * the actor's services, not a caller's fiber refs; it ends when the mailbox is empty and the next
+ * message forks another), a `OneShot` per reply. An idle entity is its state and a few fields:
+ * no fiber, no queue (a parked fiber and its `Queue` cost about 8 KB an entity). The registry is a
+ * plain `Map`; lookup, activation, the in-flight count, enqueueing and starting the fiber are one
+ * synchronous step, and so are the fiber's "mailbox empty, so I end" and the sweeper's removal of
+ * an entity, so an ask can never reach a retired entity nor wait on a fiber that has ended.
  */
-import { Cause, Duration, Effect, Exit, Fiber, Option, Queue, Runtime, type Scope } from 'effect'
+import { Cause, Duration, Effect, Exit, Fiber, Runtime, type Scope } from 'effect'
 import { OneShot } from '../oneShot.js'
 import { Later } from '../step.js'
 import {
@@ -55,24 +58,28 @@ export interface ErasedActor {
   readonly passivateIdle: Effect.Effect<number>
 }
 
-/** Wakes a parked entity fiber so that it notices it is retiring. */
-const WAKE: unique symbol = Symbol('actor/wake')
-
 interface Envelope {
   readonly msg: TaggedMessage
   /** Absent for `tell`. */
   readonly reply: OneShot<unknown, unknown> | undefined
   /** Set when the caller was interrupted; an envelope not yet taken is then skipped. */
   cancelled: boolean
+  /** A `tell` that found the mailbox full: completed when the envelope is within its capacity. */
+  room: OneShot<void, ActorStopped> | undefined
 }
-
-type MailboxItem = Envelope | typeof WAKE
 
 interface Entity {
   readonly id: EntityId
   readonly ctx: HandlerContext<EntityId>
-  readonly mailbox: Queue.Queue<MailboxItem>
+  /**
+   * Envelopes not yet taken, oldest first. Those beyond the capacity belong to senders waiting for
+   * room (an ask waits for its reply anyway; a tell waits on `room`).
+   */
+  readonly mailbox: Envelope[]
+  /** The fiber working through the mailbox; none while the entity is idle. */
   fiber: Fiber.RuntimeFiber<void> | undefined
+  /** The previous incarnation's fiber, still finishing `onPassivate`: the first fiber waits for it. */
+  previous: Fiber.RuntimeFiber<void> | undefined
   state: unknown
   loaded: boolean
   /** Consecutive defects or load failures, for the restart backoff. */
@@ -84,20 +91,19 @@ interface Entity {
   /** The envelope being processed, failed with `ActorStopped` if the fiber is interrupted. */
   current: Envelope | undefined
   /** The rest of the run being processed by a batch handler (same failure duty as `current`). */
-  run: Envelope[]
-  /** An item taken from the mailbox while gathering a run that did not belong to it: next in line. */
-  lookahead: MailboxItem | undefined
+  run: readonly Envelope[]
 }
 
 const DEFAULT_BATCH = 256
+
+/** No run in progress: one empty array for every entity. */
+const NO_RUN: readonly Envelope[] = []
 
 const DEFAULT_MAILBOX = 1024
 const DEFAULT_RESTART_BASE_MS = 10
 const DEFAULT_RESTART_MAX_MS = 5_000
 
 const isDefect = (cause: Cause.Cause<unknown>): boolean => Cause.isDie(cause) || Cause.isInterrupted(cause)
-
-const isMailboxEmpty = (e: Entity): boolean => Option.getOrElse(e.mailbox.unsafeSize(), () => 0) <= 0
 
 export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, never, Scope.Scope | R> =>
   Effect.gen(function* () {
@@ -170,7 +176,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       const tag = envs[0]!.msg._tag
       const settleAll = (exits: (i: number) => Exit.Exit<unknown, unknown>) => {
         for (const [i, env] of envs.entries()) settle(e, env, exits(i))
-        e.run = []
+        e.run = NO_RUN
       }
       return Effect.matchCause(
         Effect.suspend(() =>
@@ -205,27 +211,32 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       )
     }
 
+    /** The oldest envelope of the mailbox, if any; the first sender waiting for room gets it. */
+    const take = (e: Entity): Envelope | undefined => {
+      const env = e.mailbox.shift()
+      if (env !== undefined && e.mailbox.length >= capacity) {
+        const admitted = e.mailbox[capacity - 1]!
+        if (admitted.room !== undefined) {
+          admitted.room.complete(Exit.void)
+          admitted.room = undefined
+        }
+      }
+      return env
+    }
+
     /**
      * The envelopes after `first` already in the mailbox that share its batch tag, in order; the
-     * first other item stays next in line. Taken without waiting: a run is what has queued up.
+     * first other envelope stays next in line. Taken without waiting: a run is what has queued up.
      */
-    const gatherRun = (e: Entity, first: Envelope): Effect.Effect<Envelope[]> => {
+    const gatherRun = (e: Entity, first: Envelope): Envelope[] => {
       const run: Envelope[] = [first]
-      const more: Effect.Effect<Envelope[]> = Effect.suspend(() =>
-        run.length >= DEFAULT_BATCH || isMailboxEmpty(e)
-          ? Effect.succeed(run)
-          : Effect.flatMap(Queue.poll(e.mailbox), (polled) => {
-              const next = Option.getOrUndefined(polled)
-              if (next === undefined) return Effect.succeed(run)
-              if (next === WAKE || next.msg._tag !== first.msg._tag) {
-                e.lookahead = next
-                return Effect.succeed(run)
-              }
-              if (!next.cancelled) run.push(next)
-              return more
-            }),
-      )
-      return more
+      while (run.length < DEFAULT_BATCH) {
+        const next = e.mailbox[0]
+        if (next === undefined || next.msg._tag !== first.msg._tag) break
+        take(e)
+        if (!next.cancelled) run.push(next)
+      }
+      return run
     }
 
     const loadThenHandle = (e: Entity, env: Envelope): Effect.Effect<void, never, R> => {
@@ -252,11 +263,10 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
     const dispatch = (e: Entity, env: Envelope): Effect.Effect<void, never, R> => {
       const batch = def.batch?.[env.msg._tag]
       if (batch === undefined) return handle(e, env)
-      return Effect.flatMap(gatherRun(e, env), (run) => {
-        e.current = undefined
-        e.run = run
-        return handleRun(e, run, batch)
-      })
+      const run = gatherRun(e, env)
+      e.current = undefined
+      e.run = run
+      return handleRun(e, run, batch)
     }
 
     const processEnvelope = (e: Entity, env: Envelope): Effect.Effect<void, never, R> => {
@@ -277,54 +287,65 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       )
     }
 
-    /** Runs when the entity fiber ends (retired, or interrupted at shutdown): nothing is left waiting. */
-    const cleanup = (e: Entity): Effect.Effect<void> =>
-      Effect.suspend(() => {
-        if (entities.get(e.id) === e) entities.delete(e.id)
-        if (e.fiber !== undefined && retiring.get(e.id) === e.fiber) retiring.delete(e.id)
-        const failure = Exit.fail(stopped(e.id))
-        if (e.current !== undefined) settle(e, e.current, failure)
-        for (const env of e.run) settle(e, env, failure)
-        e.run = []
-        if (e.lookahead !== undefined && e.lookahead !== WAKE && e.lookahead.reply !== undefined)
-          e.lookahead.reply.complete(failure)
-        e.lookahead = undefined
-        const drain: Effect.Effect<void> = Effect.flatMap(Queue.takeAll(e.mailbox), (items) => {
-          if (items.length === 0) return Queue.shutdown(e.mailbox)
-          for (const item of items)
-            if (item !== WAKE && item.reply !== undefined) item.reply.complete(failure)
-          return drain
-        })
-        return drain
-      })
+    /** When an entity is gone (retired, or interrupted at shutdown): nothing is left waiting. */
+    const cleanup = (e: Entity, fiber: Fiber.RuntimeFiber<void> | undefined): void => {
+      if (entities.get(e.id) === e) entities.delete(e.id)
+      if (fiber !== undefined && retiring.get(e.id) === fiber) retiring.delete(e.id)
+      const failure = Exit.fail(stopped(e.id))
+      if (e.current !== undefined) settle(e, e.current, failure)
+      for (const env of e.run) settle(e, env, failure)
+      e.run = NO_RUN
+      for (const env of e.mailbox.splice(0)) {
+        env.room?.complete(failure)
+        env.reply?.complete(failure)
+      }
+    }
 
-    const run = (
-      e: Entity,
-      previous: Fiber.RuntimeFiber<void> | undefined,
-    ): Effect.Effect<void, never, R> => {
+    /**
+     * The entity's fiber: takes envelopes until the mailbox is empty, then ends — or, retiring,
+     * passivates. Its end and the check that the mailbox is empty are one synchronous step, and
+     * every enqueue starts a fiber when there is none (`wake`), so no message waits on a fiber
+     * that has ended.
+     */
+    const work = (e: Entity): Effect.Effect<void, never, R> => {
       const loop: Effect.Effect<void, never, R> = Effect.suspend(() => {
-        const ahead = e.lookahead
-        if (ahead !== undefined) {
-          e.lookahead = undefined
-          return ahead === WAKE ? loop : Effect.zipRight(processEnvelope(e, ahead), loop)
-        }
-        if (e.retiring && isMailboxEmpty(e)) return passivate(e)
-        return Effect.flatMap(Queue.take(e.mailbox), (item) =>
-          item === WAKE ? loop : Effect.zipRight(processEnvelope(e, item), loop),
-        )
+        const env = take(e)
+        if (env !== undefined) return Effect.zipRight(processEnvelope(e, env), loop)
+        if (e.retiring) return passivate(e)
+        e.fiber = undefined
+        // Let go of the emptied array's backing store: an idle entity keeps the bare minimum.
+        e.mailbox.length = 0
+        return Effect.void
       })
-      const body = previous === undefined ? loop : Effect.zipRight(Fiber.await(previous), loop)
-      return Effect.ensuring(body, cleanup(e))
+      return loop
+    }
+
+    /** Starts the entity's fiber unless it runs already (after the previous incarnation, if any). */
+    const wake = (e: Entity): void => {
+      if (e.fiber !== undefined) return
+      const previous = e.previous
+      e.previous = undefined
+      const body = previous === undefined ? work(e) : Effect.zipRight(Fiber.await(previous), work(e))
+      const fiber: Fiber.RuntimeFiber<void> = fork(
+        Effect.onExit(body, (exit) =>
+          // Interrupted (shutdown), or retired and passivated: the entity is gone. Otherwise the
+          // fiber ended on an empty mailbox and the entity lives on without one.
+          Exit.isInterrupted(exit) || e.retiring ? Effect.sync(() => cleanup(e, fiber)) : Effect.void,
+        ),
+        { immediate: false },
+      )
+      e.fiber = fiber
     }
 
     // -- registry ----------------------------------------------------------------------------------
 
-    const activate = (id: EntityId, mailbox: Queue.Queue<MailboxItem>): Entity => {
+    const activate = (id: EntityId): Entity => {
       const e: Entity = {
         id,
         ctx: { actor: name, id },
-        mailbox,
+        mailbox: [],
         fiber: undefined,
+        previous: retiring.get(id),
         state: undefined,
         loaded: false,
         failures: 0,
@@ -332,20 +353,24 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
         lastActive: now(),
         retiring: false,
         current: undefined,
-        run: [],
-        lookahead: undefined,
+        run: NO_RUN,
       }
       entities.set(id, e)
-      e.fiber = fork(run(e, retiring.get(id)), { immediate: false })
       return e
     }
 
-    /** Takes `e` out of the registry at once; its fiber finishes the mailbox, then passivates. */
+    /**
+     * Takes `e` out of the registry at once; its fiber finishes the mailbox, then passivates. An
+     * idle entity gets a fiber just for `onPassivate`, or, with nothing to run, is simply gone.
+     */
     const retire = (e: Entity): void => {
       entities.delete(e.id)
       e.retiring = true
-      if (e.fiber !== undefined) retiring.set(e.id, e.fiber)
-      e.mailbox.unsafeOffer(WAKE)
+      if (e.fiber === undefined) {
+        if (e.previous === undefined && (!e.loaded || def.onPassivate === undefined)) return
+        wake(e)
+      }
+      retiring.set(e.id, e.fiber!)
     }
 
     /** An ask or tell is over for its caller (the reply came, or the caller stopped waiting). */
@@ -367,15 +392,18 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
         msg,
         reply: withReply ? new OneShot<unknown, unknown>() : undefined,
         cancelled: false,
+        room: undefined,
       }
-      // Fast path: room in the mailbox. Otherwise wait for room (backpressure); a mailbox shut
-      // down under us means the actor is shutting down.
-      const waitForRoom = e.mailbox.unsafeOffer(env)
-        ? undefined
-        : Effect.catchAllCause(Queue.offer(e.mailbox, env), () => Effect.fail(stopped(e.id)))
-      // The usual ask, room in the mailbox: its caller's steps (engine/step.ts) wait for the reply
-      // without a fiber; on a fiber it is the same wait as below, released on interruption too.
-      if (waitForRoom === undefined && env.reply !== undefined) {
+      // A full mailbox makes a tell wait for room (backpressure); an ask waits for its reply,
+      // which comes after its envelope had room. The actor shutting down fails the wait.
+      const room = !withReply && e.mailbox.length >= capacity ? new OneShot<void, ActorStopped>() : undefined
+      env.room = room
+      e.mailbox.push(env)
+      wake(e)
+      const waitForRoom = room?.await
+      // An ask: its caller's steps (engine/step.ts) wait for the reply without a fiber; on a fiber
+      // it is the same wait, released on interruption too.
+      if (env.reply !== undefined) {
         const answer = env.reply
         return new Later<unknown, unknown>(
           (k) =>
@@ -396,14 +424,8 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
           () => Effect.onExit(answer.await, (exit) => release(e, env, exit)),
         )
       }
-      const reply = env.reply === undefined ? undefined : env.reply.await
-      const body =
-        waitForRoom === undefined
-          ? (reply ?? Effect.void)
-          : reply === undefined
-            ? waitForRoom
-            : Effect.zipRight(waitForRoom, reply)
-      return Effect.onExit(body, (exit) => release(e, env, exit))
+      // A tell: done once its envelope has room.
+      return Effect.onExit(waitForRoom ?? Effect.void, (exit) => release(e, env, exit))
     }
 
     const deliver = (
@@ -412,12 +434,7 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
       withReply: boolean,
     ): Effect.Effect<unknown, unknown> => {
       if (closed) return Effect.fail(stopped(id))
-      const e = entities.get(id)
-      if (e !== undefined) return send(e, msg, withReply)
-      return Effect.flatMap(Queue.bounded<MailboxItem>(capacity), (mailbox) => {
-        if (closed) return Effect.fail(stopped(id))
-        return send(entities.get(id) ?? activate(id, mailbox), msg, withReply)
-      })
+      return send(entities.get(id) ?? activate(id), msg, withReply)
     }
 
     // Lazy, as any effect: nothing is sent until it runs, and each run sends once. Run by the
@@ -452,7 +469,11 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
         const fibers: Array<Fiber.RuntimeFiber<void>> = []
         for (const e of entities.values()) if (e.fiber !== undefined) fibers.push(e.fiber)
         for (const fiber of retiring.values()) fibers.push(fiber)
-        return Fiber.interruptAll(fibers)
+        // Idle entities have no fiber to interrupt and nothing waiting: they just go.
+        return Effect.ensuring(
+          Fiber.interruptAll(fibers),
+          Effect.sync(() => entities.clear()),
+        )
       }),
     )
 

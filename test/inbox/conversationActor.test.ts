@@ -1,7 +1,10 @@
 import { SqlClient } from '@effect/sql'
-import { Effect } from 'effect'
+import { Effect, Exit, Layer, Scope } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ConversationActor } from '../../actors/inbox/ConversationActor'
+import { ConversationActor, definition } from '../../actors/inbox/ConversationActor'
+import * as Recent from '../../actors/inbox/recentClientIds'
+import * as Actor from '../../engine/actor/Actor'
+import * as AppendWriter from '../../store/appendWriter'
 import * as Conversations from '../../store/conversations'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -91,6 +94,78 @@ describe('ConversationActor', () => {
     expect((await append(id, text('three'))).seq).toBe(3)
   })
 
+  it('passivates on its own after its idle time, then answers a resent client id with the stored message, gap-free', {
+    timeout: 30_000,
+  }, async () => {
+    const id = await newConversation()
+    // The conversation's own definition with a short idle time, in a scope of the test's: the only
+    // writer of this conversation here.
+    const scope = await s.run(Scope.make())
+    const actor = await s.run(
+      Effect.flatMap(Layer.buildWithScope(AppendWriter.layer, scope), (writer) =>
+        Scope.extend(Actor.make({ ...definition, idleMs: 50, sweepMs: 10 }), scope).pipe(
+          Effect.provide(writer),
+        ),
+      ),
+    )
+    const ask = (m: Conversations.NewMessage) => s.run(actor.ask(id, { _tag: 'Append', ...m }))
+    const passivated = async () => {
+      for (let i = 0; i < 200 && (await s.run(actor.size)) > 0; i++)
+        await new Promise((r) => setTimeout(r, 20))
+      expect(await s.run(actor.size)).toBe(0)
+    }
+    try {
+      const one = await ask(text('one', 'idle-1'))
+      const two = await ask(text('two', 'idle-2'))
+      await passivated()
+      // Reloaded by the resend: the stored message, not a new one.
+      const again = await ask(text('two (resent)', 'idle-2'))
+      expect(again).toMatchObject({ id: two.id, seq: 2, body: 'two', duplicate: true })
+      expect(await ask(text('one (resent)', 'idle-1'))).toMatchObject({ id: one.id, seq: 1, duplicate: true })
+      expect((await ask(text('three', 'idle-3'))).seq).toBe(3)
+      await passivated()
+      // A run after reloading: resends and new messages mixed, each answered in order.
+      const run = await s.run(
+        Effect.all(
+          [
+            actor.ask(id, { _tag: 'Append', ...text('three (resent)', 'idle-3') }),
+            actor.ask(id, { _tag: 'Append', ...text('four', 'idle-4') }),
+            actor.ask(id, { _tag: 'Append', ...text('four (resent in the same run)', 'idle-4') }),
+            actor.ask(id, { _tag: 'Append', ...text('two (resent once more)', 'idle-2') }),
+            actor.ask(id, { _tag: 'Append', ...text('five') }),
+          ],
+          { concurrency: 'unbounded' },
+        ),
+      )
+      expect(run.map((m) => [m.seq, m.duplicate === true])).toEqual([
+        [3, true],
+        [4, false],
+        [4, true],
+        [2, true],
+        [5, false],
+      ])
+      const stored = await s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) =>
+            sql<{ seq: number; client_id: string | null }>`
+              SELECT seq, client_id FROM messages WHERE conversation_id = ${id} ORDER BY seq`,
+        ),
+      )
+      expect(stored).toEqual([
+        { seq: 1, client_id: 'idle-1' },
+        { seq: 2, client_id: 'idle-2' },
+        { seq: 3, client_id: 'idle-3' },
+        { seq: 4, client_id: 'idle-4' },
+        { seq: 5, client_id: null },
+      ])
+      const row = await s.run(Conversations.byId(id))
+      expect(row?.last_seq).toBe(5)
+    } finally {
+      await s.run(Scope.close(scope, Exit.void))
+    }
+  })
+
   it('answers ConversationNotFound for a conversation that does not exist', async () => {
     const exit = await s.run(
       Effect.exit(Effect.flatMap(ConversationActor, (a) => a.ask(987654, { _tag: 'Append', ...text('x') }))),
@@ -175,5 +250,32 @@ describe('conv: subscriptions follow the visibility rule', () => {
     const { c, answer } = await socketFor(owner, `conv:${foreign}`)
     expect(answer).toMatchObject({ op: 'refused', code: 'forbidden' })
     c.close()
+  })
+})
+
+describe('recent client ids', () => {
+  it('finds the ids it was given, forgets the oldest beyond its bound, and tells hashes apart', () => {
+    const recent = Recent.of([
+      ['a', 1],
+      ['b', 2],
+    ])
+    expect(Recent.candidate(recent, 'a')).toBe(1)
+    expect(Recent.candidate(recent, 'b')).toBe(2)
+    expect(Recent.candidate(recent, 'c')).toBeUndefined()
+    for (let i = 0; i < Recent.RECENT_CLIENT_IDS; i++) Recent.add(recent, `n${i}`, 100 + i)
+    expect(Recent.candidate(recent, 'a')).toBeUndefined()
+    expect(Recent.candidate(recent, 'b')).toBeUndefined()
+    expect(Recent.candidate(recent, 'n0')).toBe(100)
+    expect(Recent.candidate(recent, `n${Recent.RECENT_CLIENT_IDS - 1}`)).toBe(
+      100 + Recent.RECENT_CLIENT_IDS - 1,
+    )
+    Recent.add(recent, 'z', 999)
+    expect(Recent.candidate(recent, 'n0')).toBeUndefined()
+    expect(Recent.candidate(recent, 'z')).toBe(999)
+    expect(recent.slots.length).toBe(2 * Recent.RECENT_CLIENT_IDS)
+    // 53 bits: exact in a double, and different for ids that differ in one character.
+    const h = Recent.hash53('00000000-0000-4000-8000-000000000000')
+    expect(Number.isSafeInteger(h)).toBe(true)
+    expect(h).not.toBe(Recent.hash53('00000000-0000-4000-8000-000000000001'))
   })
 })

@@ -856,6 +856,30 @@ const scenarios: Record<string, () => Promise<unknown>> = {
 }
 
 /**
+ * The year of the reports scenario (bench/reports.ts) seeded into `kotak`'s database for `s`'s
+ * workspace, then its facts rolled up by `kotak reports rebuild`, as a live server has them (left
+ * to the server, its own roll-up would work through 1,290,000 facts during a measurement).
+ */
+const seedYear = async (kotak: Kotak, s: Seed, conversations: number, name: string) => {
+  const db = new pg.Client({ connectionString: kotak.env.DATABASE_URL })
+  await db.connect()
+  const t0 = Date.now()
+  let seeded: Awaited<ReturnType<typeof seedReports>>
+  try {
+    seeded = await seedReports(db, s.workspaceId, { conversations, perConversation: 10 })
+  } finally {
+    await db.end()
+  }
+  const seedSeconds = round((Date.now() - t0) / 1000, 1)
+  log(`${name}: seeded ${seeded.messages} messages, ${seeded.facts} facts in ${seedSeconds} s; rolling up`)
+  const t1 = Date.now()
+  cli(kotak.env, ['reports', 'rebuild', '--workspace', String(s.workspaceId)])
+  const rollupSeconds = round((Date.now() - t1) / 1000, 1)
+  log(`${name}: rolled up in ${rollupSeconds} s`)
+  return { seeded, seedSeconds, rollupSeconds }
+}
+
+/**
  * The inbox's message search (issue 47): `q` on GET /v1/interactions over the reports scenario's
  * data (`BENCH_CONVERSATIONS` conversations of 10 messages: 1,000,000 messages of a help desk's
  * words, bench/reports.ts), with an API key: words common and rare, two words, an order number,
@@ -870,19 +894,7 @@ const searchScenario = async () => {
   const kotak = await startKotak()
   try {
     const s = await seed(kotak)
-    const db = new pg.Client({ connectionString: kotak.env.DATABASE_URL })
-    await db.connect()
-    const t0 = Date.now()
-    let messages: number
-    try {
-      messages = (await seedReports(db, s.workspaceId, { conversations, perConversation: 10 })).messages
-    } finally {
-      await db.end()
-    }
-    log(`search: seeded ${messages} messages in ${round((Date.now() - t0) / 1000, 1)} s; rolling up`)
-    // The seeded facts rolled up first, as a live server has them: otherwise the server's own
-    // roll-up works through 1,290,000 of them during the measurement.
-    cli(kotak.env, ['reports', 'rebuild', '--workspace', String(s.workspaceId)])
+    const messages = (await seedYear(kotak, s, conversations, 'search')).seeded.messages
     const order = `ORD${String(Math.ceil(conversations / 3)).padStart(7, '0')}`
     const filters: Record<string, string> = {
       common_words: 'q=terima%20kasih',
@@ -953,21 +965,7 @@ const reportsScenario = async () => {
   const kotak = await startKotak()
   try {
     const s = await seed(kotak)
-    const db = new pg.Client({ connectionString: kotak.env.DATABASE_URL })
-    await db.connect()
-    let seeded: Awaited<ReturnType<typeof seedReports>>
-    const t0 = Date.now()
-    try {
-      seeded = await seedReports(db, s.workspaceId, { conversations, perConversation: 10 })
-    } finally {
-      await db.end()
-    }
-    const seedSeconds = round((Date.now() - t0) / 1000, 1)
-    log(`reports: seeded ${seeded.messages} messages, ${seeded.facts} facts in ${seedSeconds} s; rolling up`)
-    const t1 = Date.now()
-    cli(kotak.env, ['reports', 'rebuild', '--workspace', String(s.workspaceId)])
-    const rollupSeconds = round((Date.now() - t1) / 1000, 1)
-    log(`reports: rolled up in ${rollupSeconds} s`)
+    const { seeded, seedSeconds, rollupSeconds } = await seedYear(kotak, s, conversations, 'reports')
     const today = new Date()
     const day = (back: number) => new Date(today.getTime() - back * 86_400_000).toISOString().slice(0, 10)
     const agent = seeded.agents[0]!

@@ -51,9 +51,14 @@ const LeadPage = ({ params }: PageProps) => {
   const [pending, setPending] = useState<Stage | null>(null)
   const [settings, setSettings] = useState<PipelineSettings | null>(null)
 
-  const load = () =>
-    got<LeadDetail>(api.get('/v1/leads/{id}', { path: { id } })).then(
+  // Reloads overlap (a write's own, a live event's); the latest asked wins, so an earlier one that
+  // answers later cannot put an older lead back.
+  const seq = useRef(0)
+  const load = () => {
+    const mine = ++seq.current
+    return got<LeadDetail>(api.get('/v1/leads/{id}', { path: { id } })).then(
       (r) => {
+        if (mine !== seq.current) return
         setLead(r.data)
         setError(null)
       },
@@ -63,6 +68,7 @@ const LeadPage = ({ params }: PageProps) => {
         else setError(e)
       },
     )
+  }
   useEffect(() => {
     if (!Number.isSafeInteger(id) || id <= 0) {
       setMissing('not_found')

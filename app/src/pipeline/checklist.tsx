@@ -12,14 +12,18 @@ import { type Part, useWrite } from './write'
 export const Checklist = ({ lead, manage, onChange, tr }: Part) => {
   const [text, setText] = useState('')
   // A tick and an order show at once; the lead's reload confirms them (or the refusal shows and
-  // they are undone).
+  // they are undone). While moves are on their way, a reload (someone's event, an earlier tick's)
+  // may still carry the old order: showing it would reorder the rows under the keyboard and lose
+  // the focus, so the order asked for stays until a reload after the last move (which shows the
+  // same order, or someone else's change).
   const [ticks, setTicks] = useState<Readonly<Record<number, boolean>>>({})
   const [order, setOrder] = useState<readonly number[] | null>(null)
+  const moving = useRef(0)
   const focus = useRef<string | null>(null)
   const buttons = useRef(new Map<string, HTMLButtonElement>())
   useEffect(() => {
     setTicks({})
-    setOrder(null)
+    if (moving.current === 0) setOrder(null)
   }, [lead.checklist])
   const items: readonly CheckItem[] = order
     ? order.flatMap((id) => lead.checklist.filter((c) => c.id === id))
@@ -39,10 +43,14 @@ export const Checklist = ({ lead, manage, onChange, tr }: Part) => {
     // At either end its button in that direction is disabled: focus goes to the other one.
     const edge = to === 0 ? 'down' : to === ids.length - 1 ? 'up' : to < from ? 'up' : 'down'
     focus.current = `${c.id}:${edge}`
+    moving.current += 1
     queue.current = queue.current.then(() =>
       w
         .run(() => api.patch('/v1/lead-checklist/{id}', { path: { id: c.id }, body: { position: to } }))
-        .then((ok) => ok || setOrder(null)),
+        .then((ok) => {
+          moving.current -= 1
+          if (!ok) setOrder(null)
+        }),
     )
   }
   const keep = (key: string) => (el: HTMLButtonElement | null) => {

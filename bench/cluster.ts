@@ -2,7 +2,9 @@
  * Micro-benchmark of cluster actors (engine/cluster): two runners in this process, reaching each
  * other over loopback TCP like two nodes, sharing a Redis prefix of their own.
  *
- *   REDIS_URL=redis://127.0.0.1:6379 npx tsx bench/cluster.ts
+ *   DATABASE_URL=postgres://… REDIS_URL=redis://127.0.0.1:6379 npx tsx bench/cluster.ts
+ *
+ * The database holds the shards' epochs (engine/cluster/epochs.ts); it is migrated first.
  *
  * Prints one JSON object: warm ask latency (median, p99) from runner A to entities A owns and to
  * entities B owns, the plain local kit for comparison, and the throughput of 1,000 concurrent
@@ -13,6 +15,8 @@ import { Redis } from 'ioredis'
 import * as Actor from '../engine/actor/Actor.js'
 import * as Cluster from '../engine/cluster/Cluster.js'
 import * as ClusterActor from '../engine/cluster/ClusterActor.js'
+import * as Database from '../store/database.js'
+import { migrate } from '../store/migrate.js'
 
 const ENTITIES = 200
 const MEASURED_ASKS = 5_000
@@ -44,7 +48,10 @@ const latency = async (ask: (i: number) => Promise<unknown>) => {
 
 const main = async () => {
   const redisUrl = process.env.REDIS_URL
-  if (!redisUrl) throw new Error('bench/cluster.ts needs REDIS_URL')
+  const databaseUrl = process.env.DATABASE_URL
+  if (!redisUrl || !databaseUrl) throw new Error('bench/cluster.ts needs DATABASE_URL and REDIS_URL')
+  const database = Database.layer({ url: databaseUrl, dataDir: 'memory' })
+  await Effect.runPromise(Effect.provide(migrate, database))
   const prefix = `kotak_bench_${process.pid}:`
   const node = () =>
     ManagedRuntime.make(
@@ -58,18 +65,20 @@ const main = async () => {
               host: '127.0.0.1',
               port: 0,
               leaseMs: 8_000,
+              deadMs: 1_000,
               askTimeoutMs: 5_000,
               shards: 300,
               testPort: undefined,
             },
           }),
         ),
+        Layer.provide(database),
       ),
     )
   const a = node()
   const b = node()
   const status = (rt: typeof a) => rt.runPromise(Effect.flatMap(Cluster.ClusterNode, (n) => n.status))
-  const ask = (rt: ManagedRuntime.ManagedRuntime<Counter, never>, id: number) =>
+  const ask = (rt: ManagedRuntime.ManagedRuntime<Counter, unknown>, id: number) =>
     rt.runPromise(Effect.flatMap(Counter, (c) => c.ask(id, { _tag: 'Inc' })))
   try {
     // Settle: both runners hold shards, together all of them.

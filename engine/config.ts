@@ -128,6 +128,13 @@ export interface ClusterConfig {
   readonly port: number
   /** Shard lease: a node that stops renewing (killed, cut off from Redis) loses its shards this long after its last renewal. */
   readonly leaseMs: number
+  /**
+   * A node whose heartbeat (sent every quarter of this) is older than this counts as gone: the
+   * others drop it from the ring and take its shards at once, lease or not. Its writes are fenced
+   * by the shards' epochs (engine/cluster/epochs.ts), so a node that was only frozen cannot write
+   * for the shards it lost.
+   */
+  readonly deadMs: number
   /** Longest wait for an actor's answer in cluster mode; then 503 `unavailable`. */
   readonly askTimeoutMs: number
   /** Shards the entities are spread over; the same on every node. */
@@ -166,6 +173,7 @@ const clusterConfig = (env: NodeJS.ProcessEnv): ClusterConfig => {
     host: nonEmpty(env, 'CLUSTER_HOST') ?? (host && !ANY_ADDRESS.has(host) ? host : os.hostname()),
     port: int(env, 'CLUSTER_PORT', 0, 0, 65535),
     leaseMs: int(env, 'CLUSTER_LEASE_MS', 8_000, 1_000, 120_000),
+    deadMs: int(env, 'CLUSTER_DEAD_MS', 1_000, 200, 60_000),
     askTimeoutMs: int(env, 'CLUSTER_ASK_TIMEOUT_MS', 5_000, 100, 120_000),
     shards: int(env, 'CLUSTER_SHARDS', 300, 1, 10_000),
     testPort: testPort < 0 ? undefined : testPort,

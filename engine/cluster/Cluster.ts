@@ -1,4 +1,5 @@
 import type { Sharding } from '@effect/cluster/Sharding'
+import type { SqlClient } from '@effect/sql'
 import type { Layer } from 'effect'
 import { lazyLayer } from '../lazyLayer.js'
 import type { ClusterNode, ClusterOptions } from './node.js'
@@ -28,7 +29,9 @@ export * from './node.js'
  * (port 0: any free port) and advertises the address it got. The cluster libraries load with it
  * (ClusterLive.ts), never on a single node.
  */
-export const layer = (options: ClusterOptions): Layer.Layer<Sharding | ClusterNode> =>
+export const layer = (
+  options: ClusterOptions,
+): Layer.Layer<Sharding | ClusterNode, never, SqlClient.SqlClient> =>
   lazyLayer(
     () => import('./ClusterLive.js'),
     (live) => live.layer(options),

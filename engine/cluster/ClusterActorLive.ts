@@ -106,9 +106,18 @@ export const make = <R>(definition: internal.ErasedDefinition<R>, options: Clust
             Effect.ensuring(Effect.sync(() => here.delete(id))),
           ),
         )
+        // A node that lost the shard without knowing yet (frozen, cut off from Redis) must not act
+        // for it: the shard's epoch in the database says who owns it (epochs.ts). Refused messages
+        // answer like an unreachable owner, which callers retry.
+        const shard = address.shardId.toString()
+        const admitted = Effect.mapError(node.admit(shard), (reason) =>
+          unreachable(name, id, `cluster: shard ${shard}: ${reason}`),
+        )
         return {
-          Ask: (request) => forward(request.payload.message, (msg) => local.ask(id, msg)),
-          Tell: (request) => forward(request.payload.message, (msg) => local.tell(id, msg)),
+          Ask: (request) =>
+            forward(request.payload.message, (msg) => Effect.zipRight(admitted, local.ask(id, msg))),
+          Tell: (request) =>
+            forward(request.payload.message, (msg) => Effect.zipRight(admitted, local.tell(id, msg))),
           Stop: () => local.stop(id),
         }
       }),

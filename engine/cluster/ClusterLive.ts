@@ -16,10 +16,12 @@ import { SocketServer } from '@effect/platform/SocketServer'
 import { layerClientProtocol } from '@effect/platform-node/NodeClusterSocket'
 import * as NodeSocketServer from '@effect/platform-node/NodeSocketServer'
 import * as RpcSerialization from '@effect/rpc/RpcSerialization'
+import type { SqlClient } from '@effect/sql'
 import { Duration, Effect, Exit, Layer, Option, Runtime, type Scope } from 'effect'
 import { Redis } from 'ioredis'
 import type { ClusterConfig } from '../config.js'
 import * as RedisConnection from '../redis'
+import * as Epochs from './epochs.js'
 import { ClusterNode, type ClusterOptions, type LocalActor } from './node.js'
 import * as RunnerStorageRedis from './RunnerStorageRedis.js'
 import * as TestEndpoint from './testEndpoint.js'
@@ -29,7 +31,11 @@ export const shardingSettings = (config: ClusterConfig): Partial<ShardingConfig.
   shardsPerGroup: config.shards,
   shardLockExpiration: Duration.millis(config.leaseMs),
   shardLockRefreshInterval: Duration.millis(Math.floor(config.leaseMs / 3)),
-  refreshAssignmentsInterval: Duration.millis(Math.min(1_000, Math.floor(config.leaseMs / 4))),
+  // The registry is read every quarter of the dead time: a node gone silent leaves the ring about
+  // a quarter second after it counts as dead.
+  refreshAssignmentsInterval: Duration.millis(
+    Math.max(50, Math.min(1_000, Math.floor(config.leaseMs / 4), Math.floor(config.deadMs / 4))),
+  ),
   // An entity moving away waits this long for the requests it is handling.
   entityTerminationTimeout: Duration.millis(config.askTimeoutMs),
   // Local sends skip @effect/rpc's schema round trip: the actor codec already made bytes of them.
@@ -81,11 +87,45 @@ const watched = (
     release: (address, shardId) => storage.release(address, shardId),
     releaseAll: (address) => storage.releaseAll(address),
   })
-  return { storage: wrapped, healthy: () => !down && performance.now() - lastOk < leaseMs }
+  return {
+    storage: wrapped,
+    healthy: () => !down && performance.now() - lastOk < leaseMs,
+    heartbeat: (address: RunnerAddress.RunnerAddress) => observe(storage.refresh(address, [])),
+  }
 }
 
+/**
+ * The storage, with each shard this node locks taken in PostgreSQL too (a new epoch, epochs.ts)
+ * before the node starts acting for it, and forgotten when the locks say it is gone.
+ */
+const fenced = (storage: RunnerStorage.RunnerStorage['Type'], epochs: Epochs.Epochs) =>
+  RunnerStorage.RunnerStorage.of({
+    ...storage,
+    acquire: (address, shardIds) =>
+      Effect.flatMap(storage.acquire(address, shardIds), (locked) =>
+        Effect.map(epochs.take(locked.map(String)), (taken) => {
+          const ok = new Set(taken)
+          return locked.filter((id) => ok.has(String(id)))
+        }),
+      ),
+    refresh: (address, shardIds) =>
+      Effect.tap(storage.refresh(address, shardIds), (held) => epochs.keep(held.map(String))),
+    release: (address, shardId) =>
+      Effect.ensuring(
+        storage.release(address, shardId),
+        Effect.sync(() => epochs.forget([String(shardId)])),
+      ),
+    releaseAll: (address) =>
+      Effect.ensuring(
+        storage.releaseAll(address),
+        Effect.sync(() => epochs.forget('all')),
+      ),
+  })
+
 /** `Cluster.layer`: Sharding for this process plus its `ClusterNode` (see Cluster.ts). */
-export const layer = (options: ClusterOptions): Layer.Layer<Sharding | ClusterNode> =>
+export const layer = (
+  options: ClusterOptions,
+): Layer.Layer<Sharding | ClusterNode, never, SqlClient.SqlClient> =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
       const { config, role } = options
@@ -126,12 +166,28 @@ export const layer = (options: ClusterOptions): Layer.Layer<Sharding | ClusterNo
       })
 
       let healthy = () => false
-      const storage = Layer.effect(
+      let epochs: Epochs.Epochs | undefined
+      const storage = Layer.scoped(
         RunnerStorage.RunnerStorage,
-        Effect.map(RunnerStorageRedis.make(redis, { prefix: options.prefix }), (s) => {
+        Effect.gen(function* () {
+          const s = yield* RunnerStorageRedis.make(redis, { prefix: options.prefix, deadMs: config.deadMs })
           const w = watched(s, config.leaseMs, runFork)
           healthy = w.healthy
-          return w.storage
+          if (address === undefined) return w.storage
+          const self = address
+          const made = yield* Epochs.make({
+            owner: `${self.host}:${self.port}`,
+            deadMs: config.deadMs,
+            heartbeat: w.heartbeat(self),
+            onMoved: (shard, to) =>
+              runFork(
+                Effect.logWarning(
+                  'cluster: a shard moved to another node; this node stops acting for it',
+                ).pipe(Effect.annotateLogs({ shard, to })),
+              ),
+          })
+          epochs = made
+          return fenced(w.storage, made)
         }),
       )
 
@@ -156,6 +212,7 @@ export const layer = (options: ClusterOptions): Layer.Layer<Sharding | ClusterNo
             role,
             address: addressText,
             askTimeoutMs: config.askTimeoutMs,
+            admit: (shard) => (epochs ? epochs.admit(shard) : Effect.fail('this node hosts no entities')),
             actors,
             register: (name, actor) =>
               Effect.acquireRelease(

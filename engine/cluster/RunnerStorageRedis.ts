@@ -17,11 +17,14 @@ import { sourcePath } from '../sourceTree'
  * Guarantees:
  * - A shard lock has at most one holder at a time (Redis is the arbiter, single instance). A lock
  *   lives `shardLockExpiration` (the lease) after its last refresh; a runner that stops refreshing
- *   (killed, cut off from Redis, frozen) loses its locks when the lease runs out, and another runner
- *   may take them then. `refresh` never takes back a lock that expired: the runner learns it lost it.
- * - A runner counts as present while its heartbeat (sent with every `refresh`, every third of the
- *   lease at most) is younger than the lease; older runners are forgotten by `getRunners`, so the
- *   others recompute the shard assignment without them. A runner that was only slow registers again.
+ *   (killed, cut off from Redis, frozen) loses its locks when the lease runs out, or sooner: once
+ *   its heartbeat is older than `deadMs`, `acquire` by another runner takes them over. `refresh`
+ *   never takes back a lock that expired or moved: the runner learns it lost it. Two runners may
+ *   then both believe they own a shard for a moment; the shards' epochs in PostgreSQL
+ *   (epochs.ts) decide which one may write.
+ * - A runner counts as present while its heartbeat (`refresh`, with or without locks) is younger
+ *   than `deadMs`; older runners are forgotten by `getRunners`, so the others recompute the shard
+ *   assignment without them. A runner that was only slow registers again.
  * - Times are Redis server time: the nodes' clocks play no part.
  * - Every call fails with `PersistenceError` when Redis does not answer within `timeoutMs`.
  *
@@ -32,6 +35,11 @@ export interface RedisRunnerStorageOptions {
   readonly prefix?: string
   /** How long a call waits for Redis. Default a third of the lease. */
   readonly timeoutMs?: number
+  /**
+   * How old a runner's heartbeat may be before it counts as gone: forgotten by `getRunners`, its
+   * locks taken over by `acquire` before their lease ends. Default the lease.
+   */
+  readonly deadMs?: number
 }
 
 const script = (name: string) => readFileSync(sourcePath('engine', 'cluster', 'lua', `${name}.lua`), 'utf8')
@@ -79,6 +87,7 @@ export const make = (
     const config = yield* ShardingConfig.ShardingConfig
     const leaseMs = Math.max(1, Math.round(Duration.toMillis(config.shardLockExpiration)))
     const timeoutMs = options.timeoutMs ?? Math.max(100, Math.floor(leaseMs / 3))
+    const deadMs = Math.min(options.deadMs ?? leaseMs, leaseMs)
     const keys = keysOf(options.prefix ?? 'kotak:')
     const everyShard = allShardIds(config).map(keys.shard)
     for (const [name, def] of Object.entries(COMMANDS)) {
@@ -114,11 +123,11 @@ export const make = (
 
       unregister: (address) =>
         call(() =>
-          r.kotakClusterUnregister(keys.runners, keys.health, keys.heartbeats, address, leaseMs),
+          r.kotakClusterUnregister(keys.runners, keys.health, keys.heartbeats, address, deadMs),
         ).pipe(Effect.asVoid),
 
       getRunners: call(() =>
-        r.kotakClusterGetRunners(keys.runners, keys.health, keys.heartbeats, leaseMs),
+        r.kotakClusterGetRunners(keys.runners, keys.health, keys.heartbeats, deadMs),
       ).pipe(
         Effect.map((reply) => {
           const flat = Array.isArray(reply) ? reply.map(String) : []
@@ -135,7 +144,14 @@ export const make = (
 
       acquire: (address, shardIds) =>
         call(() =>
-          r.kotakClusterAcquire(shardIds.length, ...shardIds.map(keys.shard), address, leaseMs),
+          r.kotakClusterAcquire(
+            shardIds.length + 1,
+            keys.heartbeats,
+            ...shardIds.map(keys.shard),
+            address,
+            leaseMs,
+            deadMs,
+          ),
         ).pipe(Effect.map((reply) => positions(reply).map((i) => shardIds[i]!))),
 
       refresh: (address, shardIds) =>

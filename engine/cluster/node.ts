@@ -44,6 +44,11 @@ export interface ClusterNodeShape {
   readonly role: Role
   readonly address: string | undefined
   readonly askTimeoutMs: number
+  /**
+   * Whether this node may act for a shard (`group:n`) now: it holds the shard at an epoch still
+   * current in the database (epochs.ts); fails with the reason otherwise.
+   */
+  readonly admit: (shard: string) => Effect.Effect<void, string>
   /** Registers a cluster actor of this node (done by `ClusterActor.layer`). */
   readonly register: (name: string, actor: LocalActor) => Effect.Effect<void, never, Scope.Scope>
   readonly actors: ReadonlyMap<string, LocalActor>

@@ -16,8 +16,15 @@ describe.skipIf(!enabled)('RunnerStorage on Redis', () => {
   let redis: Redis
   const prefix = `kotak_rs_${process.pid}_${Math.random().toString(36).slice(2, 8)}:`
   const config = ShardingConfig.layer({ shardsPerGroup: 12, shardLockExpiration: Duration.millis(LEASE_MS) })
-  const storage = () =>
-    Effect.runPromise(Effect.provide(RunnerStorageRedis.make(redis, { prefix, timeoutMs: 2_000 }), config))
+  const storage = (options: { leaseMs?: number; deadMs?: number } = {}) =>
+    Effect.runPromise(
+      Effect.provide(
+        RunnerStorageRedis.make(redis, { prefix, timeoutMs: 2_000, deadMs: options.deadMs }),
+        options.leaseMs === undefined
+          ? config
+          : ShardingConfig.layer({ shardsPerGroup: 12, shardLockExpiration: Duration.millis(options.leaseMs) }),
+      ),
+    )
   const a = RunnerAddress.make('10.0.0.1', 7001)
   const b = RunnerAddress.make('10.0.0.2', 7002)
   const runner = (address: RunnerAddress.RunnerAddress) =>
@@ -52,7 +59,10 @@ describe.skipIf(!enabled)('RunnerStorage on Redis', () => {
   })
 
   it('gives a shard lock to one runner; only the holder refreshes or releases it', async () => {
-    const s = await storage()
+    // Both alive all along (a long lease and dead time): no lock moves for want of a heartbeat.
+    const s = await storage({ leaseMs: 60_000 })
+    await run(s.register(runner(a), true))
+    await run(s.register(runner(b), true))
     expect(ids(await run(s.acquire(a, [1, 2, 3].map(shard))))).toEqual([1, 2, 3])
     expect(ids(await run(s.acquire(b, [2, 3, 4].map(shard))))).toEqual([4])
     // Acquiring again what one holds extends it.
@@ -68,6 +78,37 @@ describe.skipIf(!enabled)('RunnerStorage on Redis', () => {
     expect(ids(await run(s.refresh(a, [2, 3].map(shard))))).toEqual([])
     await run(s.releaseAll(b))
     expect(await redis.keys(`${prefix}cluster:shard:*`)).toEqual([])
+    await run(s.unregister(a))
+    await run(s.unregister(b))
+  })
+
+  it('takes the locks of a runner whose heartbeat is older than the dead time, long before its lease ends', async () => {
+    const leaseMs = 60_000
+    const s = await storage({ leaseMs, deadMs: 300 })
+    await run(s.register(runner(a), true))
+    await run(s.register(runner(b), true))
+    expect(ids(await run(s.acquire(a, [5, 6].map(shard))))).toEqual([5, 6])
+    // a's heartbeat is fresh: its locks stay.
+    expect(ids(await run(s.acquire(b, [5].map(shard))))).toEqual([])
+    // b keeps its heartbeat going; a falls silent (frozen, or cut off from Redis).
+    const started = performance.now()
+    const taken = await waitFor(
+      'b to take the locks of silent a',
+      async () => {
+        await run(s.refresh(b, []))
+        const got = await run(s.acquire(b, [5, 6].map(shard)))
+        return got.length === 2 ? got : undefined
+      },
+      { timeoutMs: 20_000, intervalMs: 50 },
+    )
+    expect(ids(taken)).toEqual([5, 6])
+    // Taken over for want of a heartbeat, not because the lease ran out.
+    expect(performance.now() - started).toBeLessThan(leaseMs / 2)
+    expect((await run(s.getRunners)).map(([r]) => r.address.port)).toEqual([7002])
+    // a wakes up: its refresh learns the locks are gone and takes none back.
+    expect(ids(await run(s.refresh(a, [5, 6].map(shard))))).toEqual([])
+    await run(s.releaseAll(b))
+    await run(s.unregister(b))
   })
 
   it('lets a lock and a runner lapse after the lease when nobody refreshes them', async () => {

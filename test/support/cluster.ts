@@ -42,8 +42,8 @@ export interface TestCluster {
   readonly prefix: string
   readonly redis: Redis
   readonly env: NodeJS.ProcessEnv
-  /** Starts one more node. */
-  readonly start: (name: string) => Promise<ClusterNode>
+  /** Starts one more node, with extra environment of its own (e.g. a REDIS_URL through a proxy). */
+  readonly start: (name: string, extraEnv?: Record<string, string>) => Promise<ClusterNode>
   /** Runs a store effect against the cluster's database. */
   readonly run: <A, E>(
     effect: Effect.Effect<A, E, Layer.Layer.Success<ReturnType<typeof Database.layer>>>,
@@ -102,7 +102,7 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
   const run: TestCluster['run'] = (effect) => runtime.runPromise(effect)
   const nodes: ClusterNode[] = []
 
-  const start = async (name: string): Promise<ClusterNode> => {
+  const start = async (name: string, extraEnv: Record<string, string> = {}): Promise<ClusterNode> => {
     const [port, testPort] = [await freePort(), await freePort()]
     const dir = tempDir('kotak-node-')
     dirs.push(dir)
@@ -114,6 +114,7 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
         PUBLIC_URL: `http://127.0.0.1:${port}`,
         DATA_DIR: dir,
         CLUSTER_TEST_PORT: String(testPort),
+        ...extraEnv,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     })

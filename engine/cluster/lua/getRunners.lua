@@ -1,7 +1,7 @@
 -- KEYS[1] runners hash, KEYS[2] health hash, KEYS[3] heartbeats zset.
--- ARGV[1] lease in ms.
--- Forgets the runners whose last heartbeat is older than the lease (a runner that is only slow
--- registers itself again), then returns the others as a flat list: runner, health, runner, ...
+-- ARGV[1] how old a heartbeat may be before its runner counts as gone, in ms.
+-- Forgets the runners whose last heartbeat is older than that (a runner that was only slow or
+-- frozen registers itself again), then returns the others as a flat list: runner, health, runner, ...
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local stale = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - tonumber(ARGV[1])))

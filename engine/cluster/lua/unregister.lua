@@ -1,6 +1,6 @@
 -- KEYS[1] runners hash, KEYS[2] health hash, KEYS[3] heartbeats zset.
--- ARGV[1] runner address, ARGV[2] lease in ms.
--- Removes the runner, and with it every runner whose heartbeat is older than the lease.
+-- ARGV[1] runner address, ARGV[2] how old a heartbeat may be before its runner counts as gone, in ms.
+-- Removes the runner, and with it every runner whose heartbeat is older than that.
 local t = redis.call('TIME')
 local now = t[1] * 1000 + math.floor(t[2] / 1000)
 local gone = redis.call('ZRANGEBYSCORE', KEYS[3], '-inf', '(' .. (now - tonumber(ARGV[2])))

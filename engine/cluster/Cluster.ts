@@ -11,11 +11,12 @@ import type { ClusterNode, ClusterOptions } from './node.js'
  * between nodes travel runner to runner over a TCP port of their own, msgpack-framed
  * (@effect/rpc), carrying msgpackr-encoded actor messages and outcomes (`codec.ts`).
  *
- * Timing (lease L = `CLUSTER_LEASE_MS`):
- * - every node renews its shard locks and its heartbeat every L/3 and reads the registry every
- *   min(1 s, L/4);
- * - a node killed outright keeps its shards until its lease runs out (≤ L after its last renewal);
- *   the others then drop it from the ring and take its shards within about 2 s more;
+ * Timing (lease L = `CLUSTER_LEASE_MS`, dead time D = `CLUSTER_DEAD_MS`):
+ * - every node renews its shard locks every L/3, sends a heartbeat and checks its shards' epochs
+ *   (epochs.ts) every D/4, and reads the registry every min(1 s, L/4, D/4);
+ * - a node killed outright, frozen or cut off from Redis is dropped from the ring once its
+ *   heartbeat is D old, and the others take its locks then, without waiting for its lease; the
+ *   epochs keep it from acting for them if it was only frozen;
  * - a node cut off from Redis stops serving its shards after about 2L/3 (its renewal failed) and
  *   takes them again, by itself, once Redis answers;
  * - a node leaving gracefully (SIGTERM) finishes what its entities are doing, then hands its shards

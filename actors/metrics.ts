@@ -107,30 +107,38 @@ export interface Context {
   readonly targets: readonly Reports.TargetRow[]
 }
 
-export const contextOf = (workspace: {
+type WorkspaceLike = {
   readonly id: number
   readonly timezone: string
   readonly settings?: unknown
-}) =>
-  Effect.gen(function* () {
-    const [channels, targets] = yield* Effect.all([
-      Reports.channels(workspace.id),
-      Reports.targets(workspace.id),
-    ])
-    const channelHours = new Map<number, BusinessHours>()
-    for (const c of channels) {
-      if (c.hours !== null && typeof c.hours === 'object') channelHours.set(c.id, c.hours as BusinessHours)
-    }
-    const ctx: Context = {
-      workspaceId: workspace.id,
-      zone: workspace.timezone,
-      general: Settings.generalOf(workspace),
-      channelHours,
-      channels: channels.map((c) => ({ id: c.id, type: c.type, name: c.name })),
-      targets,
-    }
-    return ctx
-  })
+}
+
+/** The workspace's metric context, its channels and targets read fresh (reports, KPI screens). */
+export const contextOf = (workspace: WorkspaceLike) =>
+  Effect.map(Reports.slaInputs(workspace.id), (inputs) => contextFrom(workspace, inputs))
+
+/**
+ * The same from the channels and targets this node keeps for a moment (store/reports
+ * `slaInputsKept`): for the inbox list's SLA levels, asked on every reload of every agent's list.
+ */
+export const keptContextOf = (workspace: WorkspaceLike) =>
+  Effect.map(Reports.slaInputsKept(workspace.id), (inputs) => contextFrom(workspace, inputs))
+
+const contextFrom = (workspace: WorkspaceLike, { channels, targets }: Reports.SlaInputs): Context => {
+  const channelHours = new Map<number, BusinessHours>()
+  for (const c of channels) {
+    if (c.hours !== null && typeof c.hours === 'object') channelHours.set(c.id, c.hours as BusinessHours)
+  }
+  const ctx: Context = {
+    workspaceId: workspace.id,
+    zone: workspace.timezone,
+    general: Settings.generalOf(workspace),
+    channelHours,
+    channels: channels.map((c) => ({ id: c.id, type: c.type, name: c.name })),
+    targets,
+  }
+  return ctx
+}
 
 /** The business hours in force for a channel (its own, else the workspace's), in the workspace zone. */
 export const calendarOf = (ctx: Context, channelId: number | null): Calendar => ({

@@ -19,6 +19,20 @@ export interface FrontlineTeam {
   readonly member_ids: readonly number[]
 }
 
+/** A workspace's teams of both types with their members (one read for the inbox list). */
+export interface TeamWithMembers extends FrontlineTeam {
+  readonly type: 'frontline' | 'backoffice'
+}
+
+export const teamsWithMembers = (workspaceId: number) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<TeamWithMembers>`
+      SELECT t.id, t.name, t.type,
+             COALESCE(ARRAY(SELECT tm.user_id FROM team_members tm WHERE tm.team_id = t.id ORDER BY tm.user_id), '{}') AS member_ids
+      FROM teams t WHERE t.workspace_id = ${workspaceId} ORDER BY lower(t.name), t.id`,
+  )
+
 export const frontlineTeams = (workspaceId: number) =>
   Effect.flatMap(
     SqlClient.SqlClient,

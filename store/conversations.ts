@@ -857,8 +857,12 @@ const viewerKey = (v: Viewer) =>
     ? `${v.workspaceId}|all|${v.channelIds?.join(',') ?? '*'}`
     : `${v.workspaceId}|${v.userId}|${v.canView}|${v.channelIds?.join(',') ?? '*'}`
 
-/** How many visible conversations each tab holds under the other filters (`meta.counts`). */
-export const counts = (v: Viewer, f: ListFilter, words: WordsBy = 'index') =>
+/**
+ * How many visible conversations each tab holds under the other filters (`meta.counts`).
+ * `viewerTeams`: the viewer's team ids when the caller has read them already (the list reads every
+ * team of the workspace for `meta.teams`); otherwise they are read here.
+ */
+export const counts = (v: Viewer, f: ListFilter, words: WordsBy = 'index', viewerTeams?: readonly number[]) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
       const memo = yield* CountMemo
@@ -875,7 +879,9 @@ export const counts = (v: Viewer, f: ListFilter, words: WordsBy = 'index') =>
       // the key, so a member who joins or leaves a team never sees the counts of before.
       const teams = v.seesAll
         ? ''
-        : ((yield* sql<{ t: string | null }>`
+        : viewerTeams
+          ? [...viewerTeams].sort((a, b) => a - b).join(',')
+          : ((yield* sql<{ t: string | null }>`
             SELECT string_agg(tm.team_id::text, ',' ORDER BY tm.team_id) AS t
             FROM team_members tm JOIN teams x ON x.id = tm.team_id
             WHERE tm.user_id = ${v.userId} AND x.workspace_id = ${v.workspaceId}`)[0]?.t ?? '')

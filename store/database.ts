@@ -14,6 +14,7 @@ import { type CountMemo, countMemoLayer } from './conversations'
 import { type VectorModeMemo, vectorModeLayer } from './kbEmbeddings'
 import { type KeyNames, keyNamesLayer } from './messages'
 import { type GuardedPool, guardedPool, type PoolGuard, type StuckReport } from './pool'
+import { type SlaInputsMemo, slaInputsMemoLayer } from './reports'
 
 /**
  * The database: PostgreSQL when a URL is given, otherwise the embedded PGlite under `dataDir`,
@@ -237,9 +238,14 @@ export const withoutJit = (url: string): string => {
  * the vector mode): made with the node's database, so two nodes in one process, or two
  * databases, never share them.
  */
-export type StoreMemos = CountMemo | KeyNames | VectorModeMemo
+export type StoreMemos = CountMemo | KeyNames | VectorModeMemo | SlaInputsMemo
 
-const memos: Layer.Layer<StoreMemos> = Layer.mergeAll(countMemoLayer, keyNamesLayer, vectorModeLayer)
+const memos: Layer.Layer<StoreMemos> = Layer.mergeAll(
+  countMemoLayer,
+  keyNamesLayer,
+  vectorModeLayer,
+  slaInputsMemoLayer,
+)
 
 export const layer = (opts: DatabaseOptions) =>
   Layer.merge(

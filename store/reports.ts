@@ -1,6 +1,7 @@
-import { SqlClient } from '@effect/sql'
+import { SqlClient, type SqlError } from '@effect/sql'
 import type { Fragment } from '@effect/sql/Statement'
-import { Effect } from 'effect'
+import { Context, Effect, Layer } from 'effect'
+import * as Memo from '../engine/memo'
 import { pgArray } from './arrays'
 
 /**
@@ -596,6 +597,42 @@ export const channels = (workspaceId: number) =>
       SELECT id, type, name, settings->'hours' AS hours, archived_at FROM channels
       WHERE workspace_id = ${workspaceId} ORDER BY id`,
   )
+
+export type ChannelRow = Effect.Effect.Success<ReturnType<typeof channels>>[number]
+
+/** What a workspace's SLA levels are computed from: its channels' hours and its KPI targets. */
+export interface SlaInputs {
+  readonly channels: readonly ChannelRow[]
+  readonly targets: readonly TargetRow[]
+}
+
+/**
+ * The inbox list shows each row's SLA level, and agents' apps reload the list on every change: two
+ * reads of settings that change a few times a year, on every list request (a third of its
+ * statements). Kept per node for `SLA_INPUTS_TTL_MS`, then answered while one refresh runs behind
+ * (engine/memo): a change of hours or targets shows in the list's levels within about two TTLs.
+ * Reports and KPI screens read them fresh.
+ */
+export const SLA_INPUTS_TTL_MS = 2_000
+export class SlaInputsMemo extends Context.Tag('kotak/SlaInputsMemo')<
+  SlaInputsMemo,
+  Memo.Memo<SlaInputs, SqlError.SqlError>
+>() {}
+
+export const slaInputsMemoLayer: Layer.Layer<SlaInputsMemo> = Layer.sync(SlaInputsMemo, () =>
+  Memo.make<SlaInputs, SqlError.SqlError>(SLA_INPUTS_TTL_MS),
+)
+
+/** A workspace's SLA inputs, read fresh. */
+export const slaInputs = (workspaceId: number) =>
+  Effect.map(
+    Effect.all([channels(workspaceId), targets(workspaceId)], { concurrency: 'unbounded' }),
+    ([c, t]): SlaInputs => ({ channels: c, targets: t }),
+  )
+
+/** A workspace's SLA inputs as this node kept them (at most about two TTLs old). */
+export const slaInputsKept = (workspaceId: number) =>
+  Effect.flatMap(SlaInputsMemo, (memo) => memo.get(String(workspaceId), '', slaInputs(workspaceId)))
 
 /** Teams of a person in a workspace (for team overrides of their targets). */
 export const teamsOf = (workspaceId: number) =>

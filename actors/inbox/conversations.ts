@@ -96,7 +96,8 @@ export type SlaPolicies = (c: Parameters<typeof Metrics.slaPolicyFor>[1]) => Sla
 export const slaPolicyOf = (workspace: WorkspaceRow, now: Date) =>
   isPaidActive(workspace, now)
     ? Effect.map(
-        Metrics.contextOf(workspace),
+        // Lists ask this on every reload: the inputs this node keeps (a change shows within seconds).
+        Metrics.keptContextOf(workspace),
         (ctx): SlaPolicies | null =>
           (c) =>
             Metrics.slaPolicyFor(ctx, c),

@@ -185,11 +185,23 @@ export const list = (ctx: Ctx, query: typeof ListQuery.Type) =>
     const at = yield* currentTime
     // A search's words are looked up once, for the page and its counts alike.
     const words = yield* Conversations.wordsFor(viewer, filter)
-    const [rows, counts, teams, sla] = yield* Effect.all(
+    // Every team is read once: the frontline ones for `meta.teams`, the viewer's own for the
+    // counts' memo key (which would read them otherwise).
+    const teamsAndCounts = Effect.flatMap(Assignees.teamsWithMembers(workspace.id), (all) =>
+      Effect.map(
+        Conversations.counts(
+          viewer,
+          filter,
+          words,
+          all.filter((t) => t.member_ids.includes(viewer.userId)).map((t) => t.id),
+        ),
+        (counts) => [all.filter((t) => t.type === 'frontline'), counts] as const,
+      ),
+    )
+    const [rows, [teams, counts], sla] = yield* Effect.all(
       [
         Conversations.list(viewer, filter, query.tab, { ...page, ...(after ? { after } : {}) }, words),
-        Conversations.counts(viewer, filter, words),
-        Assignees.frontlineTeams(workspace.id),
+        teamsAndCounts,
         Inbox.slaPolicyOf(workspace, at),
       ],
       { concurrency: 'unbounded' },

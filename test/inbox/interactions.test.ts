@@ -221,6 +221,22 @@ describe('the list', () => {
     expect(breach).toMatchObject({ level: 'breach', minutes: 35 })
     I.conforms(Schema.Array(InteractionItemSchema), (await list(owner, `?channel_ids=${ch.id}`)).data)
     expect(breach.due_at).toMatch(/Z$/)
+    // A new reply target reaches the list's levels within seconds (each node keeps the targets
+    // and hours for a moment: store/reports `slaInputsKept`): 35 minutes against 40 is a warning.
+    const target = async (minutes: number | null) => {
+      const r = await s.fetch('/v1/kpi/config', {
+        ...F.json({ targets: { msgapp_first_response: minutes } }, owner.headers()),
+        method: 'PUT',
+      })
+      expect(r.status, await r.clone().text()).toBe(200)
+    }
+    await target(40)
+    for (let tries = 0; (await sla())?.level !== 'warn'; tries++) {
+      expect(tries, 'the new target never reached the list').toBeLessThan(100)
+      await new Promise((r) => setTimeout(r, 100))
+    }
+    expect(await sla()).toMatchObject({ level: 'warn', minutes: 35 })
+    await target(null)
     await I.advance(s, -35 * 60_000)
 
     const free = await F.workspace(s, { plan: 'free' })

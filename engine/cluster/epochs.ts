@@ -13,7 +13,7 @@ import { Effect, type Scope } from 'effect'
  *
  * Guarantees (one node's view, `admit`):
  * - it admits a message for a shard only if it holds the shard at the epoch it took, that epoch
- *   was read back from the database less than `confirmMs` ago, and its own heartbeat reached
+ *   was read back from the database less than the dead time ago, and its own heartbeat reached
  *   Redis less than half the dead time ago — both measured on the monotonic clock from the start
  *   of the round that confirmed them, so a frozen node finds both stale when it wakes and waits
  *   for a fresh round, which sees the bumped epoch;
@@ -62,8 +62,13 @@ export const make = (
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const roundMs = Math.max(50, Math.floor(options.deadMs / 4))
-    // Two rounds: one missed round (a slow query) does not stop the node.
-    const confirmMs = 2 * roundMs
+    // What bounds a frozen node in time is its heartbeat: nobody takes its shards before its
+    // heartbeat is `deadMs` old, and it stops at half that. The epoch read catches what the
+    // heartbeat cannot see (the node was forgotten while frozen; a heartbeat of a forgotten node
+    // still "succeeds"): being forgotten takes a silence of `deadMs`, after which an epoch read of
+    // before is that old too. So an epoch read is good for `deadMs`, and a slow round or two (a
+    // busy pool) does not stop the node.
+    const confirmMs = options.deadMs
     const beatMs = Math.floor(options.deadMs / 2)
     const held = new Map<string, Held>()
     let confirmedAt = Number.NEGATIVE_INFINITY
@@ -139,7 +144,7 @@ export const make = (
           const reason = decide(shard)
           if (reason === null) return Effect.void
           if (!held.has(shard)) return Effect.fail(reason)
-          // Stale (a freeze, a slow round): wait for the next round, at most two of them.
+          // Stale (a freeze, a slow round): wait for the next round, at most the dead time.
           return Effect.async<void>((resume) => {
             waiters.push(() => resume(Effect.void))
           }).pipe(

@@ -276,7 +276,7 @@ export const makeMetrics = (): Metrics => {
   )
   const poolAcquire = new client.Histogram({
     name: 'kotak_db_pool_acquire_seconds',
-    help: 'How long a caller waited for a database connection',
+    help: 'How long a caller waited for a database connection (opening a new one included)',
     buckets: WAIT_BUCKETS,
     registers: [registry],
   })

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process'
+import { spawnSync } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
 import { Effect } from 'effect'
@@ -64,17 +64,21 @@ const labelsOf = (expr: string): string[] => {
   return [...names]
 }
 
+/** Runs promtool; its own report is the failure's message. */
+const promtool = (args: readonly string[], cwd = root): string => {
+  const r = spawnSync(PROMTOOL, args, { cwd, encoding: 'utf8' })
+  if (r.status !== 0) throw new Error(`promtool ${args.join(' ')}:\n${r.stdout}${r.stderr}`)
+  return r.stdout
+}
+
 describe.skipIf(lacks('prometheus'))("operators' alert rules and dashboard", () => {
   it('promtool accepts the rules file', () => {
-    const out = execFileSync(PROMTOOL, ['check', 'rules', RULES], { encoding: 'utf8' })
+    const out = promtool(['check', 'rules', RULES])
     expect(out).toContain(`SUCCESS: ${rules().length} rules found`)
   })
 
   it("promtool's unit tests of the rules pass: each alert fires on its fault and not before its time", () => {
-    const out = execFileSync(PROMTOOL, ['test', 'rules', RULE_TESTS], {
-      cwd: path.dirname(RULE_TESTS),
-      encoding: 'utf8',
-    })
+    const out = promtool(['test', 'rules', RULE_TESTS], path.dirname(RULE_TESTS))
     expect(out).toContain('SUCCESS')
     // Every alert of the file has a test case.
     const tested = new Set(
@@ -170,7 +174,7 @@ describe.skipIf(lacks('prometheus'))("operators' alert rules and dashboard", () 
         'two scrapes of every node',
         async () => {
           const a = await prom.query('count(rate(kotak_process_cpu_seconds_total{job="kotak"}[1m]))')
-          return Number(a.data?.result[0] && (a.data.result[0] as { value: [number, string] }).value[1]) === 2
+          return Number(a.data?.result[0]?.value?.[1]) === 2
         },
         { timeoutMs: 30_000, intervalMs: 250 },
       )

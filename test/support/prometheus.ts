@@ -26,7 +26,11 @@ export interface QueryAnswer {
   readonly error?: string
   readonly data?: {
     readonly resultType: string
-    readonly result: ReadonlyArray<{ readonly metric: Readonly<Record<string, string>> }>
+    /** For an instant vector: each series's labels and its `[time, value]`. */
+    readonly result: ReadonlyArray<{
+      readonly metric: Readonly<Record<string, string>>
+      readonly value?: readonly [number, string]
+    }>
   }
 }
 

@@ -105,51 +105,48 @@ const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25
  * sample. The gauge is registered with its first reader and removed with its last, so a node
  * without (say) a cluster exports no cluster series at all rather than zeros that look like one.
  */
-const readAtScrape = (
-  registry: client.Registry,
-  name: string,
-  help: string,
-  labelNames: readonly string[] = [],
-) => {
-  const readers = new Map<string, { labels: Record<string, string>; reads: Set<() => number> }>()
-  let gauge: client.Gauge<string> | undefined
-  return (labels: Record<string, string>, read: () => number): Untrack => {
-    if (gauge === undefined) {
-      gauge = new client.Gauge({
-        name,
-        help,
-        labelNames,
-        registers: [registry],
-        collect() {
-          this.reset()
-          for (const { labels, reads } of readers.values()) {
-            let sum = 0
-            for (const r of reads) sum += r()
-            this.set(labels, sum)
-          }
-        },
-      })
-    }
-    const key = labelNames.map((l) => labels[l] ?? '').join('\u0000')
-    let entry = readers.get(key)
-    if (entry === undefined) {
-      entry = { labels, reads: new Set() }
-      readers.set(key, entry)
-    }
-    // A wrapper per reader, so the same function tracked twice counts twice and untracks once.
-    const mine = () => read()
-    entry.reads.add(mine)
-    return () => {
-      const e = readers.get(key)
-      if (!e?.reads.delete(mine) || e.reads.size > 0) return
-      readers.delete(key)
-      if (readers.size === 0 && gauge !== undefined) {
-        registry.removeSingleMetric(name)
-        gauge = undefined
+const readAtScrape =
+  (registry: client.Registry) =>
+  (name: string, help: string, labelNames: readonly string[] = []) => {
+    const readers = new Map<string, { labels: Record<string, string>; reads: Set<() => number> }>()
+    let gauge: client.Gauge<string> | undefined
+    return (labels: Record<string, string>, read: () => number): Untrack => {
+      if (gauge === undefined) {
+        gauge = new client.Gauge({
+          name,
+          help,
+          labelNames,
+          registers: [registry],
+          collect() {
+            this.reset()
+            for (const { labels, reads } of readers.values()) {
+              let sum = 0
+              for (const r of reads) sum += r()
+              this.set(labels, sum)
+            }
+          },
+        })
+      }
+      const key = labelNames.map((l) => labels[l] ?? '').join('\u0000')
+      let entry = readers.get(key)
+      if (entry === undefined) {
+        entry = { labels, reads: new Set() }
+        readers.set(key, entry)
+      }
+      // A wrapper per reader, so the same function tracked twice counts twice and untracks once.
+      const mine = () => read()
+      entry.reads.add(mine)
+      return () => {
+        const e = readers.get(key)
+        if (!e?.reads.delete(mine) || e.reads.size > 0) return
+        readers.delete(key)
+        if (readers.size === 0 && gauge !== undefined) {
+          registry.removeSingleMetric(name)
+          gauge = undefined
+        }
       }
     }
   }
-}
 
 /**
  * A counter's child exported at 0 before its first increment: Prometheus then sees that increment
@@ -186,59 +183,43 @@ export const makeMetrics = (): Metrics => {
   const counters = new Map<string, client.Counter.Internal>()
   const durations = new Map<string, client.Histogram.Internal<'method' | 'route' | 'class'>>()
   const classes = new Map<string, string>()
+  const gauge = readAtScrape(registry)
 
-  const actors = readAtScrape(
-    registry,
-    'kotak_actor_entities',
-    'Live actor entities on this node by actor type',
-    ['actor'],
-  )
-  const connections = readAtScrape(
-    registry,
-    'kotak_realtime_connections',
-    'WebSocket connections held by this node',
-  )
-  const nodeInfo = readAtScrape(
-    registry,
+  const actors = gauge('kotak_actor_entities', 'Live actor entities on this node by actor type', ['actor'])
+  const connections = gauge('kotak_realtime_connections', 'WebSocket connections held by this node')
+  const nodeInfo = gauge(
     'kotak_cluster_node_info',
     "A clustered node's identity: its address among the nodes (CLUSTER_HOST:port) and role",
     ['address', 'role'],
   )
-  const shardsHeld = readAtScrape(registry, 'kotak_cluster_shards_held', 'Shards this node holds now')
-  const shardsConfigured = readAtScrape(
-    registry,
+  const shardsHeld = gauge('kotak_cluster_shards_held', 'Shards this node holds now')
+  const shardsConfigured = gauge(
     'kotak_cluster_shards_configured',
     'Shards of the deployment (CLUSTER_SHARDS times the shard groups), identical on every node',
   )
-  const redisUp = readAtScrape(
-    registry,
+  const redisUp = gauge(
     'kotak_cluster_redis_up',
     'Whether this node coordinates through Redis now (1) or has given up its shards (0)',
   )
 
-  const batchItems = new client.Histogram({
-    name: 'kotak_group_commit_batch_items',
-    help: 'Items written by one group-commit flush',
-    labelNames: ['writer'],
-    buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256],
-    registers: [registry],
-  })
-  const batchWait = new client.Histogram({
-    name: 'kotak_group_commit_wait_seconds',
-    help: "How long a flush's oldest item waited for the flush to start",
-    labelNames: ['writer'],
-    buckets: WAIT_BUCKETS,
-    registers: [registry],
-  })
-  const batchFlush = new client.Histogram({
-    name: 'kotak_group_commit_flush_seconds',
-    help: 'Duration of one group-commit flush (statement and commit)',
-    labelNames: ['writer'],
-    buckets: WAIT_BUCKETS,
-    registers: [registry],
-  })
-  const batchPending = readAtScrape(
-    registry,
+  const byWriter = (name: string, help: string, buckets: number[]) =>
+    new client.Histogram({ name, help, labelNames: ['writer'], buckets, registers: [registry] })
+  const batchItems = byWriter(
+    'kotak_group_commit_batch_items',
+    'Items written by one group-commit flush',
+    [1, 2, 4, 8, 16, 32, 64, 128, 256],
+  )
+  const batchWait = byWriter(
+    'kotak_group_commit_wait_seconds',
+    "How long a flush's oldest item waited for the flush to start",
+    WAIT_BUCKETS,
+  )
+  const batchFlush = byWriter(
+    'kotak_group_commit_flush_seconds',
+    'Duration of one group-commit flush (statement and commit)',
+    WAIT_BUCKETS,
+  )
+  const batchPending = gauge(
     'kotak_group_commit_pending_items',
     'Items submitted to a group-commit writer and not yet in a flush',
     ['writer'],
@@ -250,30 +231,20 @@ export const makeMetrics = (): Metrics => {
     labelNames: ['direction'],
     registers: [registry],
   })
-  const busLag = readAtScrape(
-    registry,
+  const busLag = gauge(
     'kotak_bus_lag_seconds',
     "Seconds a message takes from publish to delivery through the bus, as this node's probe sees it now",
   )
   const busOut = exported(busMessages.labels({ direction: 'out' }))
   const busIn = exported(busMessages.labels({ direction: 'in' }))
 
-  const poolOpen = readAtScrape(
-    registry,
+  const poolOpen = gauge(
     'kotak_db_pool_connections',
     'Open database connections of this node (idle and in use)',
   )
-  const poolIdle = readAtScrape(registry, 'kotak_db_pool_idle_connections', 'Idle database connections')
-  const poolMax = readAtScrape(
-    registry,
-    'kotak_db_pool_max_connections',
-    'The pool size: most connections open at once',
-  )
-  const poolWaiting = readAtScrape(
-    registry,
-    'kotak_db_pool_waiting',
-    'Callers waiting for a database connection now',
-  )
+  const poolIdle = gauge('kotak_db_pool_idle_connections', 'Idle database connections')
+  const poolMax = gauge('kotak_db_pool_max_connections', 'The pool size: most connections open at once')
+  const poolWaiting = gauge('kotak_db_pool_waiting', 'Callers waiting for a database connection now')
   const poolAcquire = new client.Histogram({
     name: 'kotak_db_pool_acquire_seconds',
     help: 'How long a caller waited for a database connection (opening a new one included)',

@@ -1,6 +1,7 @@
-import { type ChildProcess, spawn } from 'node:child_process'
+import { spawn } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
+import { watch } from './child'
 import { waitFor } from './cluster'
 import { freePort, tempDir } from './server'
 import { SYSTEM_PACKAGES } from './systemPackages'
@@ -48,7 +49,7 @@ export const startPrometheus = async (options: {
   // JSON is YAML: no YAML writer needed.
   const configFile = path.join(dir, 'prometheus.yml')
   fs.writeFileSync(configFile, JSON.stringify(config))
-  const proc: ChildProcess = spawn(
+  const proc = spawn(
     SYSTEM_PACKAGES.prometheus.binary,
     [
       `--config.file=${configFile}`,
@@ -58,37 +59,17 @@ export const startPrometheus = async (options: {
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   )
-  let out = ''
-  const keep = (chunk: Buffer) => {
-    out = (out + chunk.toString('utf8')).slice(-20_000)
-  }
-  proc.stdout?.on('data', keep)
-  proc.stderr?.on('data', keep)
-  let running = true
-  const exited = new Promise<void>((resolve) =>
-    proc.once('exit', () => {
-      running = false
-      resolve()
-    }),
-  )
+  const watched = watch(proc)
   const url = `http://127.0.0.1:${port}`
   const stop = async () => {
-    if (running) {
-      proc.kill('SIGTERM')
-      const done = await Promise.race([
-        exited.then(() => true),
-        new Promise((r) => setTimeout(() => r(false), 10_000)),
-      ])
-      if (!done) proc.kill('SIGKILL')
-      await exited
-    }
+    await watched.stop(10_000)
     fs.rmSync(dir, { recursive: true, force: true })
   }
   try {
     await waitFor(
       'prometheus to be ready',
       async () => {
-        if (!running) throw new Error(`prometheus exited: ${out}`)
+        if (!watched.alive()) throw new Error(`prometheus exited: ${watched.output()}`)
         return (await fetch(`${url}/-/ready`)).status === 200
       },
       { timeoutMs: 30_000, intervalMs: 200 },
@@ -102,7 +83,7 @@ export const startPrometheus = async (options: {
     url,
     api,
     query: (expr) => api<QueryAnswer>(`query?query=${encodeURIComponent(expr)}`),
-    output: () => out,
+    output: watched.output,
     stop,
   }
 }

@@ -1,4 +1,5 @@
 import { Duration, Effect, Exit, Fiber, Runtime, type Scope } from 'effect'
+import type { GroupCommitMetrics } from './metrics'
 import { OneShot } from './oneShot'
 
 /**
@@ -30,6 +31,8 @@ export interface GroupCommitOptions<I, O, E, R> {
   readonly concurrency: number
   /** Least time between the starts of two flushes, unless `maxItems` are waiting (0: none). */
   readonly gatherMs?: number
+  /** Where each flush's size, its oldest item's wait and its duration are counted. */
+  readonly metrics?: GroupCommitMetrics
 }
 
 export const make = <I, O, E, R>(
@@ -39,8 +42,14 @@ export const make = <I, O, E, R>(
     const runtime = yield* Effect.runtime<R>()
     const clock = yield* Effect.clock
     const fork = Runtime.runFork(runtime)
-    const pending: Array<{ readonly item: I; readonly done: OneShot<O, E> }> = []
+    // `at`: when the item arrived (monotonic ms), for the wait in the metrics; 0 without them.
+    const pending: Array<{ readonly item: I; readonly done: OneShot<O, E>; readonly at: number }> = []
     const gatherMs = options.gatherMs ?? 0
+    const metrics = options.metrics
+    if (metrics !== undefined) {
+      const untrack = metrics.pending(() => pending.length)
+      yield* Effect.addFinalizer(() => Effect.sync(untrack))
+    }
     let running = 0
     let lastStart = Number.NEGATIVE_INFINITY
     let waiting = false
@@ -72,9 +81,14 @@ export const make = <I, O, E, R>(
         lastStart = clock.unsafeCurrentTimeMillis()
         const batch = pending.splice(0, options.maxItems)
         running++
+        const startedAt = metrics === undefined ? 0 : performance.now()
+        if (metrics !== undefined) metrics.started(batch.length, (startedAt - batch[0]!.at) / 1000)
         const flushing = fork(
           Effect.suspend(() => options.flush(batch.map((p) => p.item))).pipe(
             Effect.exit,
+            Effect.tap(() => {
+              if (metrics !== undefined) metrics.flushed((performance.now() - startedAt) / 1000)
+            }),
             Effect.tap((exit) => {
               for (const [i, p] of batch.entries()) {
                 const each = Exit.isSuccess(exit)
@@ -114,7 +128,7 @@ export const make = <I, O, E, R>(
       submit: (item) =>
         Effect.suspend(() => {
           const done = new OneShot<O, E>()
-          pending.push({ item, done })
+          pending.push({ item, done, at: metrics === undefined ? 0 : performance.now() })
           kick()
           return done.await
         }),

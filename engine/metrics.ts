@@ -4,35 +4,172 @@ import client from 'prom-client'
 /**
  * Prometheus metrics of one service instance. A registry per instance (not the global one), so
  * several servers in one process (tests) do not collide.
+ *
+ * Every name below is read by `ops/prometheus/kotak.rules.yml` and `ops/grafana/kotak.json`
+ * (test/ops/prometheus.test.ts runs their queries against a scraped cluster): renaming one is a
+ * change of both. Levels (entities, shards, pool, lag) are read when Prometheus scrapes, never on
+ * the path they describe; what happens per request or per write is counted through label children
+ * found once.
  */
 export interface Metrics {
   readonly registry: client.Registry
-  readonly httpRequests: client.Counter<'method' | 'route' | 'status'>
-  readonly httpDuration: client.Histogram<'method' | 'route'>
+  readonly httpRequests: client.Counter<'method' | 'route' | 'class' | 'status'>
+  readonly httpDuration: client.Histogram<'method' | 'route' | 'class'>
   /**
    * Requests the fast runner (engine/step.ts `runFast`) had to continue on a fiber: a route that
    * should answer without one and stops doing so shows here (test/http/fastPath.test.ts).
    */
   readonly requestsOnFiber: client.Counter
-  /** Counts one answered request and its duration (both metrics above). */
-  readonly recordHttp: (method: string, route: string, status: number, seconds: number) => void
+  /**
+   * Counts one answered request and its duration (both metrics above). The route's class is a
+   * function of (method, route), so `classOf(target, method)` is asked only the first time a pair
+   * is seen: no work and no allocation per request for it.
+   */
+  readonly recordHttp: <T>(
+    method: string,
+    route: string,
+    status: number,
+    seconds: number,
+    target: T,
+    classOf: (target: T, method: string) => string,
+  ) => void
+  /** Live entities of one actor type on this node (`kotak_actor_entities{actor}`). */
+  readonly actorEntities: (actor: string, read: () => number) => Untrack
+  /** WebSocket connections held by this node (`kotak_realtime_connections`). */
+  readonly realtimeConnections: (read: () => number) => Untrack
+  /** A clustered node's identity and shards (`kotak_cluster_*`). */
+  readonly clusterNode: (node: ClusterReadings) => Untrack
+  /** The metrics of one group-commit writer (engine/groupCommit.ts), by its name. */
+  readonly groupCommit: (writer: string) => GroupCommitMetrics
+  /** The bus between nodes (engine/bus/BusRedis.ts). */
+  readonly bus: BusMetrics
+  /** The database connection pool (store/pool.ts). */
+  readonly pool: PoolMetrics
+}
+
+/** Stops a reading taken at scrape time (its series goes with the last reader of its labels). */
+export type Untrack = () => void
+
+export interface ClusterReadings {
+  /** `CLUSTER_HOST:port`, the node's identity among the others. */
+  readonly address: string
+  readonly role: string
+  readonly shardsHeld: () => number
+  readonly shardsConfigured: number
+  /** Whether the node coordinates through Redis now. */
+  readonly redisUp: () => boolean
+}
+
+export interface GroupCommitMetrics {
+  /** A flush starts with `items`, the oldest of which waited `waitedSeconds` for it. */
+  readonly started: (items: number, waitedSeconds: number) => void
+  /** A flush (its statement and commit) took `seconds`. */
+  readonly flushed: (seconds: number) => void
+  /** Items submitted and not yet in a flush. */
+  readonly pending: (read: () => number) => Untrack
+}
+
+export interface BusMetrics {
+  /** One message handed to the other nodes. */
+  readonly published: () => void
+  /** One message from another node delivered here. */
+  readonly received: () => void
+  /** Seconds from publish to delivery through the bus, as this node sees it now. */
+  readonly lag: (read: () => number) => Untrack
+}
+
+export type PoolWaitFailure = 'acquire_timeout' | 'query_timeout' | 'held_idle'
+
+export interface PoolReadings {
+  readonly open: () => number
+  readonly idle: () => number
+  readonly waiting: () => number
+  readonly max: number
+}
+
+export interface PoolMetrics {
+  readonly track: (pool: PoolReadings) => Untrack
+  /** A caller got a connection after waiting `seconds`. */
+  readonly acquired: (seconds: number) => void
+  /** A wait the pool broke (store/pool.ts): the caller failed with `DatabaseBusy` or a timeout. */
+  readonly waitFailed: (reason: PoolWaitFailure) => void
 }
 
 export class MetricsTag extends Context.Tag('kotak/Metrics')<MetricsTag, Metrics>() {}
+
+/** Short waits in milliseconds to a few seconds: database commits, queue waits, bus delivery. */
+const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5]
+
+/**
+ * A gauge whose values are read when Prometheus scrapes: each reader adds its value to its labels'
+ * sample. The gauge is registered with its first reader and removed with its last, so a node
+ * without (say) a cluster exports no cluster series at all rather than zeros that look like one.
+ */
+const readAtScrape =
+  (registry: client.Registry) =>
+  (name: string, help: string, labelNames: readonly string[] = []) => {
+    const readers = new Map<string, { labels: Record<string, string>; reads: Set<() => number> }>()
+    let gauge: client.Gauge<string> | undefined
+    return (labels: Record<string, string>, read: () => number): Untrack => {
+      if (gauge === undefined) {
+        gauge = new client.Gauge({
+          name,
+          help,
+          labelNames,
+          registers: [registry],
+          collect() {
+            this.reset()
+            for (const { labels, reads } of readers.values()) {
+              let sum = 0
+              for (const r of reads) sum += r()
+              this.set(labels, sum)
+            }
+          },
+        })
+      }
+      const key = labelNames.map((l) => labels[l] ?? '').join('\u0000')
+      let entry = readers.get(key)
+      if (entry === undefined) {
+        entry = { labels, reads: new Set() }
+        readers.set(key, entry)
+      }
+      // A wrapper per reader, so the same function tracked twice counts twice and untracks once.
+      const mine = () => read()
+      entry.reads.add(mine)
+      return () => {
+        const e = readers.get(key)
+        if (!e?.reads.delete(mine) || e.reads.size > 0) return
+        readers.delete(key)
+        if (readers.size === 0 && gauge !== undefined) {
+          registry.removeSingleMetric(name)
+          gauge = undefined
+        }
+      }
+    }
+  }
+
+/**
+ * A counter's child exported at 0 before its first increment: Prometheus then sees that increment
+ * as a change (a series that starts at 1 shows no rate, and the first failure would go unnoticed).
+ */
+const exported = (child: client.Counter.Internal): client.Counter.Internal => {
+  child.inc(0)
+  return child
+}
 
 export const makeMetrics = (): Metrics => {
   const registry = new client.Registry()
   client.collectDefaultMetrics({ register: registry, prefix: 'kotak_' })
   const httpRequests = new client.Counter({
     name: 'kotak_http_requests_total',
-    help: 'HTTP requests by route template and status',
-    labelNames: ['method', 'route', 'status'],
+    help: 'HTTP requests by route template, route class and status',
+    labelNames: ['method', 'route', 'class', 'status'],
     registers: [registry],
   })
   const httpDuration = new client.Histogram({
     name: 'kotak_http_request_duration_seconds',
-    help: 'HTTP request duration by route template',
-    labelNames: ['method', 'route'],
+    help: 'HTTP request duration by route template and route class',
+    labelNames: ['method', 'route', 'class'],
     buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   })
@@ -44,27 +181,161 @@ export const makeMetrics = (): Metrics => {
   // The label children of each (method, route, status), found once: prom-client otherwise sorts
   // and joins the label object on every request. Routes are templates, so the set stays small.
   const counters = new Map<string, client.Counter.Internal>()
-  const durations = new Map<string, client.Histogram.Internal<'method' | 'route'>>()
+  const durations = new Map<string, client.Histogram.Internal<'method' | 'route' | 'class'>>()
+  const classes = new Map<string, string>()
+  const gauge = readAtScrape(registry)
+
+  const actors = gauge('kotak_actor_entities', 'Live actor entities on this node by actor type', ['actor'])
+  const connections = gauge('kotak_realtime_connections', 'WebSocket connections held by this node')
+  const nodeInfo = gauge(
+    'kotak_cluster_node_info',
+    "A clustered node's identity: its address among the nodes (CLUSTER_HOST:port) and role",
+    ['address', 'role'],
+  )
+  const shardsHeld = gauge('kotak_cluster_shards_held', 'Shards this node holds now')
+  const shardsConfigured = gauge(
+    'kotak_cluster_shards_configured',
+    'Shards of the deployment (CLUSTER_SHARDS times the shard groups), identical on every node',
+  )
+  const redisUp = gauge(
+    'kotak_cluster_redis_up',
+    'Whether this node coordinates through Redis now (1) or has given up its shards (0)',
+  )
+
+  const byWriter = (name: string, help: string, buckets: number[]) =>
+    new client.Histogram({ name, help, labelNames: ['writer'], buckets, registers: [registry] })
+  const batchItems = byWriter(
+    'kotak_group_commit_batch_items',
+    'Items written by one group-commit flush',
+    [1, 2, 4, 8, 16, 32, 64, 128, 256],
+  )
+  const batchWait = byWriter(
+    'kotak_group_commit_wait_seconds',
+    "How long a flush's oldest item waited for the flush to start",
+    WAIT_BUCKETS,
+  )
+  const batchFlush = byWriter(
+    'kotak_group_commit_flush_seconds',
+    'Duration of one group-commit flush (statement and commit)',
+    WAIT_BUCKETS,
+  )
+  const batchPending = gauge(
+    'kotak_group_commit_pending_items',
+    'Items submitted to a group-commit writer and not yet in a flush',
+    ['writer'],
+  )
+
+  const busMessages = new client.Counter({
+    name: 'kotak_bus_messages_total',
+    help: 'Messages between nodes: published by this node (out), delivered here from others (in)',
+    labelNames: ['direction'],
+    registers: [registry],
+  })
+  const busLag = gauge(
+    'kotak_bus_lag_seconds',
+    "Seconds a message takes from publish to delivery through the bus, as this node's probe sees it now",
+  )
+  const busOut = exported(busMessages.labels({ direction: 'out' }))
+  const busIn = exported(busMessages.labels({ direction: 'in' }))
+
+  const poolOpen = gauge(
+    'kotak_db_pool_connections',
+    'Open database connections of this node (idle and in use)',
+  )
+  const poolIdle = gauge('kotak_db_pool_idle_connections', 'Idle database connections')
+  const poolMax = gauge('kotak_db_pool_max_connections', 'The pool size: most connections open at once')
+  const poolWaiting = gauge('kotak_db_pool_waiting', 'Callers waiting for a database connection now')
+  const poolAcquire = new client.Histogram({
+    name: 'kotak_db_pool_acquire_seconds',
+    help: 'How long a caller waited for a database connection (opening a new one included)',
+    buckets: WAIT_BUCKETS,
+    registers: [registry],
+  })
+  const poolFailures = new client.Counter({
+    name: 'kotak_db_pool_wait_failures_total',
+    help: 'Waits the pool broke: no connection in time (acquire_timeout), no answer in time (query_timeout), the only connection held idle (held_idle)',
+    labelNames: ['reason'],
+    registers: [registry],
+  })
+  const failures: Record<PoolWaitFailure, client.Counter.Internal> = {
+    acquire_timeout: exported(poolFailures.labels({ reason: 'acquire_timeout' })),
+    query_timeout: exported(poolFailures.labels({ reason: 'query_timeout' })),
+    held_idle: exported(poolFailures.labels({ reason: 'held_idle' })),
+  }
+
+  const all =
+    (...untracks: readonly Untrack[]): Untrack =>
+    () => {
+      for (const u of untracks) u()
+    }
+  const none = {}
+
   return {
     registry,
     httpRequests,
     httpDuration,
     requestsOnFiber,
-    recordHttp: (method, route, status, seconds) => {
+    recordHttp: (method, route, status, seconds, target, classOf) => {
       const timed = `${method} ${route}`
       const counted = `${timed} ${status}`
       let counter = counters.get(counted)
-      if (!counter) {
-        counter = httpRequests.labels({ method, route, status: String(status) })
-        counters.set(counted, counter)
-      }
       let duration = durations.get(timed)
-      if (!duration) {
-        duration = httpDuration.labels({ method, route })
-        durations.set(timed, duration)
+      if (!counter || !duration) {
+        let routeClass = classes.get(timed)
+        if (routeClass === undefined) {
+          routeClass = classOf(target, method)
+          classes.set(timed, routeClass)
+        }
+        if (!counter) {
+          counter = httpRequests.labels({ method, route, class: routeClass, status: String(status) })
+          counters.set(counted, counter)
+        }
+        if (!duration) {
+          duration = httpDuration.labels({ method, route, class: routeClass })
+          durations.set(timed, duration)
+        }
       }
       counter.inc()
       duration.observe(seconds)
+    },
+    actorEntities: (actor, read) => actors({ actor }, read),
+    realtimeConnections: (read) => connections(none, read),
+    clusterNode: (node) =>
+      all(
+        nodeInfo({ address: node.address, role: node.role }, () => 1),
+        shardsHeld(none, node.shardsHeld),
+        shardsConfigured(none, () => node.shardsConfigured),
+        redisUp(none, () => (node.redisUp() ? 1 : 0)),
+      ),
+    groupCommit: (writer) => {
+      for (const h of [batchItems, batchWait, batchFlush]) h.zero({ writer })
+      const items = batchItems.labels({ writer })
+      const wait = batchWait.labels({ writer })
+      const flush = batchFlush.labels({ writer })
+      return {
+        started: (n, waited) => {
+          items.observe(n)
+          wait.observe(waited)
+        },
+        flushed: (seconds) => flush.observe(seconds),
+        pending: (read) => batchPending({ writer }, read),
+      }
+    },
+    bus: {
+      published: () => busOut.inc(),
+      received: () => busIn.inc(),
+      lag: (read) => busLag(none, read),
+    },
+    pool: {
+      track: (pool) =>
+        all(
+          poolOpen(none, pool.open),
+          poolIdle(none, pool.idle),
+          poolMax(none, () => pool.max),
+          poolWaiting(none, pool.waiting),
+        ),
+      acquired: (seconds) => poolAcquire.observe(seconds),
+      waitFailed: (reason) => failures[reason].inc(),
     },
   }
 }

@@ -24,6 +24,7 @@ import type {
   Services,
   VisitorRequest,
 } from './route'
+import { routeClass } from './routeClass'
 import type { Method } from './router'
 import { decode, parseJsonBody } from './validation'
 import { authenticateVisitor, type VisitorCredential } from './visitorAuth'
@@ -256,4 +257,4 @@ const run = (
  * The path of every request of the service API: route match (404 / 405 + Allow), credential,
  * rate limit, access, decoding, handler, envelope. Never fails.
  */
-export const handle = makeHandle<Route, Services>({ run })
+export const handle = makeHandle<Route, Services>({ run, classify: routeClass })

@@ -1,6 +1,5 @@
 import type { SqlClient } from '@effect/sql'
 import { Effect, Fiber, Layer, ManagedRuntime } from 'effect'
-import client from 'prom-client'
 import * as Actors from '../actors'
 import * as Billing from '../actors/admin/billing'
 import type { Mailer as MailerPort } from '../actors/admin/Mailer'
@@ -92,16 +91,19 @@ export interface AppOptions {
 /** The services a running node is made of; the CLI uses the same layer without the HTTP server. */
 export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
   const logger = opts.logger ?? makeLogger(cfg.logLevel)
+  // Handed to the pool, the bus and the cluster, which are made beside it; what is built on top
+  // of them (actors, the group-commit writer) finds it as a service.
+  const metrics = makeMetrics()
   const base = Layer.mergeAll(
     Layer.succeed(Config, cfg),
     Layer.succeed(Log, logger),
-    Layer.succeed(MetricsTag, makeMetrics()),
-    Database.forNode(cfg, logger, opts.database),
+    Layer.succeed(MetricsTag, metrics),
+    Database.forNode(cfg, logger, opts.database, metrics.pool),
     cfg.redisUrl
       ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
       : RateLimiterMemory.layerMemory,
     cfg.redisUrl
-      ? BusRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
+      ? BusRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix, metrics: metrics.bus })
       : (opts.bus ??
           (opts.database?.dataDir === 'memory'
             ? BusMemory.layerMemory
@@ -153,6 +155,7 @@ export const servicesLayer = (cfg: AppConfig, opts: AppOptions = {}) => {
             prefix: cfg.redisPrefix,
             role: opts.clusterRole ?? 'client',
             config: cfg.cluster,
+            metrics,
           }),
         ),
       )
@@ -212,14 +215,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
       run: (e) => runtime.runPromise(e),
     })
     const metrics = await runtime.runPromise(MetricsTag)
-    new client.Gauge({
-      name: 'kotak_realtime_connections',
-      help: 'WebSocket connections held by this node',
-      registers: [metrics.registry],
-      collect() {
-        this.set(gateway.connections())
-      },
-    })
+    metrics.realtimeConnections(gateway.connections)
     const router = Router.make<Route>()
     for (const r of allRoutes()) router.add(r.method, r.path, r)
     const bodyLimit = bodyLimitFor(router, cfg.maxBodyBytes)

@@ -50,7 +50,16 @@ export interface ServiceSteps<Rt extends RouteLike, R> {
    * with `error`: the social service counts it against the caller's key. Default: refused at once.
    */
   readonly refuse?: (error: ApiError, req: Incoming, meta: Meta) => Effect.Effect<never, unknown, R>
+  /**
+   * The class of a route in the metrics (`class` label): a handful of values that alerts and
+   * dashboards group by, where the route template is too fine. Default: `read` for GET and HEAD,
+   * else `write`. A request that matched no route is `unmatched`.
+   */
+  readonly classify?: (route: Rt, method: string) => string
 }
+
+const byMethod = (_route: unknown, method: string): string =>
+  method === 'GET' || method === 'HEAD' ? 'read' : 'write'
 
 // Request ids: a random per-process prefix and a counter; unique without a random draw per request.
 const idPrefix = randomToken(6)
@@ -156,6 +165,9 @@ export interface Handle<Rt, R> {
 }
 
 export const makeHandle = <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>): Handle<Rt, R> => {
+  const classify = steps.classify ?? byMethod
+  const classOf = (route: Rt | undefined, method: string): string =>
+    route === undefined ? 'unmatched' : classify(route, method)
   const respond = (
     services: Context.Context<R | Log | MetricsTag>,
     router: Router<Rt>,
@@ -208,7 +220,14 @@ export const makeHandle = <Rt extends RouteLike, R>(steps: ServiceSteps<Rt, R>):
         const out = Exit.isSuccess(exit)
           ? toOutgoing(exit.value, meta)
           : failureResponse(exit.cause, meta, log, { route: routeLabel, method: req.method })
-        metrics.recordHttp(req.method, routeLabel, out.status, (performance.now() - started) / 1000)
+        metrics.recordHttp(
+          req.method,
+          routeLabel,
+          out.status,
+          (performance.now() - started) / 1000,
+          match._tag === 'Found' ? match.value : undefined,
+          classOf,
+        )
         return out
       })
     })

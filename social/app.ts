@@ -47,11 +47,12 @@ export const servicesLayer = (
   opts: SocialAppOptions = {},
 ): Layer.Layer<SocialServices, unknown> => {
   const logger = opts.logger ?? makeLogger(cfg.logLevel)
+  const metrics = makeMetrics()
   const base = Layer.mergeAll(
     Layer.succeed(SocialConfig, cfg),
     Layer.succeed(Log, logger),
-    Layer.succeed(MetricsTag, makeMetrics()),
-    Database.forNode(cfg, logger, opts.database),
+    Layer.succeed(MetricsTag, metrics),
+    Database.forNode(cfg, logger, opts.database, metrics.pool),
     cfg.redisUrl
       ? RateLimiterRedis.layerRedis(cfg.redisUrl, { prefix: cfg.redisPrefix })
       : RateLimiterMemory.layerMemory,

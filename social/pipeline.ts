@@ -8,6 +8,7 @@ import type { Reply } from '../http/route'
 import { decode } from '../http/validation'
 import './messages'
 import type { SocialRoute, SocialServices } from './route'
+import { WEBHOOK_PATH } from './routes/webhooks'
 import * as Keys from './store/keys'
 
 /**
@@ -75,8 +76,15 @@ const refuse = (err: ApiError, req: Incoming, meta: Meta) =>
     return yield* Effect.fail(err)
   })
 
+/**
+ * The route classes of the metrics (http/routeClass.ts has the service API's): the platform's
+ * webhook is `channel`, the other public routes `system`, the keyed API `read` (it only reads).
+ */
+const classify = (route: SocialRoute): string =>
+  route.access === 'key' ? 'read' : route.path === WEBHOOK_PATH ? 'channel' : 'system'
+
 /** The path of every request of the social service. Never fails. */
-export const handle = makeHandle<SocialRoute, SocialServices>({ run, refuse })
+export const handle = makeHandle<SocialRoute, SocialServices>({ run, refuse, classify })
 
 /** The answer to a body over the size limit, given before the pipeline reads it. */
 export { tooLarge } from '../http/pipeline'

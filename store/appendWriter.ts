@@ -1,6 +1,7 @@
 import { SqlClient, type SqlError } from '@effect/sql'
-import { Context, Effect, Exit, Layer } from 'effect'
+import { Context, Effect, Exit, Layer, Option } from 'effect'
 import * as GroupCommit from '../engine/groupCommit'
+import { MetricsTag } from '../engine/metrics'
 import { type Appended, type AppendWrite, writeAppends } from './conversations'
 
 /**
@@ -58,13 +59,20 @@ const flush = (
 
 export const layer = Layer.scoped(
   AppendWriter,
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    GroupCommit.make({
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // Counted as `writer="appends"` on a node with metrics (a server; not the unit tests).
+    const metrics = yield* Effect.serviceOption(MetricsTag)
+    return yield* GroupCommit.make({
       flush: (writes: readonly AppendWrite[]) =>
         Effect.provideService(flush(writes), SqlClient.SqlClient, sql),
       maxItems: MAX_WRITES,
       concurrency: 1,
       gatherMs: GATHER_MS,
-    }),
-  ),
+      ...Option.match(metrics, {
+        onNone: () => ({}),
+        onSome: (m) => ({ metrics: m.groupCommit('appends') }),
+      }),
+    })
+  }),
 )

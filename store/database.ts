@@ -9,6 +9,7 @@ import { Context, Effect, Layer } from 'effect'
 import pg from 'pg'
 import type { AppConfig } from '../engine/config'
 import type { Logger } from '../engine/log'
+import type { PoolMetrics } from '../engine/metrics'
 import { sourcePath } from '../engine/sourceTree'
 import { type CountMemo, countMemoLayer } from './conversations'
 import { type VectorModeMemo, vectorModeLayer } from './kbEmbeddings'
@@ -37,6 +38,8 @@ export interface DatabaseOptions {
   readonly guard?: PoolGuard
   /** Told when the pool's guard breaks a wait (the node logs it). */
   readonly onStuck?: (r: StuckReport) => void
+  /** Where the pool's levels, waits and broken waits are counted (a node's metrics). */
+  readonly metrics?: PoolMetrics
 }
 
 /** DB_WAIT_MS, DB_QUERY_TIMEOUT_MS and DB_STRICT (engine/config.ts) set these for a node. */
@@ -60,7 +63,9 @@ const clientLayer = (config: pg.PoolConfig, opts: DatabaseOptions) =>
   Layer.unwrapScoped(
     Effect.map(
       Effect.acquireRelease(
-        Effect.sync(() => guardedPool(config, opts.guard ?? defaultGuard, opts.onStuck ?? (() => {}))),
+        Effect.sync(() =>
+          guardedPool(config, opts.guard ?? defaultGuard, opts.onStuck ?? (() => {}), opts.metrics),
+        ),
         (g) => Effect.promise(() => g.close()).pipe(Effect.timeoutOption(1000), Effect.ignore),
       ),
       (g: GuardedPool) =>
@@ -262,9 +267,11 @@ export const forNode = (
   cfg: { readonly databaseUrl: string | undefined; readonly dataDir: string; readonly db: AppConfig['db'] },
   log: Logger,
   override?: DatabaseOptions,
+  metrics?: PoolMetrics,
 ) =>
   layer({
     ...(override ?? { url: cfg.databaseUrl, dataDir: cfg.dataDir }),
+    ...(metrics ? { metrics } : {}),
     guard: {
       acquireTimeoutMs: cfg.db.waitMs,
       queryTimeoutMs: cfg.db.queryTimeoutMs,

@@ -1,5 +1,6 @@
 import pg from 'pg'
 import { systemMillis } from '../engine/clock'
+import type { PoolMetrics } from '../engine/metrics'
 
 /**
  * The connection pool under the SQL client, with two bounds no caller can forget:
@@ -106,8 +107,15 @@ export const guardedPool = (
   config: pg.PoolConfig,
   guard: PoolGuard,
   onStuck: (r: StuckReport) => void,
+  metrics?: PoolMetrics,
 ): GuardedPool => {
   const pool = new pg.Pool({ ...config, connectionTimeoutMillis: guard.acquireTimeoutMs })
+  const untrack = metrics?.track({
+    open: () => pool.totalCount,
+    idle: () => pool.idleCount,
+    waiting: () => pool.waitingCount,
+    max: config.max ?? 10,
+  })
   // An idle client's error (the server restarted) is the next caller's to see, not the process's.
   pool.on('error', () => {})
   const found: StuckReport[] = []
@@ -173,7 +181,13 @@ export const guardedPool = (
         return
       }
       w.done = true
-      if (err || !client) return cb(err, client, release)
+      if (err || !client) {
+        // pg's own words for a wait that ran past `connectionTimeoutMillis`.
+        if (err?.message.includes('timeout exceeded when trying to connect'))
+          metrics?.waitFailed('acquire_timeout')
+        return cb(err, client, release)
+      }
+      metrics?.acquired((performance.now() - w.since) / 1000)
       track(client)
       const h: Holder = {
         client,
@@ -207,6 +221,7 @@ export const guardedPool = (
       running.delete(r)
       r.holder.inFlight--
       poisoned.add(r.client)
+      metrics?.waitFailed('query_timeout')
       r.cb(
         new DatabaseBusy(
           `a statement had no answer within ${guard.queryTimeoutMs} ms: ${brief(r.text, 120)}`,
@@ -267,6 +282,7 @@ export const guardedPool = (
         `its last statements: ${h.statements.map((t) => brief(t, 200)).join(' | ')}`,
     )
     for (const w of stuck) {
+      metrics?.waitFailed('held_idle')
       w.done = true
       waiters.delete(w)
       w.cb(error, undefined, () => {})
@@ -278,6 +294,7 @@ export const guardedPool = (
     reports: () => found,
     close: () => {
       clearInterval(timer)
+      untrack?.()
       return pool.end()
     },
   }

@@ -10,7 +10,8 @@
  * synchronous step, and so are the fiber's "mailbox empty, so I end" and the sweeper's removal of
  * an entity, so an ask can never reach a retired entity nor wait on a fiber that has ended.
  */
-import { Cause, Duration, Effect, Exit, Fiber, Runtime, type Scope } from 'effect'
+import { Cause, Duration, Effect, Exit, Fiber, Option, Runtime, type Scope } from 'effect'
+import { MetricsTag } from '../metrics.js'
 import { OneShot } from '../oneShot.js'
 import { Later } from '../step.js'
 import {
@@ -476,6 +477,13 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
         )
       }),
     )
+
+    // Counted when the node has metrics (a server); read at scrape time, so activation costs nothing.
+    const metrics = yield* Effect.serviceOption(MetricsTag)
+    if (Option.isSome(metrics)) {
+      const untrack = metrics.value.actorEntities(name, () => entities.size)
+      yield* Effect.addFinalizer(() => Effect.sync(untrack))
+    }
 
     if (idleMs !== undefined) {
       const sweepMs = def.sweepMs ?? Math.min(Math.max(Math.floor(idleMs / 2), 10), 60_000)

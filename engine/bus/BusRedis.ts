@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
-import { Effect, Layer, Runtime, type Scope } from 'effect'
+import { Duration, Effect, Layer, Runtime, type Scope } from 'effect'
 import type { Redis } from 'ioredis'
+import type { BusMetrics } from '../metrics'
 import * as RedisConnection from '../redis'
 import { Bus, type BusShape } from './Bus'
 import { logThrown, makeRegistry } from './BusMemory'
@@ -12,7 +13,16 @@ export interface RedisBusOptions {
   readonly nodeId?: string
   /** How long publish/subscribe wait for Redis before giving up (logged); 1 s by default. */
   readonly timeoutMs?: number
+  /**
+   * Counts messages out and in, and measures the lag with a probe: every `PROBE_MS` the node
+   * publishes its monotonic time on a channel of its own and times its return.
+   */
+  readonly metrics?: BusMetrics
 }
+
+const PROBE_MS = 1_000
+/** Probes not back yet that are remembered: the oldest is what the lag reads. */
+const PROBES_KEPT = 64
 
 const VERSION = 1
 /** What travels between nodes: msgpack of `[version, nodeId, topic, payload]`. */
@@ -66,7 +76,11 @@ export const make = (
         Effect.asVoid,
       )
 
+    const metrics = options.metrics
+    const probe = metrics === undefined ? undefined : probeOf(`${prefix}bus-probe:${nodeId}`)
+
     const onMessage = (channel: Buffer, message: Buffer) => {
+      if (probe?.channelBytes.equals(channel)) return probe.arrived(message)
       const envelope = decode(unpack, message)
       if (!envelope || channelOf(prefix, envelope[2]) !== channel.toString()) {
         runFork(
@@ -79,11 +93,35 @@ export const make = (
       const [, from, topic, payload] = envelope
       // Our own message: `publish` has already dispatched it here.
       if (from === nodeId) return
+      metrics?.received()
       const thrown = local.dispatch(topic, payload)
       if (thrown.length > 0) runFork(logThrown(topic, thrown))
     }
     sub.on('messageBuffer', onMessage)
     yield* Effect.addFinalizer(() => Effect.sync(() => sub.off('messageBuffer', onMessage)))
+
+    if (metrics !== undefined && probe !== undefined) {
+      const untrack = metrics.lag(probe.lag)
+      yield* Effect.addFinalizer(() => Effect.sync(untrack))
+      // Through the same two connections as every message, so the probe queues behind what they
+      // carry (this node's publishes, and the deliveries to it) and measures the lag they see;
+      // one node's own clock at both ends, so the nodes' clocks need not agree. Lost probes (Redis
+      // away) leave their send time behind, and the lag grows until one comes back.
+      yield* Effect.forkScoped(
+        Effect.zipRight(
+          Effect.tryPromise(() => sub.subscribe(probe.channel)).pipe(Effect.ignore),
+          Effect.forever(
+            Effect.zipRight(
+              Effect.sleep(Duration.millis(PROBE_MS)),
+              Effect.tryPromise(() => pub.publish(probe.channel, probe.send())).pipe(
+                Effect.timeout(timeoutMs),
+                Effect.ignore,
+              ),
+            ),
+          ),
+        ),
+      )
+    }
 
     // Publishing runs on every event: one warning per outage and one line on recovery, not one per message.
     let publishDown = false
@@ -105,6 +143,7 @@ export const make = (
       publish: (topic, payload) =>
         Effect.suspend(() => {
           const thrown = local.dispatch(topic, payload)
+          metrics?.published()
           // One connection sends in order, so one node's messages to a topic stay in order.
           const envelope: Envelope = [VERSION, nodeId, topic, payload]
           return Effect.zipRight(
@@ -135,6 +174,35 @@ export const make = (
         }),
     }
   })
+
+/**
+ * The bus lag probe of one node: its channel, the send times of the probes not back yet (oldest
+ * first), and the lag = the last probe's round trip, or longer while an older one is still away.
+ */
+const probeOf = (channel: string) => {
+  const away: number[] = []
+  let last = 0
+  return {
+    channel,
+    channelBytes: Buffer.from(channel),
+    send: (): string => {
+      const now = performance.now()
+      if (away.length < PROBES_KEPT) away.push(now)
+      return String(now)
+    },
+    arrived: (message: Buffer): void => {
+      const sentAt = Number(message.toString())
+      if (!Number.isFinite(sentAt)) return
+      last = (performance.now() - sentAt) / 1000
+      // Messages on one connection arrive in order: every probe sent before this one is back or lost.
+      while (away.length > 0 && away[0]! <= sentAt) away.shift()
+    },
+    lag: (): number => {
+      const oldest = away[0]
+      return Math.max(last, oldest === undefined ? 0 : (performance.now() - oldest) / 1000)
+    },
+  }
+}
 
 // QUIT lets replies under way arrive; a connection that is down just drops. Finalizers run
 // uninterruptibly, so the wait is made interruptible for the timeout to end it.

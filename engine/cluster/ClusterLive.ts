@@ -208,6 +208,7 @@ export const layer = (
       const node = Layer.scoped(
         ClusterNode,
         Effect.flatMap(Sharding, (s) => {
+          const shardsHeld = () => shardIds.filter((id) => s.hasShardId(id)).length
           const shape = ClusterNode.of({
             role,
             address: addressText,
@@ -226,16 +227,35 @@ export const layer = (
                 role,
                 address: addressText,
                 healthy: healthy(),
-                shards: shardIds.filter((id) => s.hasShardId(id)).length,
+                shards: shardsHeld(),
                 entities,
               }
             }),
           })
+          const metrics = options.metrics
+          const counted =
+            metrics === undefined || addressText === undefined
+              ? Effect.void
+              : Effect.acquireRelease(
+                  Effect.sync(() =>
+                    metrics.clusterNode({
+                      address: addressText,
+                      role,
+                      shardsHeld,
+                      shardsConfigured: shardIds.length,
+                      redisUp: () => healthy(),
+                    }),
+                  ),
+                  (untrack) => Effect.sync(untrack),
+                )
           const testPort = config.testPort
-          if (testPort === undefined) return Effect.succeed(shape)
+          if (testPort === undefined) return Effect.as(counted, shape)
           return Effect.as(
-            Effect.tap(TestEndpoint.serve(shape, testPort), (port) =>
-              Effect.logInfo('cluster: test endpoint listening').pipe(Effect.annotateLogs({ port })),
+            Effect.zipRight(
+              counted,
+              Effect.tap(TestEndpoint.serve(shape, testPort), (port) =>
+                Effect.logInfo('cluster: test endpoint listening').pipe(Effect.annotateLogs({ port })),
+              ),
             ),
             shape,
           )

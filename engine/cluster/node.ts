@@ -1,6 +1,7 @@
 import { Context, Effect, Layer, type Scope } from 'effect'
 import type { ErasedActor } from '../actor/internal.js'
 import type { ClusterConfig } from '../config.js'
+import type { Metrics } from '../metrics.js'
 
 /*
  * The tags and types of cluster mode (Cluster.ts), apart from its implementation (ClusterLive.ts)
@@ -16,6 +17,8 @@ export interface ClusterOptions {
   readonly prefix: string
   readonly role: Role
   readonly config: ClusterConfig
+  /** The node's metrics: a runner reports its identity, its shards and its Redis coordination. */
+  readonly metrics?: Metrics
 }
 
 /** What the cluster actors of this node register, for status and the test endpoint. */

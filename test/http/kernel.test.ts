@@ -354,7 +354,9 @@ describe('operations', () => {
     const metrics = await s.fetch('/metrics')
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain/)
     const text = await metrics.text()
-    expect(text).toMatch(/kotak_http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/)
+    expect(text).toMatch(
+      /kotak_http_requests_total\{method="GET",route="\/healthz",class="system",status="200"\} \d+/,
+    )
   })
 
   it('serves an OpenAPI 3.1 document generated from the request schemas', async () => {

@@ -6,6 +6,7 @@ import { type Effect, type Layer, ManagedRuntime } from 'effect'
 import { Redis } from 'ioredis'
 import type { ClusterStatus } from '../../engine/cluster/Cluster'
 import * as Database from '../../store/database'
+import { type Watched, watch } from './child'
 import { compiled, freePort, freshDatabase, type TestServer, tempDir } from './server'
 
 /**
@@ -101,6 +102,7 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
   const runtime = ManagedRuntime.make(Database.layer({ url: db.url, dataDir: 'memory' }))
   const run: TestCluster['run'] = (effect) => runtime.runPromise(effect)
   const nodes: ClusterNode[] = []
+  const stops = new Map<ClusterNode, Watched['stop']>()
 
   const start = async (name: string, extraEnv: Record<string, string> = {}): Promise<ClusterNode> => {
     const [port, testPort] = [await freePort(), await freePort()]
@@ -118,19 +120,7 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     })
-    let out = ''
-    const keep = (chunk: Buffer) => {
-      out = (out + chunk.toString('utf8')).slice(-20_000)
-    }
-    proc.stdout?.on('data', keep)
-    proc.stderr?.on('data', keep)
-    let running = true
-    const exited = new Promise<number | null>((resolve) =>
-      proc.once('exit', (code) => {
-        running = false
-        resolve(code)
-      }),
-    )
+    const watched = watch(proc)
     const url = `http://127.0.0.1:${port}`
     const testUrl = `http://127.0.0.1:${testPort}`
     const node: ClusterNode = {
@@ -139,9 +129,9 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
       url,
       testPort,
       proc,
-      exited,
-      alive: () => running,
-      output: () => out,
+      exited: watched.exited,
+      alive: watched.alive,
+      output: watched.output,
       fetch: (p, init) => fetch(`${url}${p}`, init),
       status: async () => (await (await fetch(`${testUrl}/status`)).json()) as ClusterStatus,
       ask: async (actor, id, message) => {
@@ -162,7 +152,7 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
       await waitFor(
         `${name} to serve`,
         async () => {
-          if (!running) throw new Error(`${name} exited: ${out}`)
+          if (!watched.alive()) throw new Error(`${name} exited: ${watched.output()}`)
           const health = await fetch(`${url}/healthz`)
           const status = await node.status()
           return health.status === 200 && status.address !== undefined
@@ -171,21 +161,11 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
       )
     } catch (e) {
       proc.kill('SIGKILL')
-      throw new Error(`${String(e)}\n${out}`)
+      throw new Error(`${String(e)}\n${watched.output()}`)
     }
     nodes.push(node)
+    stops.set(node, watched.stop)
     return node
-  }
-
-  const stopNode = async (n: ClusterNode) => {
-    if (!n.alive()) return
-    n.proc.kill('SIGTERM')
-    const done = await Promise.race([
-      n.exited.then(() => true),
-      new Promise((r) => setTimeout(() => r(false), 15_000)),
-    ])
-    if (!done) n.proc.kill('SIGKILL')
-    await n.exited
   }
 
   const cluster: TestCluster = {
@@ -197,7 +177,7 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
     run,
     live: () => nodes.filter((n) => n.alive()),
     stop: async () => {
-      await Promise.all(nodes.map(stopNode))
+      await Promise.all(nodes.map((n) => stops.get(n)?.(15_000)))
       await runtime.dispose()
       await db.drop()
       const keys = await redis.keys(`${prefix}*`)

@@ -3,9 +3,9 @@ import * as fs from 'node:fs'
 import { missingPackages } from './systemPackages'
 
 /**
- * `npm test`'s pretest step: installs the Debian packages the suites drive (Chromium, Dovecot)
- * when they are missing and this process may (root, apt-get present, KOTAK_TEST_PROVISION not 0),
- * as `.ci/run` does. It never fails the run: whatever is still missing makes its suites skip, and
+ * `npm test`'s pretest step: installs the Debian packages the suites drive (Chromium, Dovecot,
+ * Prometheus) when they are missing and this process may (root, apt-get present,
+ * KOTAK_TEST_PROVISION not 0), as `.ci/run` does. It never fails the run: whatever is still missing makes its suites skip, and
  * vitest's global setup says so in one line.
  */
 const missing = missingPackages()

@@ -4,7 +4,7 @@ import { expect, it } from 'vitest'
 import { missingLine, type SystemPackage } from './systemPackages'
 
 /**
- * `npm test` must pass on a machine without Chromium or Dovecot (issue 18): every suite that
+ * `npm test` must pass on a machine without Chromium, Dovecot or Prometheus (issue 18): every suite that
  * drives one skips through the shared check, and `npm test` tries to install them first.
  */
 const root = path.resolve(__dirname, '../..')
@@ -17,9 +17,10 @@ const testFiles = (dir: string): string[] =>
 const drivers: ReadonlyArray<readonly [SystemPackage, RegExp]> = [
   ['dovecot-imapd', /\b(startDovecot|startMailWorld)\(/],
   ['chromium', /\bchromium\.launch\(/],
+  ['prometheus', /\bstartPrometheus\(/],
 ]
 
-it('skips every suite that drives Chromium or Dovecot when the package is missing', () => {
+it('skips every suite that drives Chromium, Dovecot or Prometheus when the package is missing', () => {
   const unguarded: string[] = []
   let drivingFiles = 0
   for (const file of testFiles(path.join(root, 'test'))) {

@@ -17,6 +17,10 @@ export const SYSTEM_PACKAGES = {
     binary: '/usr/sbin/dovecot',
     usedBy: 'the e-mail connector against a real IMAP server (test/email)',
   },
+  prometheus: {
+    binary: '/usr/bin/prometheus',
+    usedBy: "the operators' alert rules and dashboard against a real Prometheus (test/ops)",
+  },
 } as const
 
 export type SystemPackage = keyof typeof SYSTEM_PACKAGES

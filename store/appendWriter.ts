@@ -2,6 +2,7 @@ import { SqlClient, type SqlError } from '@effect/sql'
 import { Context, Effect, Exit, Layer } from 'effect'
 import * as GroupCommit from '../engine/groupCommit'
 import { type Appended, type AppendWrite, writeAppends } from './conversations'
+import { unavailable } from './pool'
 
 /**
  * The node's one writer of appended messages (group commit, engine/groupCommit): every
@@ -12,7 +13,9 @@ import { type Appended, type AppendWrite, writeAppends } from './conversations'
  * A write that fails is split: each conversation's part is written alone, so a bad one (a
  * duplicate client id or sequence) fails only its own caller and the others still commit. A part
  * whose conversation moved on meanwhile (its `last_seq` is not what the caller saw) fails with
- * `AppendStale`; the caller appends the slow way (store/conversations `append`).
+ * `AppendStale`; the caller appends the slow way (store/conversations `append`). A write that
+ * failed because the database is out of reach or busy is not split: every part would fail the
+ * same way, one after the other, while their callers wait.
  */
 export class AppendStale extends Error {
   readonly _tag = 'AppendStale'
@@ -45,8 +48,8 @@ const flush = (
   writeAppends(writes).pipe(
     Effect.map((done) => answers(writes, done)),
     Effect.catchAll((e) =>
-      writes.length === 1
-        ? Effect.succeed([Exit.fail(e) as Answer])
+      writes.length === 1 || unavailable(e.cause) !== undefined
+        ? Effect.succeed(writes.map(() => Exit.fail(e) as Answer))
         : Effect.forEach(writes, (w) =>
             writeAppends([w]).pipe(
               Effect.map((done) => answers([w], done)[0]!),

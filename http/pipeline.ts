@@ -264,7 +264,9 @@ export const failureResponse = (
 }
 
 /** A database-busy or out-of-reach failure somewhere in an error's causes, if it is one. */
-const databaseBusy = (error: unknown): { readonly why: 'down' | 'busy'; readonly message: string } | undefined => {
+const databaseBusy = (
+  error: unknown,
+): { readonly why: 'down' | 'busy'; readonly message: string } | undefined => {
   let e: unknown = error
   for (let depth = 0; depth < 6 && e !== undefined && e !== null; depth++) {
     const why = unavailable(e)

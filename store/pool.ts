@@ -86,7 +86,10 @@ export const unavailable = (cause: unknown): 'down' | 'busy' | undefined => {
   if (!(cause instanceof Error)) return undefined
   const code = String((cause as { code?: unknown }).code)
   if (DOWN_CODES.includes(code) || DOWN_MESSAGE.test(cause.message)) return 'down'
-  if (code === '53300' || /timeout exceeded when trying to connect|Query read timeout|timeout expired/.test(cause.message))
+  if (
+    code === '53300' ||
+    /timeout exceeded when trying to connect|Query read timeout|timeout expired/.test(cause.message)
+  )
     return 'busy'
   return undefined
 }
@@ -134,6 +137,11 @@ export interface PoolLink {
   readonly open: () => void
   /** How long the caller waiting longest for a connection has waited (0 when none waits). */
   readonly longestWaitMs: () => number
+  /**
+   * How long the oldest statement or wait for a connection under way has lasted (0: none): what
+   * a database that went silent looks like from here, and a slow query too.
+   */
+  readonly longestPendingMs: () => number
   /** `listener` is told when a connection or a statement failed the way an unreachable database fails. */
   readonly onTrouble: (listener: () => void) => void
 }
@@ -390,13 +398,27 @@ export const guardedPool = (
 
   const drop = (c: pg.Client) => c.connection.stream.destroy()
 
-  /** The embedded database's ping: its only connection, taken around the gate and the guard. */
+  /**
+   * The embedded database's ping: its only connection, taken around the gate and the guard. A
+   * statement there may wait behind another session's (PGlite runs one at a time), so its answer
+   * is awaited as long as any statement's, then the connection is given up as a stuck one is.
+   */
   let inFlight: Promise<PingOutcome> | null = null
   const viaPool = (): Promise<PingOutcome> =>
     new Promise((resolve) =>
       connect((err, client, release) => {
         if (err || !client) return resolve({ _tag: 'Failed', error: err ?? new Error('no connection') })
+        let answered = false
+        const timer = setTimeout(() => {
+          answered = true
+          const error = new DatabaseBusy(`the probe had no answer within ${guard.queryTimeoutMs} ms`)
+          release(error)
+          resolve({ _tag: 'Failed', error })
+        }, guard.queryTimeoutMs)
+        timer.unref()
         client.query('SELECT 1', (e: Error | null) => {
+          if (answered) return
+          clearTimeout(timer)
           release(e ?? undefined)
           resolve(e ? { _tag: 'Failed', error: e } : { _tag: 'Answered' })
         })
@@ -497,6 +519,13 @@ export const guardedPool = (
       const now = performance.now()
       let longest = 0
       for (const w of waiters) longest = Math.max(longest, now - w.since)
+      return longest
+    },
+    longestPendingMs: () => {
+      const now = performance.now()
+      let longest = 0
+      for (const w of waiters) longest = Math.max(longest, now - w.since)
+      for (const r of running) longest = Math.max(longest, now - r.since)
       return longest
     },
     onTrouble: (listener) => {

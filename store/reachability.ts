@@ -10,8 +10,10 @@ import type { PingOutcome, PoolLink } from './pool'
  *   closed: what was running fails, and every request that needs the database fails at once
  *   (503 with `Retry-After`) instead of queueing behind connections that cannot come.
  *
- * While the database answers, one ping every `everyMs`, and one at once when a connection or a
- * statement fails the way an unreachable database fails. While it is down, a ping starts every
+ * While the database answers, one ping every `everyMs`, one at once when a connection or a
+ * statement fails the way an unreachable database fails, and one when a statement or a wait for
+ * a connection has lasted `suspectMs` (a silent database fails nothing: it only stops answering;
+ * a slow query costs one ping per `suspectMs` at most). While it is down, a ping starts every
  * `downEveryMs` (on PostgreSQL without waiting for the last: a connection into a black hole only
  * ends at its timeout), and the first answer opens the gate again: service resumes within about
  * `downEveryMs` and one round trip of the database's return.
@@ -23,6 +25,7 @@ export interface Timing {
   readonly downEveryMs: number
   readonly answerMs: number
   readonly slowMs: number
+  readonly suspectMs: number
   /** Pings under way at once while the database is down (PostgreSQL; the embedded one: one). */
   readonly parallel: number
 }
@@ -34,6 +37,7 @@ export const defaultTiming: Timing = {
   // busy its other sessions are; a second of silence is a server or a network that is gone.
   answerMs: 1_000,
   slowMs: 1_500,
+  suspectMs: 500,
   parallel: 4,
 }
 
@@ -107,7 +111,9 @@ export const watch = (link: PoolLink, told: Transitions, timing: Timing = defaul
     const now = performance.now()
     if (down !== null) {
       if (pings < parallel && now - lastStart >= timing.downEveryMs) start()
-    } else if (pings === 0 && (wanted || now - lastEnd >= timing.everyMs)) start()
+    } else if (pings > 0) return
+    else if (wanted || now - lastEnd >= timing.everyMs) start()
+    else if (now - lastStart >= timing.suspectMs && link.longestPendingMs() >= timing.suspectMs) start()
   }
 
   link.onTrouble(() => {

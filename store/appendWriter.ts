@@ -2,7 +2,7 @@ import { SqlClient, type SqlError } from '@effect/sql'
 import { Context, Effect, Exit, Layer } from 'effect'
 import * as GroupCommit from '../engine/groupCommit'
 import { type Appended, type AppendWrite, writeAppends } from './conversations'
-import { unavailable } from './pool'
+import { unavailableIn } from './pool'
 
 /**
  * The node's one writer of appended messages (group commit, engine/groupCommit): every
@@ -48,7 +48,7 @@ const flush = (
   writeAppends(writes).pipe(
     Effect.map((done) => answers(writes, done)),
     Effect.catchAll((e) =>
-      writes.length === 1 || unavailable(e.cause) !== undefined
+      writes.length === 1 || unavailableIn(e) !== undefined
         ? Effect.succeed(writes.map(() => Exit.fail(e) as Answer))
         : Effect.forEach(writes, (w) =>
             writeAppends([w]).pipe(

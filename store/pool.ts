@@ -94,6 +94,23 @@ export const unavailable = (cause: unknown): 'down' | 'busy' | undefined => {
   return undefined
 }
 
+/**
+ * `unavailable` of the first failure in a chain of causes that is one: the error, its `cause`,
+ * and so on a few levels down (`next` steps into what the caller knows more of).
+ */
+export const unavailableIn = (
+  error: unknown,
+  next: (e: unknown) => unknown = (e) => (e as { cause?: unknown }).cause,
+): { readonly why: 'down' | 'busy'; readonly error: Error } | undefined => {
+  let e: unknown = error
+  for (let depth = 0; depth < 6 && e !== undefined && e !== null; depth++) {
+    const why = unavailable(e)
+    if (why) return { why, error: e as Error }
+    e = next(e)
+  }
+  return undefined
+}
+
 export interface GuardedPool {
   readonly pool: pg.Pool
   /** What the guard found (strict mode keeps every report; otherwise the last 20). */

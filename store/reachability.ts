@@ -1,4 +1,4 @@
-import type { PingOutcome, PoolLink } from './pool'
+import { type PingOutcome, type PoolLink, unavailable } from './pool'
 
 /**
  * Whether the database can serve, as a probe finds it (docs/decisions.md, "A database outage"):
@@ -87,7 +87,10 @@ export const watch = (link: PoolLink, told: Transitions, timing: Timing = defaul
       told.up(upAt - was.since)
       return
     }
-    if (outcome._tag === 'Silent' && link.silence === 'slow') {
+    // A ping that waited out a bound (for the embedded database's only connection, for an
+    // answer) says no more than silence does.
+    const quiet = outcome._tag === 'Silent' || unavailable(outcome.error) === 'busy'
+    if (quiet && link.silence === 'slow') {
       silent = true
       return
     }

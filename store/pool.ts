@@ -136,7 +136,7 @@ export interface PoolLink {
    * One round trip that neither waits in the pool's queue nor passes its gate: on PostgreSQL over
    * a connection of the probe's own (several may be under way), on the embedded database over its
    * only connection (one at a time). `Silent` when no answer came within `timeoutMs` of the time
-   * this process could run.
+   * this process could run (twice that on a new connection of the probe's).
    */
   readonly ping: (timeoutMs: number) => Promise<PingOutcome>
   /**
@@ -511,7 +511,10 @@ export const guardedPool = (
         return within(inFlight, timeoutMs, { _tag: 'Silent' })
       }
       const current = { c: spare ?? fresh(), gaveUp: false }
-      const outcome = await within(viaOwnConnection(current), timeoutMs, { _tag: 'Silent' })
+      // A new connection (the first ping, or one after a failure) costs the server a process and
+      // its start: it gets twice the time before its silence counts.
+      const allowed = current.c === spare ? timeoutMs : 2 * timeoutMs
+      const outcome = await within(viaOwnConnection(current), allowed, { _tag: 'Silent' })
       current.gaveUp = true
       // Kept only after an answer, and only one; a silent or failed connection may hang for ever.
       if (outcome._tag !== 'Answered') drop(current.c)

@@ -38,7 +38,9 @@ export const defaultTiming: Timing = {
   answerMs: 1_000,
   slowMs: 1_500,
   suspectMs: 500,
-  parallel: 4,
+  // Enough that a new ping starts every `downEveryMs` even when each waits out its silence (a
+  // new connection's: twice `answerMs`).
+  parallel: 8,
 }
 
 export interface Watch {

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import * as fs from 'node:fs'
 import * as path from 'node:path'
-import { type Effect, type Layer, ManagedRuntime } from 'effect'
+import { SqlClient } from '@effect/sql'
+import { Effect, type Layer, ManagedRuntime } from 'effect'
 import { Redis } from 'ioredis'
 import type { ClusterStatus } from '../../engine/cluster/Cluster'
 import * as Database from '../../store/database'
@@ -235,6 +236,17 @@ export const waitSettled = (cluster: TestCluster, shards = 300, timeoutMs = 30_0
       return total === shards && statuses.every((s) => s.shards > 0) ? statuses : undefined
     },
     { timeoutMs, intervalMs: 200 },
+  )
+
+/** The cluster's stored messages in order of conversation and sequence (what a write test checks). */
+export const storedMessages = (cluster: TestCluster) =>
+  cluster.run(
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql<{ conversation_id: number; seq: number; client_id: string; id: number }>`
+          SELECT conversation_id, seq, client_id, id FROM messages ORDER BY conversation_id, seq`,
+    ),
   )
 
 /** Which live nodes hold an entity now (by their own account). */

@@ -8,7 +8,7 @@ import { MetricsTag } from '../engine/metrics'
 import { RateLimiter, type RateLimiterShape, type RateLimitResult } from '../engine/ratelimit/RateLimiter'
 import { attempt, onExit, withServices } from '../engine/step'
 import { randomToken } from '../engine/tokens'
-import { isBusy } from '../store/pool'
+import { DatabaseDown, unavailableIn } from '../store/pool'
 import { dataBody, errorResponse, JSON_TYPE, type ResponseMeta as Meta } from './envelope'
 import { incoming } from './request'
 import type { Reply } from './route'
@@ -261,11 +261,17 @@ export const failureResponse = (
     return errorResponse(new ApiError({ code: 'unavailable', headers: { 'Retry-After': '1' } }), meta)
   }
   // The database busy past the pool's bound, or out of reach: the request held nothing after
-  // failing (its transaction rolled back), and the same request may succeed in a moment.
-  const busy = databaseBusy(error ?? Cause.squash(cause))
+  // failing (its transaction rolled back), and the same request may succeed in a moment. Out of
+  // reach, the probe looks four times a second and service resumes at its first answer.
+  const busy = unavailableIn(error ?? Cause.squash(cause), (e) =>
+    e instanceof ActorDefect ? Cause.squash(e.cause) : (e as { cause?: unknown }).cause,
+  )
   if (busy) {
-    log.warn('database unavailable', { request_id: meta.requestId, ...context, error: busy })
-    return errorResponse(new ApiError({ code: 'unavailable', headers: { 'Retry-After': '2' } }), meta)
+    // A refusal at the closed gate: the outage was logged once, when the probe found it.
+    const say = busy.error instanceof DatabaseDown ? log.debug : log.warn
+    say('database unavailable', { request_id: meta.requestId, ...context, error: busy.error.message })
+    const retryAfter = busy.why === 'down' ? '1' : '2'
+    return errorResponse(new ApiError({ code: 'unavailable', headers: { 'Retry-After': retryAfter } }), meta)
   }
   log.error('request failed', {
     request_id: meta.requestId,
@@ -278,16 +284,6 @@ export const failureResponse = (
           : Cause.pretty(cause),
   })
   return errorResponse(new ApiError({ code: 'server_error' }), meta)
-}
-
-/** The message of a database-busy failure somewhere in an error's causes, if it is one. */
-const databaseBusy = (error: unknown): string | undefined => {
-  let e: unknown = error
-  for (let depth = 0; depth < 6 && e !== undefined && e !== null; depth++) {
-    if (isBusy(e)) return (e as Error).message
-    e = e instanceof ActorDefect ? Cause.squash(e.cause) : (e as { cause?: unknown }).cause
-  }
-  return undefined
 }
 
 /** The answer to a body over the size limit, given before the pipeline reads it. */

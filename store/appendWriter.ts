@@ -3,6 +3,7 @@ import { Context, Effect, Exit, Layer, Option } from 'effect'
 import * as GroupCommit from '../engine/groupCommit'
 import { MetricsTag } from '../engine/metrics'
 import { type Appended, type AppendWrite, writeAppends } from './conversations'
+import { unavailableIn } from './pool'
 
 /**
  * The node's one writer of appended messages (group commit, engine/groupCommit): every
@@ -13,7 +14,9 @@ import { type Appended, type AppendWrite, writeAppends } from './conversations'
  * A write that fails is split: each conversation's part is written alone, so a bad one (a
  * duplicate client id or sequence) fails only its own caller and the others still commit. A part
  * whose conversation moved on meanwhile (its `last_seq` is not what the caller saw) fails with
- * `AppendStale`; the caller appends the slow way (store/conversations `append`).
+ * `AppendStale`; the caller appends the slow way (store/conversations `append`). A write that
+ * failed because the database is out of reach or busy is not split: every part would fail the
+ * same way, one after the other, while their callers wait.
  */
 export class AppendStale extends Error {
   readonly _tag = 'AppendStale'
@@ -46,8 +49,8 @@ const flush = (
   writeAppends(writes).pipe(
     Effect.map((done) => answers(writes, done)),
     Effect.catchAll((e) =>
-      writes.length === 1
-        ? Effect.succeed([Exit.fail(e) as Answer])
+      writes.length === 1 || unavailableIn(e) !== undefined
+        ? Effect.succeed(writes.map(() => Exit.fail(e) as Answer))
         : Effect.forEach(writes, (w) =>
             writeAppends([w]).pipe(
               Effect.map((done) => answers([w], done)[0]!),

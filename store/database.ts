@@ -8,13 +8,14 @@ import { PgClient } from '@effect/sql-pg'
 import { Context, Effect, Layer } from 'effect'
 import pg from 'pg'
 import type { AppConfig } from '../engine/config'
-import type { Logger } from '../engine/log'
+import { Log, type Logger } from '../engine/log'
 import type { PoolMetrics } from '../engine/metrics'
 import { sourcePath } from '../engine/sourceTree'
 import { type CountMemo, countMemoLayer } from './conversations'
 import { type VectorModeMemo, vectorModeLayer } from './kbEmbeddings'
 import { type KeyNames, keyNamesLayer } from './messages'
-import { type GuardedPool, guardedPool, type PoolGuard, type StuckReport } from './pool'
+import { type GuardedPool, guardedPool, type PoolGuard, type PoolLink, type StuckReport } from './pool'
+import * as Reachability from './reachability'
 import { type SlaInputsMemo, slaInputsMemoLayer } from './reports'
 
 /**
@@ -58,6 +59,12 @@ export class DatabaseGuard extends Context.Tag('kotak/DatabaseGuard')<
   { readonly reports: () => readonly StuckReport[] }
 >() {}
 
+/**
+ * The pool's gate and its ping, for the node's probe (`healthLayer`); a layer without the probe
+ * (the test harness's, the CLI's own queries) never closes the gate.
+ */
+export class DatabaseLink extends Context.Tag('kotak/DatabaseLink')<DatabaseLink, PoolLink>() {}
+
 /** The SQL client over a guarded pool; the pool ends with the layer's scope. */
 const clientLayer = (config: pg.PoolConfig, opts: DatabaseOptions) =>
   Layer.unwrapScoped(
@@ -69,9 +76,10 @@ const clientLayer = (config: pg.PoolConfig, opts: DatabaseOptions) =>
         (g) => Effect.promise(() => g.close()).pipe(Effect.timeoutOption(1000), Effect.ignore),
       ),
       (g: GuardedPool) =>
-        Layer.merge(
+        Layer.mergeAll(
           PgClient.layerFromPool({ acquire: Effect.succeed(g.pool), types }),
           Layer.succeed(DatabaseGuard, { reports: g.reports }),
+          Layer.succeed(DatabaseLink, g.link),
         ),
     ),
   )
@@ -284,13 +292,14 @@ export const forNode = (
 /** One round trip to the database. */
 export const ping = Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT 1`)
 
-export type DatabaseState = 'ok' | 'slow' | 'down'
+export type DatabaseState = Reachability.DatabaseState
 
 /**
- * What `/healthz` reports as `database`, kept by a probe that pings every second: `slow` when a
- * ping has not come back within `SLOW_MS` (the only connection held, a stuck server), `down` when
- * it failed. A request reads the last state and never waits for the database itself, so health
- * answers at once whatever the database does (and, answering without I/O, on a pipelined
+ * What `/healthz` reports as `database` (`ok`, `slow` or `down`, store/reachability.ts), kept by
+ * a probe that pings every second, and at once when a query fails the way an unreachable database
+ * fails. While it is `down` the pool refuses at once, so a request that needs the database answers
+ * 503 without waiting. A request reads the last state and never waits for the database itself, so
+ * health answers at once whatever the database does (and, answering without I/O, on a pipelined
  * connection too).
  */
 export class DatabaseHealth extends Context.Tag('kotak/DatabaseHealth')<
@@ -298,35 +307,22 @@ export class DatabaseHealth extends Context.Tag('kotak/DatabaseHealth')<
   { readonly state: () => DatabaseState }
 >() {}
 
-const PROBE_EVERY_MS = 1_000
-const SLOW_MS = 1_500
-
 export const healthLayer = Layer.scoped(
   DatabaseHealth,
   Effect.gen(function* () {
-    let state: DatabaseState = 'ok'
-    let inFlightSince: number | null = null
-    const probe = Effect.gen(function* () {
-      inFlightSince = performance.now()
-      const outcome = yield* ping.pipe(
-        Effect.as<DatabaseState>('ok'),
-        Effect.timeoutTo({
-          duration: `${SLOW_MS} millis`,
-          onSuccess: (s) => s,
-          onTimeout: (): DatabaseState => 'slow',
+    const link = yield* DatabaseLink
+    const log = yield* Log
+    const watch = yield* Effect.acquireRelease(
+      Effect.sync(() =>
+        Reachability.watch(link, {
+          down: (reason) =>
+            log.warn('database out of reach: requests that need it answer 503 until it is back', { reason }),
+          up: (downForMs) => log.info('database reachable again', { down_ms: Math.round(downForMs) }),
         }),
-        Effect.catchAll(() => Effect.succeed<DatabaseState>('down')),
-      )
-      state = outcome
-      inFlightSince = null
-    })
-    yield* probe
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(`${PROBE_EVERY_MS} millis`), probe)))
-    return {
-      state: () =>
-        inFlightSince !== null && performance.now() - inFlightSince > SLOW_MS && state === 'ok'
-          ? 'slow'
-          : state,
-    }
+      ),
+      (w) => Effect.sync(w.stop),
+    )
+    yield* Effect.promise(() => watch.ready)
+    return { state: watch.state }
   }),
 )

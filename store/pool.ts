@@ -49,22 +49,119 @@ export class DatabaseBusy extends Error {
   readonly _tag = 'DatabaseBusy'
 }
 
-/** Whether a failure is the database being busy or out of reach (safe to retry later). */
-export const isBusy = (cause: unknown): boolean =>
-  cause instanceof DatabaseBusy ||
-  (cause instanceof Error &&
-    (/timeout exceeded when trying to connect|Connection terminated|ECONNREFUSED|ENOENT|Query read timeout/.test(
-      cause.message,
-    ) ||
-      ['ECONNREFUSED', 'ECONNRESET', 'ENOENT', 'EPIPE', '57P01', '57P03', '53300'].includes(
-        String((cause as { code?: unknown }).code),
-      )))
+/**
+ * The cause of a statement refused at once because the database is out of reach (the probe's
+ * verdict, store/reachability.ts). The message's opening words are kept: an error re-created on
+ * another node (engine/cluster/codec.ts) is known by them.
+ */
+export class DatabaseDown extends Error {
+  readonly _tag = 'DatabaseDown'
+  constructor(reason: string) {
+    super(`the database is out of reach: ${reason}`)
+  }
+}
+
+const DOWN_MESSAGE = /the database is out of reach|Connection terminated|ECONNREFUSED|ENOENT|not queryable/
+const DOWN_CODES = [
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOENT',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  // admin_shutdown, crash_shutdown, cannot_connect_now (starting up or shutting down)
+  '57P01',
+  '57P02',
+  '57P03',
+]
+
+/**
+ * Why a failure means the database cannot serve now, if it does: `down` when it is out of reach
+ * (refused, cut, shutting down, or the probe said so), `busy` when it answered too slowly or had
+ * no connection free in time. Either way the same request may succeed in a moment.
+ */
+export const unavailable = (cause: unknown): 'down' | 'busy' | undefined => {
+  if (cause instanceof DatabaseDown) return 'down'
+  if (cause instanceof DatabaseBusy) return 'busy'
+  if (!(cause instanceof Error)) return undefined
+  const code = String((cause as { code?: unknown }).code)
+  if (DOWN_CODES.includes(code) || DOWN_MESSAGE.test(cause.message)) return 'down'
+  if (
+    code === '53300' ||
+    /timeout exceeded when trying to connect|Query read timeout|timeout expired/.test(cause.message)
+  )
+    return 'busy'
+  return undefined
+}
+
+/**
+ * `unavailable` of the first failure in a chain of causes that is one: the error, its `cause`,
+ * and so on a few levels down (`next` steps into what the caller knows more of).
+ */
+export const unavailableIn = (
+  error: unknown,
+  next: (e: unknown) => unknown = (e) => (e as { cause?: unknown }).cause,
+): { readonly why: 'down' | 'busy'; readonly error: Error } | undefined => {
+  let e: unknown = error
+  for (let depth = 0; depth < 6 && e !== undefined && e !== null; depth++) {
+    const why = unavailable(e)
+    if (why) return { why, error: e as Error }
+    e = next(e)
+  }
+  return undefined
+}
 
 export interface GuardedPool {
   readonly pool: pg.Pool
   /** What the guard found (strict mode keeps every report; otherwise the last 20). */
   readonly reports: () => readonly StuckReport[]
+  /** The gate the database's probe opens and closes (store/reachability.ts). */
+  readonly link: PoolLink
   readonly close: () => Promise<void>
+}
+
+/** What one probe of the database found. */
+export type PingOutcome =
+  | { readonly _tag: 'Answered' }
+  | { readonly _tag: 'Failed'; readonly error: Error }
+  | { readonly _tag: 'Silent' }
+
+/**
+ * The pool's side of the database's reachability, for the probe that decides it
+ * (store/reachability.ts). Nothing closes the gate but `cut`: a pool nobody probes (the test
+ * harness's, the social service's) behaves as before.
+ */
+export interface PoolLink {
+  /**
+   * One round trip that neither waits in the pool's queue nor passes its gate: on PostgreSQL over
+   * a connection of the probe's own (several may be under way), on the embedded database over its
+   * only connection (one at a time). `Silent` when no answer came within `timeoutMs` of the time
+   * this process could run (twice that on a new connection of the probe's).
+   */
+  readonly ping: (timeoutMs: number) => Promise<PingOutcome>
+  /**
+   * What a ping without an answer means. PostgreSQL answers a connection of its own at once
+   * however busy its other sessions are, so there silence is a server or a network that is gone;
+   * the embedded database runs one session's statements at a time, so there it is only waiting.
+   */
+  readonly silence: 'down' | 'slow'
+  /**
+   * Closes the gate: callers waiting for a connection fail, every connection is dropped (what it
+   * was running fails with it), and until `open` every caller fails at once with `DatabaseDown`
+   * instead of waiting on a database that cannot answer.
+   */
+  readonly cut: (reason: string) => void
+  readonly open: () => void
+  /** How long the caller waiting longest for a connection has waited (0 when none waits). */
+  readonly longestWaitMs: () => number
+  /**
+   * How long the oldest statement or wait for a connection under way has lasted (0: none): what
+   * a database that went silent looks like from here, and a slow query too.
+   */
+  readonly longestPendingMs: () => number
+  /** `listener` is told when a connection or a statement failed the way an unreachable database fails. */
+  readonly onTrouble: (listener: () => void) => void
 }
 
 type ConnectCallback = (
@@ -109,7 +206,21 @@ export const guardedPool = (
   onStuck: (r: StuckReport) => void,
   metrics?: PoolMetrics,
 ): GuardedPool => {
-  const pool = new pg.Pool({ ...config, connectionTimeoutMillis: guard.acquireTimeoutMs })
+  // Every connection the pool makes, connecting ones included, so that a cut can drop them all
+  // (pg-pool keeps its own list private).
+  const clients = new Set<pg.Client>()
+  class TrackedClient extends pg.Client {
+    constructor(c?: string | pg.ClientConfig) {
+      super(c)
+      clients.add(this)
+      this.once('end', () => clients.delete(this))
+    }
+  }
+  const pool = new pg.Pool({
+    ...config,
+    connectionTimeoutMillis: guard.acquireTimeoutMs,
+    Client: TrackedClient,
+  })
   const untrack = metrics?.track({
     open: () => pool.totalCount,
     idle: () => pool.idleCount,
@@ -120,7 +231,18 @@ export const guardedPool = (
   pool.on('error', () => {})
   const found: StuckReport[] = []
   const single = config.max === 1
+  // Callers waiting for a connection: the guard of the single connection looks at them, a cut
+  // fails them, and the probe reads how long the oldest has waited.
   const waiters = new Set<Waiter>()
+  // Why the gate is closed (the database out of reach), or null while it is open.
+  let down: string | null = null
+  let closed = false
+  const troubleListeners: Array<() => void> = []
+  const trouble = (e: unknown) => {
+    // Our own refusals say nothing new about the database.
+    if (e instanceof DatabaseDown || e instanceof DatabaseBusy || unavailable(e) === undefined) return
+    for (const l of troubleListeners) l()
+  }
   const holders = new Map<pg.PoolClient, Holder>()
   // Clients whose statement ran out of time: closed when given back, which ends whatever they
   // still hold (the server rolls back their transaction).
@@ -141,6 +263,13 @@ export const guardedPool = (
       const cb = args[last]
       // A cursor (submittable) keeps the client busy until it is closed; pg's activeQuery says so.
       if (!h || typeof cb !== 'function') return query(...args)
+      if (down !== null) {
+        // A statement on a connection held across the cut (a transaction's ROLLBACK, say) would
+        // wait on a socket that is gone: it fails at once, as pg's callbacks do, asynchronously.
+        const refused = new DatabaseDown(down)
+        process.nextTick(() => (cb as (e: Error) => void)(refused))
+        return undefined
+      }
       const first = args[0] as string | { text?: string } | undefined
       const text = typeof first === 'string' ? first : (first?.text ?? '')
       // The text is kept as given (no copy); it is shortened only if a report needs it.
@@ -159,6 +288,7 @@ export const guardedPool = (
         running.delete(r)
         h.inFlight--
         h.lastActive = performance.now()
+        trouble(res[0])
         r.cb(...res)
       }
       return query(...args)
@@ -171,12 +301,16 @@ export const guardedPool = (
       return new Promise((resolve, reject) =>
         guarded((err, client) => (err || !client ? reject(err) : resolve(client))),
       )
+    if (down !== null) {
+      cb(new DatabaseDown(down), undefined, () => {})
+      return undefined
+    }
     const w: Waiter = { since: performance.now(), cb, done: false }
-    if (single) waiters.add(w)
+    waiters.add(w)
     connect((err, client, release) => {
       waiters.delete(w)
       if (w.done) {
-        // The guard already failed this caller: hand the connection straight back.
+        // The guard (or a cut) already failed this caller: hand the connection straight back.
         if (client) release()
         return
       }
@@ -185,6 +319,7 @@ export const guardedPool = (
         // pg's own words for a wait that ran past `connectionTimeoutMillis`.
         if (err?.message.includes('timeout exceeded when trying to connect'))
           metrics?.waitFailed('acquire_timeout')
+        trouble(err)
         return cb(err, client, release)
       }
       metrics?.acquired((performance.now() - w.since) / 1000)
@@ -227,6 +362,8 @@ export const guardedPool = (
           `a statement had no answer within ${guard.queryTimeoutMs} ms: ${brief(r.text, 120)}`,
         ),
       )
+      // No answer for that long: the probe looks at once whether the database is there at all.
+      for (const l of troubleListeners) l()
     }
   }
   const busy = (h: Holder) => {
@@ -289,12 +426,157 @@ export const guardedPool = (
     }
   }, TICK_MS)
   timer.unref()
+
+  const drop = (c: pg.Client) => c.connection.stream.destroy()
+
+  /**
+   * The embedded database's ping: its only connection, taken around the gate and the guard. A
+   * statement there may wait behind another session's (PGlite runs one at a time), so its answer
+   * is awaited as long as any statement's, then the connection is given up as a stuck one is.
+   */
+  let inFlight: Promise<PingOutcome> | null = null
+  const viaPool = (): Promise<PingOutcome> =>
+    new Promise((resolve) =>
+      connect((err, client, release) => {
+        if (err || !client) return resolve({ _tag: 'Failed', error: err ?? new Error('no connection') })
+        let answered = false
+        const timer = setTimeout(() => {
+          answered = true
+          const error = new DatabaseBusy(`the probe had no answer within ${guard.queryTimeoutMs} ms`)
+          release(error)
+          resolve({ _tag: 'Failed', error })
+        }, guard.queryTimeoutMs)
+        timer.unref()
+        client.query('SELECT 1', (e: Error | null) => {
+          if (answered) return
+          clearTimeout(timer)
+          release(e ?? undefined)
+          resolve(e ? { _tag: 'Failed', error: e } : { _tag: 'Answered' })
+        })
+      }),
+    )
+
+  /** PostgreSQL's ping: a connection of the probe's own, kept between pings that got an answer. */
+  let spare: pg.Client | null = null
+  const fresh = () => {
+    const c = new pg.Client(config)
+    c.on('error', () => {
+      if (spare === c) spare = null
+    })
+    return c
+  }
+  const roundTrip = (c: pg.Client, connected: boolean): Promise<PingOutcome> =>
+    (connected ? Promise.resolve() : c.connect()).then(
+      () =>
+        c.query('SELECT 1').then(
+          (): PingOutcome => ({ _tag: 'Answered' }),
+          (e: Error): PingOutcome => ({ _tag: 'Failed', error: e }),
+        ),
+      (e: Error): PingOutcome => ({ _tag: 'Failed', error: e }),
+    )
+  /** The ping's connection is `current.c` at any time, so that a silent one can be dropped. */
+  const viaOwnConnection = async (current: { c: pg.Client; gaveUp: boolean }): Promise<PingOutcome> => {
+    const reused = current.c === spare
+    if (reused) spare = null
+    const first = await roundTrip(current.c, reused)
+    if (first._tag === 'Answered' || !reused || current.gaveUp) return first
+    // The kept connection may have been ended by the server for reasons of its own (an idle
+    // timeout, an operator): only a fresh one's failure says the database is gone.
+    drop(current.c)
+    current.c = fresh()
+    return roundTrip(current.c, false)
+  }
+
+  /**
+   * `attempt`'s outcome, or `Silent` once `timeoutMs` of this process's running time passed
+   * without one. A timer that fires late means the process could not run (the event loop stood
+   * still, or it was not scheduled): the wait starts again. And an answer that arrived meanwhile is
+   * read before the verdict, since the poll phase runs before `setImmediate`'s callbacks.
+   */
+  const within = <A>(attempt: Promise<A>, timeoutMs: number, silent: A): Promise<A> =>
+    new Promise((resolve) => {
+      let settled = false
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const settle = (a: A) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        resolve(a)
+      }
+      const wait = () => {
+        const due = performance.now() + timeoutMs
+        timer = setTimeout(() => {
+          if (performance.now() - due > STALL_MS) return wait()
+          setImmediate(() => settle(silent))
+        }, timeoutMs)
+      }
+      wait()
+      void attempt.then(settle)
+    })
+
+  const link: PoolLink = {
+    silence: single ? 'slow' : 'down',
+    ping: async (timeoutMs) => {
+      if (single) {
+        // One at a time: a ping still waiting for the only connection is the one to wait for.
+        inFlight ??= viaPool().finally(() => {
+          inFlight = null
+        })
+        return within(inFlight, timeoutMs, { _tag: 'Silent' })
+      }
+      const current = { c: spare ?? fresh(), gaveUp: false }
+      // A new connection (the first ping, or one after a failure) costs the server a process and
+      // its start: it gets twice the time before its silence counts.
+      const allowed = current.c === spare ? timeoutMs : 2 * timeoutMs
+      const outcome = await within(viaOwnConnection(current), allowed, { _tag: 'Silent' })
+      current.gaveUp = true
+      // Kept only after an answer, and only one; a silent or failed connection may hang for ever.
+      if (outcome._tag !== 'Answered') drop(current.c)
+      else if (spare === null && !closed) spare = current.c
+      else void current.c.end().catch(() => {})
+      return outcome
+    },
+    cut: (reason) => {
+      down = reason
+      const refused = new DatabaseDown(reason)
+      for (const w of waiters) {
+        w.done = true
+        w.cb(refused, undefined, () => {})
+      }
+      waiters.clear()
+      for (const c of clients) drop(c)
+    },
+    open: () => {
+      down = null
+    },
+    longestWaitMs: () => {
+      const now = performance.now()
+      let longest = 0
+      for (const w of waiters) longest = Math.max(longest, now - w.since)
+      return longest
+    },
+    longestPendingMs: () => {
+      const now = performance.now()
+      let longest = 0
+      for (const w of waiters) longest = Math.max(longest, now - w.since)
+      for (const r of running) longest = Math.max(longest, now - r.since)
+      return longest
+    },
+    onTrouble: (listener) => {
+      troubleListeners.push(listener)
+    },
+  }
+
   return {
     pool,
     reports: () => found,
+    link,
     close: () => {
+      closed = true
       clearInterval(timer)
       untrack?.()
+      if (spare) drop(spare)
+      spare = null
       return pool.end()
     },
   }

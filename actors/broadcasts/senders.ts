@@ -1,8 +1,9 @@
-import { Context, Effect, Layer, Scope } from 'effect'
+import { Context, Effect, Layer, Schedule, Scope } from 'effect'
 import { Config } from '../../engine/config'
 import * as ClaimsPg from '../../engine/owner/ClaimsPg'
 import * as Owned from '../../engine/owner/Owned'
 import * as Broadcasts from '../../store/broadcasts'
+import { unavailableIn } from '../../store/pool'
 import { run } from './BroadcastActor'
 import { BroadcastNudge } from './nudge'
 
@@ -12,7 +13,10 @@ import { BroadcastNudge } from './nudge'
  * embedded database is one node). A broadcast that leaves the list (paused, cancelled, completed,
  * unscheduled) stops its sender; a node that dies drops its locks and another node takes its
  * broadcasts over at its next look, resuming from the recipients' durable progress. A sender that
- * fails is restarted with a capped backoff.
+ * fails is restarted with a capped backoff; one that failed because the database was out of reach
+ * or busy is started again every second instead (each attempt fails at once while the database is
+ * away), so sending resumes within a second of its return rather than after a backoff grown
+ * during the outage.
  *
  * The sender is supervised work rather than an entity of the actor kit for the reason numbers are
  * (docs/decisions.md, "Messaging-app numbers"): it is long-lived and must not move on every shard
@@ -45,7 +49,10 @@ const sender = (tickMs: number) => (row: { readonly id: number }) =>
       'broadcast',
       (r: { readonly id: number }) =>
         Effect.tap(
-          run(r.id, tickMs),
+          Effect.retry(run(r.id, tickMs), {
+            schedule: Schedule.spaced('1 second'),
+            while: (e) => unavailableIn(e) !== undefined,
+          }),
           Effect.sync(() => {
             ended = true
           }),

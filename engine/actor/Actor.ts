@@ -10,7 +10,9 @@
  * - `ask` always completes: with the reply, the handler's typed error, or an `ActorError`.
  *   A defect in a handler fails that ask with `ActorDefect` and restarts the entity (state is
  *   reloaded from `load` before the next message), with exponential backoff when crashes repeat.
- *   A failure of `load` fails the ask with `ActorLoadFailed`; the next message retries the load.
+ *   A failure of `load` fails the ask with `ActorLoadFailed`; the next message retries the load:
+ *   at once when `load` failed with a typed error (its store out of reach, say: waiting would
+ *   only delay the first message after the store's return), after the backoff when it died.
  * - A full mailbox makes senders wait (backpressure); it never fails them.
  * - An ask whose caller is interrupted before the entity takes its message is dropped unapplied;
  *   once taken, the message is applied even if nobody waits for the reply any more.
@@ -76,8 +78,9 @@ export interface Definition<Id extends EntityId, S, H extends Handlers<Id, S>, L
    */
   readonly batch?: { readonly [tag: string]: BatchHandler<Id, S> | undefined }
   /**
-   * Backoff before reloading after consecutive crashes (defects or load failures): the first
-   * reload is immediate, then `baseMs`, `2 × baseMs`, … up to `maxMs`. Defaults 10 ms and 5 s.
+   * Backoff before reloading after consecutive crashes (defects of a handler or of `load`): the
+   * first reload is immediate, then `baseMs`, `2 × baseMs`, … up to `maxMs`. Defaults 10 ms and
+   * 5 s. A typed failure of `load` is its answer, not a crash, and adds no wait.
    */
   readonly restart?: { readonly baseMs?: number; readonly maxMs?: number }
 }

@@ -250,7 +250,10 @@ export const make = <R>(def: ErasedDefinition<R>): Effect.Effect<ErasedActor, ne
             return dispatch(e, env)
           },
           onFailure: (cause) => {
-            e.failures++
+            // A load that died is a crash and backs off when repeated; a typed failure (the store
+            // out of reach) is retried with the next message at once, so that the first message
+            // after the store's return is served without a wait grown during the outage.
+            e.failures = isDefect(cause) ? e.failures + 1 : 0
             settle(e, env, Exit.fail(new ActorLoadFailed({ actor: name, id: String(e.id), cause })))
             return Effect.void
           },

@@ -82,8 +82,14 @@ const standInFor = (tag: string): ErrorClass => {
 /** An encoded failure: `[tag, fields]` for a typed error, `[null, message]` for anything else. */
 type EncodedError = readonly [tag: string, fields: Record<string, unknown>] | readonly [null, string]
 
-const encodeField = (value: unknown): unknown =>
-  Cause.isCause(value) ? { [CAUSE]: Cause.pretty(value) } : value
+/**
+ * A Cause as text, with the causes of its errors: a defect such as a failed `COMMIT` (`orDie` in
+ * the SQL client) is known by its cause ("Connection terminated"), which is what tells a caller on
+ * another node that the request may simply be tried again.
+ */
+const render = (cause: Cause.Cause<unknown>): string => Cause.pretty(cause, { renderErrorCause: true })
+
+const encodeField = (value: unknown): unknown => (Cause.isCause(value) ? { [CAUSE]: render(value) } : value)
 
 const decodeField = (value: unknown): unknown => {
   if (value !== null && typeof value === 'object' && !Array.isArray(value) && CAUSE in value) {
@@ -136,7 +142,7 @@ export const encodeOutcome = (exit: Exit.Exit<unknown, unknown>): Uint8Array => 
   if (Exit.isSuccess(exit)) return pack([OK, exit.value])
   const failure = Cause.failureOption(exit.cause)
   if (failure._tag === 'Some') return pack([FAILED, encodeError(failure.value)])
-  return pack([DEFECT, Cause.pretty(exit.cause)])
+  return pack([DEFECT, render(exit.cause)])
 }
 
 export type Outcome =

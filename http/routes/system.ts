@@ -31,8 +31,14 @@ export const makeRoutes = (all: () => readonly Route[]): readonly Route[] => {
         Effect.gen(function* () {
           const database = (yield* Database.DatabaseHealth).state()
           const cluster = yield* Effect.flatMap(ClusterHealth, (h) => h.check)
-          const ok = database === 'ok' && cluster !== 'down'
-          const data = { status: ok ? 'ok' : 'unavailable', database, cluster }
+          // The dependencies that keep this node from serving, named for the operator and the
+          // load balancer's log alike.
+          const unavailable = [
+            ...(database === 'ok' ? [] : ['database']),
+            ...(cluster === 'down' ? ['cluster'] : []),
+          ]
+          const ok = unavailable.length === 0
+          const data = { status: ok ? 'ok' : 'unavailable', database, cluster, unavailable }
           return ok ? Reply.ok(data) : Reply.raw(503, 'application/json', JSON.stringify({ data }))
         }),
     }),

@@ -90,6 +90,22 @@ describe('actor codec', () => {
     expect(plain._tag === 'Failure' && (plain.error as Error).message).toBe('plain')
   })
 
+  it('carries the causes of the errors in a Cause it renders', () => {
+    // A transaction whose connection went away dies in its ROLLBACK or COMMIT (the SQL client's
+    // `orDie`): the cause is what says the request may be tried again.
+    const lost = new Error('Failed to execute statement', {
+      cause: new Error('Connection terminated unexpectedly'),
+    })
+    const out = roundTrip(
+      Exit.fail(new ActorDefect({ actor: 'conversation', id: '4', tag: 'Append', cause: Cause.die(lost) })),
+    )
+    const error = out._tag === 'Failure' ? (out.error as ActorDefect) : undefined
+    expect(error).toBeInstanceOf(ActorDefect)
+    expect(Cause.pretty(error!.cause)).toContain('Connection terminated unexpectedly')
+    const died = roundTrip(Exit.die(lost))
+    expect(died._tag === 'Defect' && died.rendered.includes('Connection terminated unexpectedly')).toBe(true)
+  })
+
   it('keeps numeric and string entity ids apart', () => {
     expect(Codec.decodeId(Codec.encodeId(5))).toBe(5)
     expect(Codec.decodeId(Codec.encodeId('5'))).toBe('5')

@@ -87,6 +87,7 @@ describe.skipIf(!enabled)('cluster without Redis for a while', () => {
         status: 'unavailable',
         database: 'ok',
         cluster: 'down',
+        unavailable: ['cluster'],
       })
     }
 

@@ -1,7 +1,7 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startCluster, type TestCluster, waitSettled } from '../support/cluster'
+import { startCluster, storedMessages, type TestCluster, waitSettled } from '../support/cluster'
 import * as F from '../support/fixtures'
 
 /**
@@ -89,14 +89,7 @@ describe.skipIf(!enabled)('the write path when a node dies mid-storm', () => {
     await victim.exited
     expect(killed).toBe(true)
 
-    const rows = await c.run(
-      Effect.flatMap(
-        SqlClient.SqlClient,
-        (sql) =>
-          sql<{ conversation_id: number; seq: number; client_id: string; id: number }>`
-          SELECT conversation_id, seq, client_id, id FROM messages ORDER BY conversation_id, seq`,
-      ),
-    )
+    const rows = await storedMessages(c)
     expect(rows.length).toBe(CONVERSATIONS * PER_CONVERSATION)
     // Each message once, with the id its acknowledgement named.
     expect(new Set(rows.map((r) => r.client_id)).size).toBe(rows.length)

@@ -1,10 +1,14 @@
-import { Effect, Schema } from 'effect'
+import { SqlError } from '@effect/sql/SqlError'
+import { Cause, Effect, Schema } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { pageFields, pageMeta, pageOf } from '../../actors/pagination'
+import { ActorDefect } from '../../engine/actor/Actor'
+import { makeLogger } from '../../engine/log'
 import { handle } from '../../http/apiPipeline'
-import type { Incoming } from '../../http/pipeline'
+import { failureResponse, type Incoming } from '../../http/pipeline'
 import { ok, type Route, route } from '../../http/route'
 import * as Router from '../../http/router'
+import { DatabaseDown } from '../../store/pool'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 
@@ -114,5 +118,47 @@ describe('pagination', () => {
     const res = await call('GET', '/v1/probe/items', F.bearer(await F.apiKey(s, w, 'read')), query)
     expect(res.status).toBe(422)
     expect(res.body.error.fields).toEqual({ [field]: message })
+  })
+})
+
+describe('a database that cannot serve', () => {
+  const answer = (cause: Cause.Cause<unknown>) => {
+    const out = failureResponse(
+      cause,
+      { headers: [], locale: 'en', requestId: 'r' },
+      makeLogger('error', () => {}),
+      {
+        route: '/v1/probe',
+        method: 'GET',
+      },
+    )
+    const body = JSON.parse(String(out.body)) as { error: { code: string } }
+    return { status: out.status, code: body.error.code, retryAfter: new Map(out.headers).get('Retry-After') }
+  }
+
+  it('answers 503 `unavailable`: Retry-After 1 when out of reach, 2 when busy, however deep the cause', () => {
+    const refused = new SqlError({
+      message: 'Failed to acquire connection',
+      cause: new DatabaseDown('no answer'),
+    })
+    expect(answer(Cause.fail(refused))).toEqual({ status: 503, code: 'unavailable', retryAfter: '1' })
+    const waited = new SqlError({
+      message: 'Failed to acquire connection',
+      cause: new Error('timeout exceeded when trying to connect'),
+    })
+    expect(answer(Cause.fail(waited))).toEqual({ status: 503, code: 'unavailable', retryAfter: '2' })
+    // A transaction whose connection went away dies in its ROLLBACK (the SQL client's `orDie`),
+    // which crashes the actor running it; from another node its cause comes as text.
+    const lost = new SqlError({
+      message: 'Failed to execute statement',
+      cause: new Error('Connection terminated unexpectedly'),
+    })
+    const crashed = (cause: Cause.Cause<unknown>) =>
+      Cause.fail(new ActorDefect({ actor: 'conversation', id: '4', tag: 'Append', cause }))
+    expect(answer(crashed(Cause.die(lost)))).toEqual({ status: 503, code: 'unavailable', retryAfter: '1' })
+    const remote = Cause.die(new Error(Cause.pretty(Cause.die(lost), { renderErrorCause: true })))
+    expect(answer(crashed(remote))).toEqual({ status: 503, code: 'unavailable', retryAfter: '1' })
+    // Anything else is the server's fault.
+    expect(answer(crashed(Cause.die(new Error('a bug')))).status).toBe(500)
   })
 })

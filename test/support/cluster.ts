@@ -1,12 +1,13 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import * as fs from 'node:fs'
-import * as net from 'node:net'
 import * as path from 'node:path'
-import { type Effect, type Layer, ManagedRuntime } from 'effect'
+import { SqlClient } from '@effect/sql'
+import { Effect, type Layer, ManagedRuntime } from 'effect'
 import { Redis } from 'ioredis'
 import type { ClusterStatus } from '../../engine/cluster/Cluster'
 import * as Database from '../../store/database'
 import { type Watched, watch } from './child'
+import { tcpProxy } from './proxy'
 import { compiled, freePort, freshDatabase, type TestServer, tempDir } from './server'
 
 /**
@@ -78,6 +79,11 @@ export interface ClusterOptions {
   readonly nodes?: number
   /** Extra environment for every node (e.g. CLUSTER_LEASE_MS). */
   readonly env?: Record<string, string>
+  /**
+   * The URL the nodes reach the cluster's fresh database by, given its own (a proxy in front of
+   * it, to play an outage); `run` always reaches it directly.
+   */
+  readonly databaseVia?: (url: string) => Promise<string>
 }
 
 export const startCluster = async (options: ClusterOptions = {}): Promise<TestCluster> => {
@@ -85,13 +91,14 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
   const redisUrl = process.env.REDIS_URL
   if (!adminUrl || !redisUrl) throw new Error('startCluster needs DATABASE_URL and REDIS_URL')
   const db = await freshDatabase(adminUrl)
+  const nodesDatabase = options.databaseVia ? await options.databaseVia(db.url) : db.url
   const prefix = `kotak_c_${process.pid}_${Math.random().toString(36).slice(2, 8)}:`
   const redis = new Redis(redisUrl)
   const dirs: string[] = []
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     HOST: '127.0.0.1',
-    DATABASE_URL: db.url,
+    DATABASE_URL: nodesDatabase,
     REDIS_URL: redisUrl,
     REDIS_PREFIX: prefix,
     CLUSTER_HOST: '127.0.0.1',
@@ -212,6 +219,17 @@ export const waitSettled = (cluster: TestCluster, shards = 300, timeoutMs = 30_0
     { timeoutMs, intervalMs: 200 },
   )
 
+/** The cluster's stored messages in order of conversation and sequence (what a write test checks). */
+export const storedMessages = (cluster: TestCluster) =>
+  cluster.run(
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) =>
+        sql<{ conversation_id: number; seq: number; client_id: string; id: number }>`
+          SELECT conversation_id, seq, client_id, id FROM messages ORDER BY conversation_id, seq`,
+    ),
+  )
+
 /** Which live nodes hold an entity now (by their own account). */
 export const ownersOf = async (cluster: TestCluster, actor: string, id: number | string) => {
   const owners: ClusterNode[] = []
@@ -237,35 +255,12 @@ export interface RedisProxy {
 
 export const redisProxy = async (target: string): Promise<RedisProxy> => {
   const to = new URL(target)
-  const port = await freePort()
-  const sockets = new Set<net.Socket>()
-  let server: net.Server | undefined
-  const listen = () =>
-    new Promise<void>((resolve, reject) => {
-      const s = net.createServer((client) => {
-        const upstream = net.connect(Number(to.port || 6379), to.hostname)
-        for (const sock of [client, upstream]) {
-          sockets.add(sock)
-          sock.on('close', () => sockets.delete(sock))
-          sock.on('error', () => {
-            client.destroy()
-            upstream.destroy()
-          })
-        }
-        client.pipe(upstream).pipe(client)
-      })
-      s.once('error', reject)
-      s.listen(port, '127.0.0.1', () => resolve())
-      server = s
-    })
-  const cut = () =>
-    new Promise<void>((resolve) => {
-      for (const sock of sockets) sock.destroy()
-      if (!server) return resolve()
-      server.close(() => resolve())
-      server = undefined
-    })
-  await listen()
+  const proxy = await tcpProxy({ host: to.hostname, port: Number(to.port || 6379) })
   const db = to.pathname.length > 1 ? to.pathname : ''
-  return { url: `redis://127.0.0.1:${port}${db}`, cut, restore: listen, close: cut }
+  return {
+    url: `redis://127.0.0.1:${proxy.port}${db}`,
+    cut: proxy.cut,
+    restore: proxy.restore,
+    close: proxy.close,
+  }
 }

@@ -128,12 +128,16 @@ describe.skipIf(!enabled)('failover before the lease ends', () => {
       return r.status === 503 ? r : undefined
     })
     expect(String(refused.body.error.fields.reason)).toContain('shard')
-    await waitFor('the epoch check to name the move', () => cutOff.output().includes('a shard moved to another node'))
+    await waitFor('the epoch check to name the move', () =>
+      cutOff.output().includes('a shard moved to another node'),
+    )
     // Written through the others meanwhile, and the refused write lands once when retried there.
     await write(() => others[0]!, id, 'cut-1')
     await write(() => others[1]!, id, 'stale-1')
     await storedOnce(id, ['cut-0', 'cut-1', 'stale-1'])
-    console.info(`failover: a node cut off from Redis lost its shards to the others in ${tookMs} ms (lease ${LEASE_MS} ms)`)
+    console.info(
+      `failover: a node cut off from Redis lost its shards to the others in ${tookMs} ms (lease ${LEASE_MS} ms)`,
+    )
 
     await proxy.restore()
     await waitSettled(c)
@@ -200,7 +204,7 @@ describe.skipIf(!enabled)('failover before the lease ends', () => {
         const id = ids[i % ids.length]!
         const clientId = `${tag}-${i}`
         refused += await write(() => writer, id, clientId)
-        ;(sent[id] ??= []).push(clientId)
+        sent[id] = [...(sent[id] ?? []), clientId]
       }
     }
     const streams = Promise.all(writers.map((n, k) => stream(n, `term${k}`)))

@@ -22,7 +22,10 @@ describe.skipIf(!enabled)('RunnerStorage on Redis', () => {
         RunnerStorageRedis.make(redis, { prefix, timeoutMs: 2_000, deadMs: options.deadMs }),
         options.leaseMs === undefined
           ? config
-          : ShardingConfig.layer({ shardsPerGroup: 12, shardLockExpiration: Duration.millis(options.leaseMs) }),
+          : ShardingConfig.layer({
+              shardsPerGroup: 12,
+              shardLockExpiration: Duration.millis(options.leaseMs),
+            }),
       ),
     )
   const a = RunnerAddress.make('10.0.0.1', 7001)

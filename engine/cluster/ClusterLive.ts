@@ -170,14 +170,16 @@ export const layer = (
       const storage = Layer.scoped(
         RunnerStorage.RunnerStorage,
         Effect.gen(function* () {
-          const s = yield* RunnerStorageRedis.make(redis, { prefix: options.prefix, deadMs: config.deadMs })
+          // A dead time past the lease means nothing: the locks lapse first.
+          const deadMs = Math.min(config.deadMs, config.leaseMs)
+          const s = yield* RunnerStorageRedis.make(redis, { prefix: options.prefix, deadMs })
           const w = watched(s, config.leaseMs, runFork)
           healthy = w.healthy
           if (address === undefined) return w.storage
           const self = address
           const made = yield* Epochs.make({
             owner: `${self.host}:${self.port}`,
-            deadMs: config.deadMs,
+            deadMs,
             heartbeat: w.heartbeat(self),
             onMoved: (shard, to) =>
               runFork(

@@ -103,6 +103,10 @@ export const startCluster = async (options: ClusterOptions = {}): Promise<TestCl
     REDIS_PREFIX: prefix,
     CLUSTER_HOST: '127.0.0.1',
     CLUSTER_PORT: '0',
+    // Three nodes and a test file or two beside them on two cores: a node's heartbeat can miss a
+    // second now and then, and at the default dead time (1 s) the others would take its shards in
+    // the middle of a test about something else. Suites about failover set their own.
+    CLUSTER_DEAD_MS: '3000',
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn',
     ...options.env,
   }

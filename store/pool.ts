@@ -445,7 +445,8 @@ export const guardedPool = (
   /** PostgreSQL's ping: a connection of the probe's own, kept between pings that got an answer. */
   let spare: pg.Client | null = null
   const fresh = () => {
-    const c = new pg.Client(config)
+    // Named, so an operator tells it from the pool's in pg_stat_activity.
+    const c = new pg.Client({ application_name: `kotak-probe ${process.pid}`, ...config })
     c.on('error', () => {
       if (spare === c) spare = null
     })

@@ -1,6 +1,7 @@
 import pg from 'pg'
 import { systemMillis } from '../engine/clock'
 import type { PoolMetrics } from '../engine/metrics'
+import * as Ping from './ping'
 
 /**
  * The connection pool under the SQL client, with two bounds no caller can forget:
@@ -121,12 +122,6 @@ export interface GuardedPool {
   readonly close: () => Promise<void>
 }
 
-/** What one probe of the database found. */
-export type PingOutcome =
-  | { readonly _tag: 'Answered' }
-  | { readonly _tag: 'Failed'; readonly error: Error }
-  | { readonly _tag: 'Silent' }
-
 /**
  * The pool's side of the database's reachability, for the probe that decides it
  * (store/reachability.ts). Nothing closes the gate but `cut`: a pool nobody probes (the test
@@ -139,7 +134,7 @@ export interface PoolLink {
    * only connection (one at a time). `Silent` when no answer came within `timeoutMs` of the time
    * this process could run (twice that on a new connection of the probe's).
    */
-  readonly ping: (timeoutMs: number) => Promise<PingOutcome>
+  readonly ping: Ping.Ping
   /**
    * What a ping without an answer means. PostgreSQL answers a connection of its own at once
    * however busy its other sessions are, so there silence is a server or a network that is gone;
@@ -236,7 +231,6 @@ export const guardedPool = (
   const waiters = new Set<Waiter>()
   // Why the gate is closed (the database out of reach), or null while it is open.
   let down: string | null = null
-  let closed = false
   const troubleListeners: Array<() => void> = []
   const trouble = (e: unknown) => {
     // Our own refusals say nothing new about the database.
@@ -427,115 +421,16 @@ export const guardedPool = (
   }, TICK_MS)
   timer.unref()
 
-  const drop = (c: pg.Client) => c.connection.stream.destroy()
-
-  /**
-   * The embedded database's ping: its only connection, taken around the gate and the guard. A
-   * statement there may wait behind another session's (PGlite runs one at a time), so its answer
-   * is awaited as long as any statement's, then the connection is given up as a stuck one is.
-   */
-  let inFlight: Promise<PingOutcome> | null = null
-  const viaPool = (): Promise<PingOutcome> =>
-    new Promise((resolve) =>
-      connect((err, client, release) => {
-        if (err || !client) return resolve({ _tag: 'Failed', error: err ?? new Error('no connection') })
-        let answered = false
-        const timer = setTimeout(() => {
-          answered = true
-          const error = new DatabaseBusy(`the probe had no answer within ${guard.queryTimeoutMs} ms`)
-          release(error)
-          resolve({ _tag: 'Failed', error })
-        }, guard.queryTimeoutMs)
-        timer.unref()
-        client.query('SELECT 1', (e: Error | null) => {
-          if (answered) return
-          clearTimeout(timer)
-          release(e ?? undefined)
-          resolve(e ? { _tag: 'Failed', error: e } : { _tag: 'Answered' })
-        })
-      }),
-    )
-
-  /** PostgreSQL's ping: a connection of the probe's own, kept between pings that got an answer. */
-  let spare: pg.Client | null = null
-  const fresh = () => {
-    const c = new pg.Client(config)
-    c.on('error', () => {
-      if (spare === c) spare = null
-    })
-    return c
-  }
-  const roundTrip = (c: pg.Client, connected: boolean): Promise<PingOutcome> =>
-    (connected ? Promise.resolve() : c.connect()).then(
-      () =>
-        c.query('SELECT 1').then(
-          (): PingOutcome => ({ _tag: 'Answered' }),
-          (e: Error): PingOutcome => ({ _tag: 'Failed', error: e }),
-        ),
-      (e: Error): PingOutcome => ({ _tag: 'Failed', error: e }),
-    )
-  /** The ping's connection is `current.c` at any time, so that a silent one can be dropped. */
-  const viaOwnConnection = async (current: { c: pg.Client; gaveUp: boolean }): Promise<PingOutcome> => {
-    const reused = current.c === spare
-    if (reused) spare = null
-    const first = await roundTrip(current.c, reused)
-    if (first._tag === 'Answered' || !reused || current.gaveUp) return first
-    // The kept connection may have been ended by the server for reasons of its own (an idle
-    // timeout, an operator): only a fresh one's failure says the database is gone.
-    drop(current.c)
-    current.c = fresh()
-    return roundTrip(current.c, false)
-  }
-
-  /**
-   * `attempt`'s outcome, or `Silent` once `timeoutMs` of this process's running time passed
-   * without one. A timer that fires late means the process could not run (the event loop stood
-   * still, or it was not scheduled): the wait starts again. And an answer that arrived meanwhile is
-   * read before the verdict, since the poll phase runs before `setImmediate`'s callbacks.
-   */
-  const within = <A>(attempt: Promise<A>, timeoutMs: number, silent: A): Promise<A> =>
-    new Promise((resolve) => {
-      let settled = false
-      let timer: ReturnType<typeof setTimeout> | undefined
-      const settle = (a: A) => {
-        if (settled) return
-        settled = true
-        clearTimeout(timer)
-        resolve(a)
-      }
-      const wait = () => {
-        const due = performance.now() + timeoutMs
-        timer = setTimeout(() => {
-          if (performance.now() - due > STALL_MS) return wait()
-          setImmediate(() => settle(silent))
-        }, timeoutMs)
-      }
-      wait()
-      void attempt.then(settle)
-    })
+  const pingThroughPool = Ping.throughPool(
+    connect,
+    guard.queryTimeoutMs,
+    () => new DatabaseBusy(`the probe had no answer within ${guard.queryTimeoutMs} ms`),
+  )
+  const pingOwn = Ping.ownConnection(config)
 
   const link: PoolLink = {
     silence: single ? 'slow' : 'down',
-    ping: async (timeoutMs) => {
-      if (single) {
-        // One at a time: a ping still waiting for the only connection is the one to wait for.
-        inFlight ??= viaPool().finally(() => {
-          inFlight = null
-        })
-        return within(inFlight, timeoutMs, { _tag: 'Silent' })
-      }
-      const current = { c: spare ?? fresh(), gaveUp: false }
-      // A new connection (the first ping, or one after a failure) costs the server a process and
-      // its start: it gets twice the time before its silence counts.
-      const allowed = current.c === spare ? timeoutMs : 2 * timeoutMs
-      const outcome = await within(viaOwnConnection(current), allowed, { _tag: 'Silent' })
-      current.gaveUp = true
-      // Kept only after an answer, and only one; a silent or failed connection may hang for ever.
-      if (outcome._tag !== 'Answered') drop(current.c)
-      else if (spare === null && !closed) spare = current.c
-      else void current.c.end().catch(() => {})
-      return outcome
-    },
+    ping: single ? pingThroughPool : pingOwn.ping,
     cut: (reason) => {
       down = reason
       const refused = new DatabaseDown(reason)
@@ -544,7 +439,7 @@ export const guardedPool = (
         w.cb(refused, undefined, () => {})
       }
       waiters.clear()
-      for (const c of clients) drop(c)
+      for (const c of clients) Ping.drop(c)
     },
     open: () => {
       down = null
@@ -572,11 +467,9 @@ export const guardedPool = (
     reports: () => found,
     link,
     close: () => {
-      closed = true
       clearInterval(timer)
       untrack?.()
-      if (spare) drop(spare)
-      spare = null
+      pingOwn.close()
       return pool.end()
     },
   }

@@ -1,4 +1,5 @@
-import { type PingOutcome, type PoolLink, unavailable } from './pool'
+import type { PingOutcome } from './ping'
+import { type PoolLink, unavailable } from './pool'
 
 /**
  * Whether the database can serve, as a probe finds it (docs/decisions.md, "A database outage"):

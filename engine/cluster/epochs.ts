@@ -12,11 +12,12 @@ import { Effect, type Scope } from 'effect'
  * epoch it took is still the stored one.
  *
  * Guarantees (one node's view, `admit`):
- * - it admits a message for a shard only if it holds the shard at the epoch it took, that epoch
- *   was read back from the database less than the dead time ago, and its own heartbeat reached
- *   Redis less than half the dead time ago — both measured on the monotonic clock from the start
- *   of the round that confirmed them, so a frozen node finds both stale when it wakes and waits
- *   for a fresh round, which sees the bumped epoch;
+ * - it admits a message for a shard only if it holds the shard at the epoch it took and its own
+ *   heartbeat reached Redis less than three quarters of the dead time ago (the monotonic clock,
+ *   from the start of the round that sent it); after a gap in its heartbeats it may have been
+ *   forgotten, so it also waits for the epochs to be read back from the database, which shows a
+ *   shard taken meanwhile; a frozen node finds its heartbeat stale when it wakes and waits for
+ *   that round;
  * - a take happens only after the previous owner's heartbeat has been silent for the dead time,
  *   so an owner that keeps its heartbeat stops admitting before anyone can take its shards; one
  *   cut off from Redis but not from the database sees the bump within a round.
@@ -62,42 +63,54 @@ export const make = (
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const roundMs = Math.max(50, Math.floor(options.deadMs / 4))
-    // What bounds a frozen node in time is its heartbeat: nobody takes its shards before its
-    // heartbeat is `deadMs` old, and it stops at half that. The epoch read catches what the
-    // heartbeat cannot see (the node was forgotten while frozen; a heartbeat of a forgotten node
-    // still "succeeds"): being forgotten takes a silence of `deadMs`, after which an epoch read of
-    // before is that old too. So an epoch read is good for `deadMs`, and a slow round or two (a
-    // busy pool) does not stop the node.
-    const confirmMs = options.deadMs
-    const beatMs = Math.floor(options.deadMs / 2)
+    // What bounds a node in time is its heartbeat: nobody takes its shards before its heartbeat
+    // is `deadMs` old, and it stops acting at three quarters of that (the rest is the margin for
+    // a message admitted just then). While its heartbeats keep coming within that, nobody can have
+    // forgotten it, and no database read is needed. After a gap (a freeze, a starved loop) it may
+    // have been forgotten, and a forgotten node's heartbeat still "succeeds" (it only refreshes a
+    // registered node): then it acts again only after an epoch read that began after the gap.
+    // The database is read on a gap only, so a busy pool never slows the actors' door.
+    const beatMs = Math.floor((options.deadMs * 3) / 4)
     const held = new Map<string, Held>()
-    let confirmedAt = Number.NEGATIVE_INFINITY
     let beatAt = Number.NEGATIVE_INFINITY
+    // A gap in the heartbeats not yet cleared by an epoch read begun after it.
+    let suspect = false
     let waiters: Array<() => void> = []
 
-    const fresh = (now: number) => now - confirmedAt < confirmMs && now - beatAt < beatMs
+    const fresh = (now: number) => !suspect && now - beatAt < beatMs
 
     // Shard ids are `group:n`: no commas, so one text parameter carries a list.
     const list = (shards: Iterable<string>) => [...shards].join(',')
 
-    const confirm = Effect.gen(function* () {
-      const started = performance.now()
-      const beat = yield* Effect.either(options.heartbeat)
-      if (beat._tag === 'Right') beatAt = started
-      if (held.size > 0) {
-        const rows = yield* sql<{ shard: string; epoch: string; owner: string }>`
-          SELECT shard, epoch::text, owner FROM shard_epochs
-          WHERE shard = ANY(string_to_array(${list(held.keys())}, ','))`
-        const stored = new Map(rows.map((r) => [r.shard, r]))
-        for (const [shard, h] of held) {
-          const row = stored.get(shard)
-          if (row && Number(row.epoch) !== h.epoch) {
-            held.delete(shard)
-            options.onMoved(shard, row.owner)
-          }
+    const readEpochs = Effect.gen(function* () {
+      if (held.size === 0) return
+      const rows = yield* sql<{ shard: string; epoch: string; owner: string }>`
+        SELECT shard, epoch::text, owner FROM shard_epochs
+        WHERE shard = ANY(string_to_array(${list(held.keys())}, ','))`
+      const stored = new Map(rows.map((r) => [r.shard, r]))
+      for (const [shard, h] of held) {
+        const row = stored.get(shard)
+        if (row && Number(row.epoch) !== h.epoch) {
+          held.delete(shard)
+          options.onMoved(shard, row.owner)
         }
       }
-      confirmedAt = started
+    })
+
+    const confirm = Effect.gen(function* () {
+      const started = performance.now()
+      if (started - beatAt >= beatMs) suspect = true
+      const beat = yield* Effect.either(options.heartbeat)
+      if (beat._tag === 'Left') {
+        // Cut off from Redis: the others will take its shards; the epochs say when they have.
+        suspect = true
+        return yield* readEpochs
+      }
+      if (suspect) {
+        yield* readEpochs
+        suspect = false
+      }
+      beatAt = started
     }).pipe(
       Effect.catchAll(() => Effect.void),
       Effect.ensuring(
@@ -148,7 +161,7 @@ export const make = (
           return Effect.async<void>((resume) => {
             waiters.push(() => resume(Effect.void))
           }).pipe(
-            Effect.timeoutOption(confirmMs),
+            Effect.timeoutOption(options.deadMs),
             Effect.flatMap(() => {
               const again = decide(shard)
               return again === null ? Effect.void : Effect.fail(again)

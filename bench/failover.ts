@@ -3,8 +3,9 @@ import * as fs from 'node:fs'
 import * as net from 'node:net'
 import * as os from 'node:os'
 import * as path from 'node:path'
+import * as readline from 'node:readline'
 import pg from 'pg'
-import { usageWindow, type Window } from './usage'
+import { sample, usageWindow, type Window } from './usage'
 
 /**
  * `npm run bench -- failover` (issue 48): a 3-node cluster (the compiled server, one PostgreSQL
@@ -20,6 +21,7 @@ import { usageWindow, type Window } from './usage'
  */
 
 const SHARDS = 300
+const benchDir = path.dirname(new URL(import.meta.url).pathname)
 /** The node every node fault hits (not n0: it migrated the database, nothing else sets it apart). */
 const VICTIM = 1
 
@@ -69,48 +71,49 @@ const percentile = (sorted: ReadonlyArray<number>, p: number) =>
 // The pieces a fault acts on
 
 /**
- * A TCP proxy on 127.0.0.1:`port` to 127.0.0.1:`target`. `cut` is a link gone bad as the nodes
- * see it: open connections reset (RST, not a polite close) and new ones refused; `restore`
- * listens again on the same port.
+ * The run's TCP proxies (listen port → target port on 127.0.0.1), in a process of their own
+ * (bench/tcpProxy.ts). `link(port).cut()` resets that proxy's open connections and refuses new
+ * ones; `restore()` listens again on the same port.
  */
-const tcpProxy = async (port: number, target: number) => {
-  const open = new Set<net.Socket>()
-  let server: net.Server | undefined
-  const pair = (client: net.Socket) => {
-    const upstream = net.connect(target, '127.0.0.1')
-    for (const s of [client, upstream]) {
-      open.add(s)
-      // Either side gone (upstream refused, Redis killed) ends the pair: the node sees its link drop.
-      s.once('close', () => {
-        open.delete(s)
-        client.destroy()
-        upstream.destroy()
-      })
-      s.on('error', () => undefined)
-    }
-    client.pipe(upstream).pipe(client)
+const startProxies = async (pairs: ReadonlyArray<readonly [number, number]>) => {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(benchDir, 'tcpProxy.ts'), ...pairs.map(([l, t]) => `${l}:${t}`)],
+    { cwd: path.dirname(benchDir), stdio: ['pipe', 'pipe', 'inherit'] },
+  )
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  const waiting = new Map<string, () => void>()
+  readline.createInterface({ input: child.stdout! }).on('line', (line) => {
+    const key = line.startsWith('ok ') ? line.slice(3) : line
+    waiting.get(key)?.()
+    waiting.delete(key)
+  })
+  const answered = (key: string) =>
+    Promise.race([
+      new Promise<void>((resolve) => waiting.set(key, resolve)),
+      exited.then(() => Promise.reject(new Error(`the proxies exited before answering ${key}`))),
+    ])
+  await answered('ready')
+  const command = (line: string) => {
+    const done = answered(line)
+    child.stdin!.write(`${line}\n`)
+    return done
   }
-  const listen = () =>
-    new Promise<void>((resolve, reject) => {
-      const s = net.createServer(pair)
-      s.once('error', reject)
-      s.listen(port, '127.0.0.1', () => {
-        server = s
-        resolve()
-      })
-    })
-  const cut = () =>
-    new Promise<void>((resolve) => {
-      const s = server
-      server = undefined
-      for (const sock of open) sock.resetAndDestroy()
-      if (s) s.close(() => resolve())
-      else resolve()
-    })
-  await listen()
-  return { port, cut, restore: listen }
+  return {
+    pid: child.pid!,
+    link: (port: number) => ({
+      port,
+      cut: () => command(`cut ${port}`),
+      restore: () => command(`restore ${port}`),
+    }),
+    close: async () => {
+      child.stdin!.end()
+      await exited
+    },
+  }
 }
-type Proxy = Awaited<ReturnType<typeof tcpProxy>>
+type Proxies = Awaited<ReturnType<typeof startProxies>>
+type Link = ReturnType<Proxies['link']>
 
 const answersPing = (port: number) =>
   new Promise<boolean>((resolve) => {
@@ -176,8 +179,9 @@ interface Node {
 interface Cluster {
   readonly nodes: Node[]
   readonly database: { name: string; url: string }
-  readonly pgProxy: Proxy
-  readonly redisProxies: Proxy[]
+  readonly proxies: Proxies
+  readonly pgProxy: Link
+  readonly redisProxies: Link[]
   readonly redis: ReturnType<typeof redisServer>
   readonly cliEnv: NodeJS.ProcessEnv
 }
@@ -190,22 +194,24 @@ const statusOf = async (n: Node) => {
 const startCluster = async (h: Harness, size: number, dir: string, cleanup: Array<() => Promise<void>>) => {
   const db = await h.createDatabase()
   cleanup.push(db.drop)
-  const pgTarget = new URL(h.adminUrl)
-  const pgProxy = await tcpProxy(await h.freePort(), Number(pgTarget.port || 5432))
-  cleanup.push(pgProxy.cut)
-  const viaProxy = new URL(db.url)
-  viaProxy.hostname = '127.0.0.1'
-  viaProxy.port = String(pgProxy.port)
   const redisPort = await h.freePort()
   const redis = redisServer(redisPort, dir)
   cleanup.push(redis.kill)
   await redis.start()
-  const redisProxies: Proxy[] = []
-  for (let i = 0; i < size; i++) {
-    const proxy = await tcpProxy(await h.freePort(), redisPort)
-    cleanup.push(proxy.cut)
-    redisProxies.push(proxy)
-  }
+  const pgPort = Number(new URL(h.adminUrl).port || 5432)
+  const ports: number[] = []
+  for (let i = 0; i <= size; i++) ports.push(await h.freePort())
+  const [pgListen, ...redisListen] = ports
+  const proxies = await startProxies([
+    [pgListen!, pgPort],
+    ...redisListen.map((l) => [l, redisPort] as const),
+  ])
+  cleanup.push(proxies.close)
+  const pgProxy = proxies.link(pgListen!)
+  const redisProxies = redisListen.map((l) => proxies.link(l))
+  const viaProxy = new URL(db.url)
+  viaProxy.hostname = '127.0.0.1'
+  viaProxy.port = String(pgProxy.port)
   const nodes: Node[] = []
   // Before any starts, so a failed start still stops the ones already up (cleanup runs backwards).
   cleanup.push(() => stopNodes(nodes))
@@ -247,6 +253,7 @@ const startCluster = async (h: Harness, size: number, dir: string, cleanup: Arra
   return {
     nodes,
     database: { name: db.name, url: db.url },
+    proxies,
     pgProxy,
     redisProxies,
     redis,
@@ -521,8 +528,8 @@ const runFault = async (h: Harness, fault: Fault, p: Plan) => {
     const target = { urls: c.nodes.map((n) => n.url), ...seeded }
     // Every node's request path compiled and every conversation's actor loaded before the measured
     // load: a cold start is not what a fault costs.
+    const loadAverage = h.loadavg()
     const warm = await drive(target, p, { prefix: 'warm', seconds: p.warmupS, t0: performance.now() })
-    if (warm.latencies.includes(undefined)) throw new Error(`warm-up: not every message acknowledged`)
     h.log(
       `failover ${fault.name}: ${p.rate} msg/s for ${p.durationS} s over ${p.conversations} conversations; ${fault.what}`,
     )
@@ -532,6 +539,8 @@ const runFault = async (h: Harness, fault: Fault, p: Plan) => {
       adminUrl: h.adminUrl,
     })
     const cpu0 = process.cpuUsage()
+    const proxyCpu = () => sample(c.proxies.pid)?.cpuSeconds ?? 0
+    const proxyCpu0 = proxyCpu()
     const t0 = performance.now()
     const at = () => round((performance.now() - t0) / 1000, 1)
     // Shards each node says it holds, every half second (-1: no answer, e.g. paused or dead).
@@ -556,11 +565,11 @@ const runFault = async (h: Harness, fault: Fault, p: Plan) => {
     clearInterval(watch)
     const usage = await window.stop()
     const cpu = process.cpuUsage(cpu0)
-    const clientCpuS = (cpu.user + cpu.system) / 1e6
+    const clientCpuS = (cpu.user + cpu.system) / 1e6 + proxyCpu() - proxyCpu0
     // The final state once every node has stopped: nothing still in flight can change it.
     await stopNodes(c.nodes)
     const db = await stored(c.database.url)
-    return { fault, sent, db, events, shards, usage, clientCpuS }
+    return { fault, sent, warm, loadAverage, db, events, shards, usage, clientCpuS }
   } catch (e) {
     for (const n of cluster?.nodes ?? []) h.log(`${n.name} (${n.state}) last output:\n${n.tail}`)
     throw e
@@ -570,13 +579,17 @@ const runFault = async (h: Harness, fault: Fault, p: Plan) => {
   }
 }
 
+const acknowledged = (latencies: ReadonlyArray<number | undefined>) =>
+  latencies.filter((l): l is number => l !== undefined).sort((a, b) => a - b)
+
 const figures = (h: Harness, r: Awaited<ReturnType<typeof runFault>>) => {
   const { sent, db } = r
   const acked = new Set<number>()
   sent.latencies.forEach((l, i) => {
     if (l !== undefined) acked.add(i)
   })
-  const sorted = sent.latencies.filter((l): l is number => l !== undefined).sort((a, b) => a - b)
+  const sorted = acknowledged(sent.latencies)
+  const warm = acknowledged(r.warm.latencies)
   let lost = 0
   let doubled = 0
   let storedUnacked = 0
@@ -617,6 +630,15 @@ const figures = (h: Harness, r: Awaited<ReturnType<typeof runFault>>) => {
     errors: sent.errors,
     schedule_lag_max_ms: sent.scheduleLagMaxMs,
     drain_s: sent.drainS,
+    // How the cluster and the machine were doing before the fault: the same load, no fault.
+    load_average_start: r.loadAverage,
+    warmup: {
+      sent: r.warm.sent,
+      acked: warm.length,
+      p50_ms: round(percentile(warm, 50)),
+      p99_ms: round(percentile(warm, 99)),
+      errors: r.warm.errors,
+    },
     events: r.events,
     slowest_ack_ms_by_second: slowest,
     shards_by_node: r.shards,
@@ -649,18 +671,27 @@ const markdown = (h: Harness, loadStart: string, p: Plan, rows: ReadonlyArray<Fi
         `${r.resent_messages} | ${errorsText(r.errors)} |`,
     )
     .join('\n') +
+  "\n\nThe warm-up before each run (same rate, no fault, not counted above) and the machine's load average as the run began, " +
+  "to tell a fault's cost from a machine busy with other work:\n\n" +
+  '| fault | load average | warm-up acked | warm-up p50 ms | warm-up p99 ms |\n| --- | --- | --- | --- | --- |\n' +
+  rows
+    .map(
+      (r) =>
+        `| ${r.fault} | ${r.load_average_start} | ${r.warmup.acked} of ${r.warmup.sent} | ${r.warmup.p50_ms} | ${r.warmup.p99_ms} |`,
+    )
+    .join('\n') +
   '\n\n' +
   `The client (Node's fetch in the bench process) sends message i at its time, first to node i mod 3, and on a timeout ` +
   `(${p.attemptTimeoutMs} ms an attempt), a connection error or any non-2xx answer resends it with the same \`message.id\` to the next node, ` +
   `after a backoff of 25 ms doubling to 500 ms (jittered; \`Retry-After\` not waited for), until a 2xx or ${p.drainS} s after sending ended (then "unacked"). ` +
   `Latency runs from a message's first send to its acknowledgement; a node that does not answer at all (paused) costs each message sent to it first the attempt timeout. ` +
-  `Before the measured load, ${p.warmupS} s at the same rate (not counted) compile every node's request path and load every conversation's actor. "resent" counts messages that needed more than one attempt; ` +
+  `The warm-up (${p.warmupS} s at the same rate) compiles every node's request path and loads every conversation's actor. "resent" counts messages that needed more than one attempt; ` +
   `the errors are per attempt (timeout, refused and reset are connection-level; numbers are HTTP statuses).\n\n` +
   `After the nodes have stopped, PostgreSQL is asked for every message's client id: lost = acknowledged but not stored, ` +
   `doubled = stored copies beyond the first; gaps = sequence numbers missing from 1..n, summed over every conversation ` +
   `(stored but never acknowledged, for information: ${rows.map((r) => `${r.fault} ${r.stored_never_acked}`).join(', ')}).\n\n` +
   `PostgreSQL reaches the nodes through one TCP proxy, Redis (a redis-server of the run's own, without persistence) through one per node, ` +
-  `all in the bench process; a cut resets the open connections and refuses new ones. What happened when (seconds after the load started):\n\n` +
+  `all in one process apart from the client (bench/tcpProxy.ts); a cut resets the open connections and refuses new ones. What happened when (seconds after the load started):\n\n` +
   rows
     .filter((r) => r.events.length > 0)
     .map(
@@ -672,7 +703,7 @@ const markdown = (h: Harness, loadStart: string, p: Plan, rows: ReadonlyArray<Fi
   rows.map((r) => `- ${r.fault}: ${r.slowest_ack_ms_by_second.join(' ')}`).join('\n') +
   `\n\nThe machine has 2 cores shared with other work, and the 3 nodes, PostgreSQL, Redis, the proxies and the client all run on it: ` +
   `the latencies are noisy from run to run. Per run the JSON carries the shards each node said it held every half second ` +
-  `(-1: no answer) and the CPU of the nodes and of the database's backends (\`cpu\`; the client's figure is the whole bench process, proxies included). ` +
+  `(-1: no answer) and the CPU of the nodes and of the database's backends (\`cpu\`; the client's figure is the bench process and the proxies' process together). ` +
   `${h.cpuNote}\n`
 
 export const failover = async (h: Harness) => {

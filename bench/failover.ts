@@ -15,9 +15,10 @@ import { sample, usageWindow, type Window } from './usage'
  * database says what became of every acknowledged message: stored once, lost, doubled, and whether
  * each conversation's sequence still runs 1..n.
  *
- * The nodes reach PostgreSQL through one TCP proxy and Redis through a proxy each, all in this
- * process, so an outage can be played without touching the machine's PostgreSQL or its Redis on
- * 6379 (which other work uses): a cut resets the open connections and refuses new ones.
+ * The nodes reach PostgreSQL through one TCP proxy and Redis through a proxy each (one process
+ * apart, bench/tcpProxy.ts), so an outage can be played without touching the machine's PostgreSQL
+ * or its Redis on 6379, which other work uses: a cut resets the open connections and refuses new
+ * ones. The client runs in this process (Node's fetch: 100 messages a second need no driver).
  */
 
 const SHARDS = 300

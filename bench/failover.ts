@@ -434,11 +434,11 @@ const runFault = async (h: Harness, fault: Fault, p: Plan) => {
     )
     const c = cluster
     const target = { urls: c.nodes.map((n) => n.url), ...seeded }
-    // Every node's request path compiled and every conversation's actor loaded before the measured
-    // load: a cold start is not what a fault costs.
     const loadAverage = h.loadavg()
-    // Patient (no second node before 10 s): a cold node's first answers are slow, and sending
-    // them elsewhere too only adds to what every node has to do before it is warm.
+    // Every node's request path compiled and every conversation's actor loaded before the measured
+    // load: a cold start is not what a fault costs. Patient (no second node before 10 s): a cold
+    // node's first answers are slow, and sending them elsewhere too only adds to what every node
+    // has to do before it is warm.
     const warm = await drive(
       target,
       { ...p, hedgeMs: 10_000 },

@@ -4,6 +4,7 @@ import * as os from 'node:os'
 import * as path from 'node:path'
 import pg from 'pg'
 import { builtCentrifugo, CENTRIFUGO_VERSION, installCentrifugo, startCentrifugo } from './centrifugo'
+import { failover } from './failover'
 import { markdown as profileMarkdown, summarise } from './profile'
 import { seedReports } from './reports'
 import { perUnit, sample, sampler, type Usage, usageWindow } from './usage'
@@ -197,25 +198,48 @@ interface Kotak {
 
 const profileDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-prof-'))
 
-const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak> => {
-  const db = `kotak_bench_${Date.now()}`
+/** A fresh database on the local PostgreSQL: its name, its URL, and `drop` (BENCH_KEEP_DB=1 keeps it). */
+const createDatabase = async () => {
+  const name = `kotak_bench_${Date.now()}`
   const admin = new pg.Client({ connectionString: adminUrl })
   await admin.connect()
-  await admin.query(`CREATE DATABASE ${db}`)
+  await admin.query(`CREATE DATABASE ${name}`)
   await admin.end()
   const url = new URL(adminUrl)
-  url.pathname = `/${db}`
-  const port = await freePort()
+  url.pathname = `/${name}`
+  return {
+    name,
+    url: url.href,
+    drop: async () => {
+      // BENCH_KEEP_DB=1: the database stays, to look into what the run stored (EXPLAIN, timings).
+      if (process.env.BENCH_KEEP_DB === '1') {
+        log(`kept database ${name}`)
+        return
+      }
+      const c = new pg.Client({ connectionString: adminUrl })
+      await c.connect()
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+      await c.end()
+    },
+  }
+}
+
+/**
+ * One server process as `npm start` runs it, on the bench's settings overridden by `extraEnv`
+ * (which must name DATABASE_URL), once its health check answers. `onOutput` takes its stdout and
+ * stderr instead of this process's own (a cluster's nodes are many, and loud during a fault).
+ */
+const spawnKotak = async (extraEnv: Record<string, string>, onOutput?: (chunk: Buffer) => void) => {
+  const port = Number(extraEnv.PORT ?? (await freePort()))
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PORT: String(port),
     HOST: '0.0.0.0',
     PUBLIC_URL: `http://127.0.0.1:${port}`,
-    DATABASE_URL: url.href,
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_KEY: '100000000',
     RATE_LIMIT_PER_CHANNEL_KEY: '100000000',
-    DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-bench-')),
+    DATA_DIR: extraEnv.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-bench-')),
     ...extraEnv,
   }
   if (!extraEnv.REDIS_URL) delete env.REDIS_URL
@@ -223,26 +247,31 @@ const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak>
   // BENCH_NODE_ARGS: more flags for the server's node (`--trace-gc`, `--inspect`, …) when looking into a run.
   const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
   const extra = process.env.BENCH_NODE_ARGS ? process.env.BENCH_NODE_ARGS.split(' ') : []
-  const child = spawnWithLimits(process.execPath, [...profile, ...extra, ...compiled('main.js')], env)
-  await waitFor(`http://127.0.0.1:${port}/healthz`, child)
-  return {
-    url: `http://127.0.0.1:${port}`,
-    database: db,
-    port,
-    child,
+  const output = onOutput ? 'pipe' : 'inherit'
+  const child = spawnWithLimits(
+    process.execPath,
+    [...profile, ...extra, ...compiled('main.js')],
     env,
+    output,
+    output,
+  )
+  if (onOutput) {
+    child.stdout!.on('data', onOutput)
+    child.stderr!.on('data', onOutput)
+  }
+  await waitFor(`http://127.0.0.1:${port}/healthz`, child)
+  return { url: `http://127.0.0.1:${port}`, port, child, env }
+}
+const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak> => {
+  const db = await createDatabase()
+  const node = await spawnKotak({ ...extraEnv, DATABASE_URL: db.url })
+  return {
+    ...node,
+    database: db.name,
     stop: async () => {
-      child.kill('SIGTERM')
-      await new Promise((r) => child.once('exit', r))
-      // BENCH_KEEP_DB=1: the database stays, to look into what the run stored (EXPLAIN, timings).
-      if (process.env.BENCH_KEEP_DB === '1') {
-        log(`kept database ${db}`)
-        return
-      }
-      const c = new pg.Client({ connectionString: adminUrl })
-      await c.connect()
-      await c.query(`DROP DATABASE IF EXISTS ${db} WITH (FORCE)`)
-      await c.end()
+      node.child.kill('SIGTERM')
+      await new Promise((r) => node.child.once('exit', r))
+      await db.drop()
     },
   }
 }
@@ -299,7 +328,7 @@ const signIn = async (url: string, link: string) => {
 }
 
 /** A Pro workspace, an API key and a signed-in owner, through the CLI and the sign-in link. */
-const seed = async (k: Kotak): Promise<Seed> => {
+const seed = async (k: Pick<Kotak, 'url' | 'env'>): Promise<Seed> => {
   const { workspaceId, key, link } = bootstrap(k.env)
   return { workspaceId, key, ...(await signIn(k.url, link)) }
 }
@@ -806,6 +835,31 @@ const scenarios: Record<string, () => Promise<unknown>> = {
   search: () => searchScenario(),
 
   /**
+   * Faults on a 3-node cluster under 100 inbound API messages/s, each its own run (bench/failover.ts):
+   * acknowledged, lost, doubled, gaps and ack p50/p99 per fault. Goals (issue 48): 0 lost, doubled
+   * and gaps; p99 ≤ 2 s for a SIGKILLed node, ≤ 3 s for a paused one or one cut off from Redis.
+   */
+  failover: () =>
+    failover({
+      smoke,
+      adminUrl,
+      log,
+      setting,
+      loadavg,
+      freePort,
+      createDatabase,
+      spawnKotak,
+      seed,
+      seedInbound,
+      base,
+      heading,
+      write,
+      check,
+      cpuBlock,
+      cpuNote,
+    }),
+
+  /**
    * The agent app's first load in headless Chromium (bench/app.ts): the sign-in page, then the
    * inbox of a signed-in owner. Budget (issue 27): ≤ 150 KB gzipped JavaScript, first meaningful
    * paint < 1 s.
@@ -1229,7 +1283,7 @@ interface InboundPlan {
 const hosts = Array.from({ length: 8 }, (_, i) => `127.0.0.${i + 1}`).join(',')
 
 /** An API channel and its conversations (one seed message each); the sockets' channels. */
-const seedInbound = async (k: Kotak, s: Seed, conversations: number) => {
+const seedInbound = async (k: Pick<Kotak, 'url'>, s: Seed, conversations: number) => {
   const session = { Cookie: s.cookie, 'X-CSRF-Token': s.csrf, 'Content-Type': 'application/json' }
   const ch = await fetch(`${k.url}/v1/channels/api`, {
     method: 'POST',

@@ -82,8 +82,8 @@ export const sampler = (pid: number) => {
 }
 export type Usage = ReturnType<ReturnType<typeof sampler>['stop']>
 
-/** Pids of `root` and every process below it. */
-const tree = (root: number) => {
+/** Pids of the `roots` and every process below them. */
+const tree = (roots: ReadonlyArray<number>) => {
   const children = new Map<number, number[]>()
   for (const entry of fs.readdirSync('/proc')) {
     const pid = Number(entry)
@@ -95,7 +95,7 @@ const tree = (root: number) => {
     else children.set(s.ppid, [pid])
   }
   const out: number[] = []
-  const todo = [root]
+  const todo = [...roots]
   while (todo.length) {
     const pid = todo.pop()!
     out.push(pid)
@@ -155,9 +155,18 @@ export interface Window {
  * The server's process tree and, when `database` is given, the PostgreSQL backends connected to
  * that database (pg_stat_activity, asked every 500 ms through `adminUrl`), sampled together over
  * one window. `mark` reopens the window (a run's set-up, such as opening 1,000 sockets, is then
- * left out of the work it measures); `stop` closes it.
+ * left out of the work it measures); `stop` closes it. A cluster is one server of several
+ * processes: `serverPids` names them at each tick (a node restarted mid-window counts too), their
+ * RSS summed.
  */
-export const usageWindow = async (opts: { serverPid?: number; database?: string; adminUrl: string }) => {
+export const usageWindow = async (opts: {
+  serverPid?: number
+  serverPids?: () => ReadonlyArray<number>
+  database?: string
+  adminUrl: string
+}) => {
+  const roots = () => opts.serverPids?.() ?? (opts.serverPid === undefined ? [] : [opts.serverPid])
+  const hasServer = opts.serverPid !== undefined || opts.serverPids !== undefined
   const server = group()
   const postgres = group()
   const shared = group()
@@ -167,12 +176,13 @@ export const usageWindow = async (opts: { serverPid?: number; database?: string;
   const client = opts.database ? new pg.Client({ connectionString: opts.adminUrl }) : undefined
   await client?.connect()
   const tick = async (opening: boolean) => {
-    if (opts.serverPid !== undefined) {
-      server.see(tree(opts.serverPid), opening)
-      const s = sample(opts.serverPid)
-      if (s) {
-        peak = Math.max(peak, s.rssBytes)
-        series.push([(Date.now() - t0) / 1000, s.rssBytes])
+    if (hasServer) {
+      const pids = roots()
+      server.see(tree(pids), opening)
+      const rss = pids.reduce((sum, pid) => sum + (sample(pid)?.rssBytes ?? 0), 0)
+      if (rss > 0) {
+        peak = Math.max(peak, rss)
+        series.push([(Date.now() - t0) / 1000, rss])
       }
     }
     if (client) {
@@ -220,7 +230,6 @@ export const usageWindow = async (opts: { serverPid?: number; database?: string;
       await tick(false)
       await client?.end()
       const seconds = (Date.now() - t0) / 1000
-      const hasServer = opts.serverPid !== undefined
       const hasPg = client !== undefined
       return {
         window_s: round(seconds, 2),

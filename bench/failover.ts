@@ -422,6 +422,19 @@ const stored = async (url: string) => {
 const runFault = async (h: Harness, fault: Fault, p: Plan) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), `kotak-failover-${fault.name}-`))
   const cleanup: Array<() => Promise<void>> = []
+  const cleanUp = async () => {
+    // Taken out first, so a signal during the ordinary clean-up does not run a step twice.
+    for (const f of cleanup.splice(0).reverse())
+      await f().catch((e: unknown) => h.log(`cleanup: ${String(e)}`))
+    fs.rmSync(dir, { recursive: true, force: true })
+  }
+  // Stopped from outside: the nodes, the redis-server and the database would outlive this process.
+  const stopped = (signal: NodeJS.Signals) => {
+    h.log(`failover ${fault.name}: ${signal}, cleaning up`)
+    void cleanUp().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143))
+  }
+  process.once('SIGINT', stopped)
+  process.once('SIGTERM', stopped)
   let cluster: Cluster | undefined
   try {
     h.log(`failover ${fault.name}: starting 3 nodes, PostgreSQL and Redis behind proxies`)
@@ -497,8 +510,9 @@ const runFault = async (h: Harness, fault: Fault, p: Plan) => {
     h.log(`failover ${fault.name} failed: ${String(e)}${cause ? ` (${String(cause)})` : ''}`)
     throw e
   } finally {
-    for (const f of cleanup.reverse()) await f().catch((e: unknown) => h.log(`cleanup: ${String(e)}`))
-    fs.rmSync(dir, { recursive: true, force: true })
+    process.off('SIGINT', stopped)
+    process.off('SIGTERM', stopped)
+    await cleanUp()
   }
 }
 
@@ -558,6 +572,7 @@ const figures = (h: Harness, r: Awaited<ReturnType<typeof runFault>>) => {
     p99_met: r.fault.p99GoalMs === undefined ? null : p99 !== null && p99 <= r.fault.p99GoalMs,
     resent_messages: sent.attemptsOf.filter((a) => a > 1).length,
     hedges: sent.hedges,
+    hedges_withheld: sent.hedgesWithheld,
     attempts: sent.attemptsOf.reduce((a, b) => a + b, 0),
     errors: sent.errors,
     schedule_lag_max_ms: sent.scheduleLagMaxMs,
@@ -605,7 +620,7 @@ const markdown = (h: Harness, loadStart: string, p: Plan, rows: ReadonlyArray<Fi
       (r) =>
         `| ${r.what} | ${r.acked} | ${r.unacked} | ${r.lost} | ${r.doubled} | ${r.gaps}${r.seq_twice ? ` (+${r.seq_twice} twice)` : ''} | ` +
         `${ms(r.p50_ms)} | ${ms(r.p99_ms)}${r.p99_goal_ms === null ? '' : ` (≤ ${r.p99_goal_ms}: ${r.p99_met ? 'met' : 'missed'})`} | ${ms(r.max_ms)} | ` +
-        `${r.resent_messages} (${r.hedges} hedges) | ${errorsText(r.errors)} |`,
+        `${r.resent_messages} (${r.hedges} hedges, ${r.hedges_withheld} withheld) | ${errorsText(r.errors)} |`,
     )
     .join('\n') +
   "\n\nThe warm-up before each run (same rate, no fault, not counted above) and the machine's load average as the run began, " +
@@ -620,7 +635,7 @@ const markdown = (h: Harness, loadStart: string, p: Plan, rows: ReadonlyArray<Fi
   '\n\n' +
   `The client (Node's http in the bench process, bench/failoverClient.ts) sends message i at its time, first to node i mod 3. ` +
   `It never throws an answer away: an attempt unanswered after ${p.hedgeMs} ms stays open while the same message (same \`message.id\`) also goes to the next node ` +
-  `not already working on it (a hedge); a refused or reset connection or any non-2xx answer is followed, after a backoff of 25 ms doubling to 500 ms ` +
+  `not already working on it (a hedge, paid for by acknowledgements: each costs a token, each acknowledgement earns half of one, at most 100 held); a refused or reset connection or any non-2xx answer is followed, after a backoff of 25 ms doubling to 500 ms ` +
   `(jittered; \`Retry-After\` not waited for), by an attempt on the next node; the first 2xx acknowledges the message and ends its other attempts. ` +
   `An attempt is ended after ${p.attemptTimeoutMs} ms, and the client gives up ${p.drainS} s after sending ended (then "unacked"). ` +
   `A client that instead gave up each attempt after 2 s and resent never saw the cluster recover from a SIGKILL, a pause or either Redis fault on this machine ` +

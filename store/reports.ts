@@ -598,11 +598,11 @@ export const channels = (workspaceId: number) =>
       WHERE workspace_id = ${workspaceId} ORDER BY id`,
   )
 
-export type ChannelRow = Effect.Effect.Success<ReturnType<typeof channels>>[number]
+type ReportChannel = Effect.Effect.Success<ReturnType<typeof channels>>[number]
 
 /** What a workspace's SLA levels are computed from: its channels' hours and its KPI targets. */
 export interface SlaInputs {
-  readonly channels: readonly ChannelRow[]
+  readonly channels: readonly ReportChannel[]
   readonly targets: readonly TargetRow[]
 }
 

@@ -38,8 +38,6 @@ export interface Epochs {
   readonly forget: (shards: readonly string[] | 'all') => void
   /** Succeeds when this node may act for `shard` now (see above); else fails with the reason. */
   readonly admit: (shard: string) => Effect.Effect<void, string>
-  /** The shard → epoch this node holds, for status. */
-  readonly held: () => ReadonlyMap<string, number>
 }
 
 export interface EpochsOptions {
@@ -168,7 +166,6 @@ export const make = (
             }),
           )
         }),
-      held: () => new Map([...held].map(([s, h]) => [s, h.epoch])),
     }
     return epochs
   })

@@ -1,4 +1,3 @@
-import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import * as Conversations from '../../store/conversations'
@@ -8,6 +7,7 @@ import {
   type RedisProxy,
   redisProxy,
   startCluster,
+  storedMessages,
   type TestCluster,
   waitFor,
   waitSettled,
@@ -90,13 +90,7 @@ describe.skipIf(!enabled)('failover before the lease ends', () => {
 
   /** The conversation holds exactly `clientIds`, once each, numbered 1…n. */
   const storedOnce = async (id: number, clientIds: readonly string[]) => {
-    const rows = await c.run(
-      Effect.flatMap(
-        SqlClient.SqlClient,
-        (sql) => sql<{ seq: number; client_id: string }>`
-          SELECT seq, client_id FROM messages WHERE conversation_id = ${id} ORDER BY seq`,
-      ),
-    )
+    const rows = (await storedMessages(c)).filter((r) => r.conversation_id === id)
     expect(rows.map((r) => r.seq)).toEqual(rows.map((_, i) => i + 1))
     expect(rows.map((r) => r.client_id).sort()).toEqual([...clientIds].sort())
   }

@@ -124,7 +124,8 @@ export const contextOf = (workspace: WorkspaceLike) =>
 export const keptContextOf = (workspace: WorkspaceLike) =>
   Effect.map(Reports.slaInputsKept(workspace.id), (inputs) => contextFrom(workspace, inputs))
 
-const contextFrom = (workspace: WorkspaceLike, { channels, targets }: Reports.SlaInputs): Context => {
+/** The metric context from SLA inputs read already. */
+export const contextFrom = (workspace: WorkspaceLike, { channels, targets }: Reports.SlaInputs): Context => {
   const channelHours = new Map<number, BusinessHours>()
   for (const c of channels) {
     if (c.hours !== null && typeof c.hours === 'object') channelHours.set(c.id, c.hours as BusinessHours)

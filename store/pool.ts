@@ -39,6 +39,11 @@ export interface StuckReport {
   readonly holderIdleMs: number
   /** How long the holder had held the connection. */
   readonly heldMs: number
+  /**
+   * Wall time since the holder's last statement was sent or answered: more than `holderIdleMs`
+   * by the time discounted as the process's other work or its lateness.
+   */
+  readonly sinceLastStatementMs: number
   /** The holder's last statements, oldest first. */
   readonly holderStatements: readonly string[]
   readonly waiters: number
@@ -187,6 +192,8 @@ interface Holder {
   readonly since: number
   inFlight: number
   lastActive: number
+  /** `lastActive` before the guard's discounts: when the last statement was sent or answered. */
+  lastStatement: number
   readonly statements: string[]
 }
 
@@ -273,6 +280,7 @@ export const guardedPool = (
       }
       const now = performance.now()
       h.lastActive = now
+      h.lastStatement = now
       h.inFlight++
       const r: Running = { client, holder: h, since: now, text, cb: cb as Running['cb'], done: false }
       running.add(r)
@@ -282,6 +290,7 @@ export const guardedPool = (
         running.delete(r)
         h.inFlight--
         h.lastActive = performance.now()
+        h.lastStatement = h.lastActive
         trouble(res[0])
         r.cb(...res)
       }
@@ -323,6 +332,7 @@ export const guardedPool = (
         since: performance.now(),
         inFlight: 0,
         lastActive: performance.now(),
+        lastStatement: performance.now(),
         statements: [],
       }
       holders.set(client, h)
@@ -400,6 +410,7 @@ export const guardedPool = (
       at: new Date(systemMillis()).toISOString(),
       holderIdleMs: idle,
       heldMs: now - h.since,
+      sinceLastStatementMs: now - h.lastStatement,
       holderStatements: h.statements.map((t) => brief(t, 200)),
       waiters: stuck.length,
       longestWaitMs: Math.max(...stuck.map((w) => now - w.since)),

@@ -16,8 +16,13 @@ import * as Metrics from '../metrics'
  */
 export const BATCH = 5000
 
-/** One batch of a workspace's pending facts with ids above `after`: how many, and the last id. */
-const batch = (workspaceId: number, after: number) =>
+/**
+ * One batch of a workspace's pending facts with ids above `after`: how many, and the last id.
+ * The channels and targets the measures need are read before the transaction (settings, which a
+ * change just before or just after the batch would give alike): on the embedded database's only
+ * connection, a transaction should run its statements back to back.
+ */
+const batch = (workspaceId: number, after: number, inputs: Reports.SlaInputs) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
@@ -29,7 +34,7 @@ const batch = (workspaceId: number, after: number) =>
         if (zone && zone.report_zone !== zone.timezone) yield* Reports.rebuild(workspaceId, zone.timezone)
         const { taken, first, last, measure } = yield* Reports.take(workspaceId, BATCH, after)
         if (taken === 0) return { taken, last: after }
-        const ctx = measure.length > 0 ? yield* Metrics.contextOf(workspace) : undefined
+        const ctx = measure.length > 0 ? Metrics.contextFrom(workspace, inputs) : undefined
         yield* Reports.roll(
           workspaceId,
           workspace.timezone,
@@ -46,10 +51,11 @@ const batch = (workspaceId: number, after: number) =>
 export const catchUp = (workspaceId: number) =>
   Effect.gen(function* () {
     if (!(yield* Reports.hasPending(workspaceId))) return 0
+    const inputs = yield* Reports.slaInputs(workspaceId)
     let total = 0
     let after = 0
     for (;;) {
-      const { taken, last } = yield* batch(workspaceId, after)
+      const { taken, last } = yield* batch(workspaceId, after, inputs)
       total += taken
       after = last
       if (taken < BATCH) return total

@@ -3,6 +3,7 @@ import { Context, Effect, Exit, Layer, Option } from 'effect'
 import * as GroupCommit from '../engine/groupCommit'
 import { MetricsTag } from '../engine/metrics'
 import { type Appended, type AppendWrite, writeAppends } from './conversations'
+import * as Fence from './fence'
 import { unavailableIn } from './pool'
 
 /**
@@ -24,7 +25,7 @@ export class AppendStale extends Error {
 
 export class AppendWriter extends Context.Tag('AppendWriter')<
   AppendWriter,
-  GroupCommit.GroupCommit<AppendWrite, Appended, SqlError.SqlError | AppendStale>
+  GroupCommit.GroupCommit<AppendWrite, Appended, SqlError.SqlError | AppendStale | Fence.ShardLost>
 >() {}
 
 /** Conversations per write at most; a write of 256 stays a few hundred kilobytes of JSON. */
@@ -35,7 +36,7 @@ const MAX_WRITES = 256
  */
 const GATHER_MS = 2
 
-type Answer = Exit.Exit<Appended, SqlError.SqlError | AppendStale>
+type Answer = Exit.Exit<Appended, SqlError.SqlError | AppendStale | Fence.ShardLost>
 
 const answers = (writes: readonly AppendWrite[], done: ReadonlyMap<number, Appended>): Answer[] =>
   writes.map((w): Answer => {
@@ -43,17 +44,44 @@ const answers = (writes: readonly AppendWrite[], done: ReadonlyMap<number, Appen
     return d ? Exit.succeed(d) : Exit.fail(new AppendStale(`conversation ${w.conversationId} moved on`))
   })
 
+/**
+ * One write of `writes`. In cluster mode each carries its shard's fence: the write and the check
+ * of the fences go in one transaction, and the parts whose shard moved are answered `ShardLost`
+ * (three statements instead of one, per write, not per message). A single node has no fences.
+ */
+const write = (
+  writes: readonly AppendWrite[],
+): Effect.Effect<readonly Answer[], SqlError.SqlError, SqlClient.SqlClient> => {
+  const fences = writes.flatMap((w) => (w.fence ? [w.fence] : []))
+  if (fences.length === 0) return Effect.map(writeAppends(writes), (done) => answers(writes, done))
+  return Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const kept = yield* Fence.held(fences)
+        const lost = (w: AppendWrite) => w.fence !== undefined && !kept.has(w.fence.shard)
+        const ok = writes.filter((w) => !lost(w))
+        const done = ok.length > 0 ? yield* writeAppends(ok) : new Map<number, Appended>()
+        return writes.map(
+          (w): Answer =>
+            w.fence && lost(w)
+              ? Exit.fail(new Fence.ShardLost({ shard: w.fence.shard }))
+              : answers([w], done)[0]!,
+        )
+      }),
+    ),
+  )
+}
+
 const flush = (
   writes: readonly AppendWrite[],
 ): Effect.Effect<readonly Answer[], never, SqlClient.SqlClient> =>
-  writeAppends(writes).pipe(
-    Effect.map((done) => answers(writes, done)),
+  write(writes).pipe(
     Effect.catchAll((e) =>
       writes.length === 1 || unavailableIn(e) !== undefined
         ? Effect.succeed(writes.map(() => Exit.fail(e) as Answer))
         : Effect.forEach(writes, (w) =>
-            writeAppends([w]).pipe(
-              Effect.map((done) => answers([w], done)[0]!),
+            write([w]).pipe(
+              Effect.map((a) => a[0]!),
               Effect.catchAll((err) => Effect.succeed(Exit.fail(err) as Answer)),
             ),
           ),

@@ -2,8 +2,10 @@ import { SqlClient, type SqlError } from '@effect/sql'
 import type { Fragment } from '@effect/sql/Statement'
 import { Context, Effect, Layer, type Types } from 'effect'
 import { systemTime } from '../engine/clock'
+import type { Fence } from '../engine/cluster/node'
 import * as Memo from '../engine/memo'
 import { pgArray } from './arrays'
+import * as ShardFence from './fence'
 import * as ReportFacts from './reportFacts'
 import { tsQueryOf } from './textSearch'
 
@@ -325,6 +327,8 @@ export interface AppendWrite {
   readonly prevSeq: number
   /** The row after the messages (`applyMessage` over each, in order). */
   readonly row: HotRow
+  /** In cluster mode, the shard epoch the write needs (store/fence.ts; store/appendWriter.ts). */
+  readonly fence?: Fence | undefined
   readonly messages: ReadonlyArray<{
     readonly seq: number
     readonly at: Date
@@ -484,10 +488,12 @@ export const writeAppends = (writes: readonly AppendWrite[]) =>
  * writes; a message whose `clientId` was already stored is returned as it is. Also returns the
  * conversation as the message left it (null when the message was a duplicate).
  */
-export const append = (conversationId: number, m: NewMessage) =>
+export const append = (conversationId: number, m: NewMessage, fence?: Fence) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
+        if (fence && !(yield* ShardFence.held([fence])).has(fence.shard))
+          return yield* Effect.fail(new ShardFence.ShardLost({ shard: fence.shard }))
         const [row] =
           yield* sql<ConversationRow>`SELECT * FROM conversations WHERE id = ${conversationId} FOR UPDATE`
         if (!row) return null

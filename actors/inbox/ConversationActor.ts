@@ -1,7 +1,9 @@
 import type { SqlError } from '@effect/sql'
-import { Data, Duration, Effect, Exit } from 'effect'
+import { Data, Duration, Effect, Exit, Option } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
+import { ActorStopped } from '../../engine/actor/Actor'
 import { currentMillis, currentTime, WallClock } from '../../engine/clock'
+import { ClusterNode, type Fence } from '../../engine/cluster/node'
 import { recheckTopic } from '../../engine/events'
 import { iso } from '../../engine/time'
 import { AppendWriter } from '../../store/appendWriter'
@@ -98,6 +100,13 @@ export interface ConversationState {
   readonly typing: ReadonlyMap<number, number>
   /** When `ws:` last heard of new messages here; changed in place (`messagesChanged`). */
   readonly inbox: InboxHold
+  /**
+   * In cluster mode, the shard epoch this entity was loaded under: every append checks it in its
+   * transaction (store/fence.ts), so an instance that outlived its node's hold on the shard (a
+   * freeze, a stop that timed out) writes nothing. Taken at load, not per write: an instance left
+   * over from an earlier hold must not borrow a newer one's epoch.
+   */
+  readonly fence: Fence | undefined
 }
 
 interface InboxHold {
@@ -300,7 +309,14 @@ const NONE_RESENT: ReadonlyMap<string, Messages.MessageView> = new Map()
 
 /** An append's answer: the message, marked `duplicate` when a resent client id found it stored. */
 export type Appended = Messages.MessageView & { readonly duplicate?: true }
-type AppendExit = Exit.Exit<Appended, ConversationNotFound | SqlError.SqlError>
+type AppendExit = Exit.Exit<Appended, ConversationNotFound | SqlError.SqlError | ActorStopped>
+
+/**
+ * This node lost the conversation's shard before the write (store/fence.ts): nothing was written,
+ * and the caller is answered as by an owner that stopped (503, retried on the new owner).
+ */
+const shardLost = (id: number): AppendExit =>
+  Exit.fail(new ActorStopped({ actor: 'conversation', id: String(id) }))
 
 /**
  * Appends a run of messages (what queued up in the mailbox): the next row computed from the
@@ -355,9 +371,18 @@ const appendNew = (
       )
     return Effect.flatMap(AppendWriter, (writer) =>
       Effect.matchEffect(
-        writer.submit({ conversationId: row.id, prevSeq: row.last_seq, row: next, messages }),
+        writer.submit({
+          conversationId: row.id,
+          prevSeq: row.last_seq,
+          row: next,
+          messages,
+          fence: state.fence,
+        }),
         {
-          onFailure: () => appendCarefully(state, msgs, id),
+          onFailure: (e) =>
+            e._tag === 'ShardLost'
+              ? Effect.succeed([msgs.map((): AppendExit => shardLost(id)), state] as const)
+              : appendCarefully(state, msgs, id),
           onSuccess: ({ conversation, messages: stored }) =>
             Effect.flatMap(announce(state, conversation, stored), (views) => {
               const added = stored.flatMap((v) =>
@@ -462,9 +487,9 @@ const appendCarefully = (state: ConversationState, msgs: readonly Conversations.
     const exits: AppendExit[] = []
     const added: Array<readonly [string, number]> = []
     for (const m of msgs) {
-      const result = yield* Effect.either(Conversations.append(id, { ...m, at: m.at ?? now }))
+      const result = yield* Effect.either(Conversations.append(id, { ...m, at: m.at ?? now }, state.fence))
       if (result._tag === 'Left') {
-        exits.push(Exit.fail(result.left))
+        exits.push(result.left._tag === 'ShardLost' ? shardLost(id) : Exit.fail(result.left))
         continue
       }
       const r = result.right
@@ -491,6 +516,7 @@ export const definition = Actor.define({
   name: 'conversation',
   load: (id: number) =>
     Effect.gen(function* () {
+      const node = yield* Effect.serviceOption(ClusterNode)
       const stored = yield* Conversations.byId(id)
       const row = stored && Conversations.hotRow(stored)
       const recent = Recent.of(
@@ -501,6 +527,7 @@ export const definition = Actor.define({
         typing: NO_TYPING,
         recent,
         inbox: { at: Number.NEGATIVE_INFINITY, trailing: false },
+        fence: Option.getOrUndefined(Option.map(node, (n) => n.fence('conversation', id))),
       } satisfies ConversationState as ConversationState
     }),
   // Passivated a minute after its last message (swept every 10 s): a conversation that goes quiet

@@ -90,6 +90,7 @@ export const make = <R>(definition: internal.ErasedDefinition<R>, options: Clust
         const address = yield* Entity.CurrentAddress
         const id = Codec.decodeId(address.entityId)
         here.add(id)
+        node.place(name, id, address.shardId.toString())
         // The shard moved, the node stops, or the entity idled out: the local entity goes too
         // (after its mailbox), before the shard can be released to another node.
         // A handler stuck for longer than an ask may take does not hold the whole shard back: the
@@ -103,7 +104,12 @@ export const make = <R>(definition: internal.ErasedDefinition<R>, options: Clust
                 Effect.annotateLogs({ actor: name, entity: String(id) }),
               ),
             ),
-            Effect.ensuring(Effect.sync(() => here.delete(id))),
+            Effect.ensuring(
+              Effect.sync(() => {
+                here.delete(id)
+                node.place(name, id, undefined)
+              }),
+            ),
           ),
         )
         // A node that lost the shard without knowing yet (frozen, cut off from Redis) must not act

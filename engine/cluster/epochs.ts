@@ -38,6 +38,8 @@ export interface Epochs {
   readonly forget: (shards: readonly string[] | 'all') => void
   /** Succeeds when this node may act for `shard` now (see above); else fails with the reason. */
   readonly admit: (shard: string) => Effect.Effect<void, string>
+  /** The epoch this node took `shard` at, while it holds it. */
+  readonly epochOf: (shard: string) => number | undefined
 }
 
 export interface EpochsOptions {
@@ -150,6 +152,7 @@ export const make = (
         if (shards === 'all') held.clear()
         else for (const s of shards) held.delete(s)
       },
+      epochOf: (shard) => held.get(shard)?.epoch,
       admit: (shard) =>
         Effect.suspend(() => {
           const reason = decide(shard)

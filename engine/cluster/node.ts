@@ -43,6 +43,16 @@ export interface ClusterStatus {
   readonly entities: Readonly<Record<string, ReadonlyArray<string | number>>>
 }
 
+/**
+ * The epoch at which this node took the shard of an entity (epochs.ts): a write for the entity
+ * checks it in its own transaction (store/fence.ts), so a node that lost the shard between the
+ * router's door and the commit writes nothing.
+ */
+export interface Fence {
+  readonly shard: string
+  readonly epoch: number
+}
+
 export interface ClusterNodeShape {
   readonly role: Role
   readonly address: string | undefined
@@ -52,6 +62,13 @@ export interface ClusterNodeShape {
    * current in the database (epochs.ts); fails with the reason otherwise.
    */
   readonly admit: (shard: string) => Effect.Effect<void, string>
+  /** The router placed an entity of `actor` here, in `shard` (or took it away: undefined). */
+  readonly place: (actor: string, id: string | number, shard: string | undefined) => void
+  /**
+   * The fence of an entity placed here: its shard at the epoch this node holds it; epoch 0 (which
+   * no stored epoch has) when the node holds neither, so that a write is refused.
+   */
+  readonly fence: (actor: string, id: string | number) => Fence
   /** Registers a cluster actor of this node (done by `ClusterActor.layer`). */
   readonly register: (name: string, actor: LocalActor) => Effect.Effect<void, never, Scope.Scope>
   readonly actors: ReadonlyMap<string, LocalActor>

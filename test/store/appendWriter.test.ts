@@ -14,7 +14,7 @@ import { freshDatabase, tempDir } from '../support/server'
  * DATABASE_URL is set, else on the embedded one (in memory): parts submitted at once share a
  * write; a part that cannot be written (a client id already stored) fails alone and the others of
  * its write still commit; a part whose conversation moved on is refused as stale and writes
- * nothing.
+ * nothing; a part fenced by a shard epoch no longer stored (cluster mode) writes nothing either.
  */
 const adminUrl = process.env.DATABASE_URL
 
@@ -102,5 +102,46 @@ describe('the append writer', () => {
     expect(await stored(d.id)).toEqual([{ seq: 1, client_id: dWinner }])
     const after = await rt.runPromise(Conversations.byId(d.id))
     expect(after).toMatchObject({ last_seq: 1, unread_count: 1, preview: dWinner })
+  })
+
+  it('writes a fenced part only while its shard is stored at its epoch, in the batch and the careful way', async () => {
+    const sql = (q: string) => rt.runPromise(Effect.flatMap(SqlClient.SqlClient, (c) => c.unsafe(q)))
+    // Two shards as engine/cluster/epochs.ts takes them: `g:1` still ours at epoch 3, `g:2` taken
+    // by another node since (our epoch 4, stored 5).
+    await sql(`INSERT INTO shard_epochs (shard, epoch, owner) VALUES ('g:1', 3, 'us'), ('g:2', 5, 'them')`)
+    const [a, b, c] = [await conversation(), await conversation(), await conversation()]
+    const fenced = (w: Conversations.AppendWrite, shard: string, epoch: number) => ({
+      ...w,
+      fence: { shard, epoch },
+    })
+    const exits = await Promise.all([
+      submit(fenced(part(a, 'kept'), 'g:1', 3)),
+      submit(fenced(part(b, 'lost'), 'g:2', 4)),
+      // No fence (a single node): written as before.
+      submit(part(c, 'plain')),
+    ])
+    expect(Exit.isSuccess(exits[0]!)).toBe(true)
+    expect(exits[1]!.toString()).toContain('ShardLost')
+    expect(Exit.isSuccess(exits[2]!)).toBe(true)
+    expect(await stored(a.id)).toEqual([{ seq: 1, client_id: 'kept' }])
+    expect(await stored(b.id)).toEqual([])
+    expect(await stored(c.id)).toEqual([{ seq: 1, client_id: 'plain' }])
+    expect(await rt.runPromise(Conversations.byId(b.id))).toMatchObject({ last_seq: 0 })
+
+    // The careful way (under the row lock) checks the same fence.
+    const m: Conversations.NewMessage = {
+      direction: 'in',
+      type: 'text',
+      body: 'c',
+      sender: {},
+      clientId: 'careful',
+    }
+    const refused = await rt.runPromise(
+      Effect.exit(Conversations.append(b.id, m, { shard: 'g:2', epoch: 4 })),
+    )
+    expect(refused.toString()).toContain('ShardLost')
+    expect(await stored(b.id)).toEqual([])
+    const written = await rt.runPromise(Conversations.append(b.id, m, { shard: 'g:2', epoch: 5 }))
+    expect(written).toMatchObject({ created: true, message: { seq: 1, client_id: 'careful' } })
   })
 })

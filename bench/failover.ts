@@ -636,7 +636,10 @@ const markdown = (h: Harness, loadStart: string, p: Plan, rows: ReadonlyArray<Fi
   `The client (Node's http in the bench process, bench/failoverClient.ts) sends message i at its time, first to node i mod 3. ` +
   `It never throws an answer away: an attempt unanswered after ${p.hedgeMs} ms stays open while the same message (same \`message.id\`) also goes to the next node ` +
   `not already working on it (a hedge, paid for by acknowledgements: each costs a token, each acknowledgement earns half of one, at most 100 held); a refused or reset connection or any non-2xx answer is followed, after a backoff of 25 ms doubling to 500 ms ` +
-  `(jittered; \`Retry-After\` not waited for), by an attempt on the next node; the first 2xx acknowledges the message and ends its other attempts. ` +
+  (p.honorRetryAfter
+    ? `(jittered; after a refusal with \`Retry-After\`, at least half to all of it: BENCH_RETRY_AFTER=1), `
+    : `(jittered; \`Retry-After\` not waited for: BENCH_RETRY_AFTER=1 waits), `) +
+  `by an attempt on the next node; the first 2xx acknowledges the message and ends its other attempts. ` +
   `An attempt is ended after ${p.attemptTimeoutMs} ms, and the client gives up ${p.drainS} s after sending ended (then "unacked"). ` +
   `A client that instead gave up each attempt after 2 s and resent never saw the cluster recover from a SIGKILL, a pause or either Redis fault on this machine ` +
   `(1,100 to 2,700 of 4,000 acknowledged): the answers to its resends all came too late to count, and it measured itself. ` +
@@ -672,6 +675,7 @@ export const failover = async (h: Harness) => {
     hedgeMs: h.setting('BENCH_HEDGE_MS', 1000, 1000),
     attemptTimeoutMs: h.setting('BENCH_ATTEMPT_TIMEOUT_MS', 30_000, 30_000),
     drainS: h.setting('BENCH_DRAIN_S', 60, 20),
+    honorRetryAfter: h.setting('BENCH_RETRY_AFTER', 0, 0) === 1,
   }
   // BENCH_FAULTS=kill,pause: only those (a result of its own wants BENCH_TAG too).
   const only = process.env.BENCH_FAULTS?.split(',')

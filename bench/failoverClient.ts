@@ -33,6 +33,11 @@ export interface Plan {
   /** An attempt still unanswered after this long is ended (a node that never comes back). */
   readonly attemptTimeoutMs: number
   readonly drainS: number
+  /**
+   * After a refusal that says `Retry-After`, wait at least that long before the next attempt (as
+   * a well-behaved client does); otherwise the backoff alone decides (BENCH_RETRY_AFTER=1).
+   */
+  readonly honorRetryAfter: boolean
 }
 
 /** Where the client sends: the nodes, the API channel's key, the conversations' external ids. */
@@ -68,27 +73,35 @@ const poster = (headers: Record<string, string>, timeoutMs: number) => {
   const live = new Set<http.ClientRequest>()
   const post = (url: URL, body: string) => {
     let req: http.ClientRequest | undefined
-    const status = new Promise<number>((resolve, reject) => {
-      const r = http.request(
-        url,
-        { method: 'POST', agent, headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } },
-        (res) => {
-          res.resume()
-          res.once('close', () =>
-            res.complete ? resolve(res.statusCode ?? 0) : reject(failed('ECONNRESET')),
-          )
-        },
-      )
-      req = r
-      const timer = setTimeout(() => r.destroy(failed('timeout')), timeoutMs)
-      live.add(r)
-      r.once('close', () => {
-        clearTimeout(timer)
-        live.delete(r)
-      })
-      r.once('error', reject)
-      r.end(body)
-    })
+    const status = new Promise<{ readonly code: number; readonly retryAfterMs: number }>(
+      (resolve, reject) => {
+        const r = http.request(
+          url,
+          { method: 'POST', agent, headers: { ...headers, 'Content-Length': Buffer.byteLength(body) } },
+          (res) => {
+            res.resume()
+            const retryAfter = Number(res.headers['retry-after'])
+            res.once('close', () =>
+              res.complete
+                ? resolve({
+                    code: res.statusCode ?? 0,
+                    retryAfterMs: Number.isFinite(retryAfter) ? retryAfter * 1000 : 0,
+                  })
+                : reject(failed('ECONNRESET')),
+            )
+          },
+        )
+        req = r
+        const timer = setTimeout(() => r.destroy(failed('timeout')), timeoutMs)
+        live.add(r)
+        r.once('close', () => {
+          clearTimeout(timer)
+          live.delete(r)
+        })
+        r.once('error', reject)
+        r.end(body)
+      },
+    )
     return { status, end: () => req?.destroy(failed('ended')) }
   }
   return {
@@ -105,8 +118,9 @@ const poster = (headers: Record<string, string>, timeoutMs: number) => {
  * Sends `rate` messages a second for `seconds` from `t0` (open model: each at its own time,
  * whatever the others are doing), message i to conversation i mod n, first to node i mod 3, as
  * described above; the backoff after a failed attempt is 25 ms doubling to 500 ms, jittered, and
- * ignores `Retry-After` (1 s): the figure should show when the cluster can take the message
- * again, not how patient the client is. It gives up `drainS` after the last first send.
+ * by default ignores `Retry-After` (1 s): the figure should show when the cluster can take the
+ * message again, not how patient the client is. With `honorRetryAfter` a refusal that says it
+ * waits that long (jittered, half to all of it): how a cluster fares with clients that do. It gives up `drainS` after the last first send.
  * `prefix` makes the message ids (`<prefix>-<i>`).
  */
 export const drive = async (
@@ -176,11 +190,11 @@ export const drive = async (
         clearTimeout(hedge)
         hedge = setTimeout(() => launch(true), p.hedgeMs)
         attempt.status.then(
-          (status) => {
+          ({ code, retryAfterMs }) => {
             open.delete(k)
             if (finished) return
-            if (status >= 200 && status < 300) return finish(true)
-            failedOnce(`http_${status}`)
+            if (code >= 200 && code < 300) return finish(true)
+            failedOnce(`http_${code}`, p.honorRetryAfter ? retryAfterMs : 0)
           },
           (e: unknown) => {
             open.delete(k)
@@ -190,10 +204,11 @@ export const drive = async (
           },
         )
       }
-      const failedOnce = (why: string) => {
+      const failedOnce = (why: string, atLeastMs = 0) => {
         errors[why] = (errors[why] ?? 0) + 1
         failures++
-        setTimeout(() => launch(false), Math.min(500, 25 * 2 ** (failures - 1)) * (0.5 + Math.random() / 2))
+        const backoff = Math.min(500, 25 * 2 ** (failures - 1)) * (0.5 + Math.random() / 2)
+        setTimeout(() => launch(false), Math.max(backoff, atLeastMs * (0.5 + Math.random() / 2)))
       }
       launch(false)
     })

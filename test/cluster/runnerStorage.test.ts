@@ -114,6 +114,23 @@ describe.skipIf(!enabled)('RunnerStorage on Redis', () => {
     await run(s.unregister(b))
   })
 
+  it('moves nothing while every heartbeat is late (Redis slow, every node starved), and does once one is fresh', async () => {
+    const s = await storage({ leaseMs: 60_000, deadMs: 300 })
+    await run(s.register(runner(a), true))
+    await run(s.register(runner(b), true))
+    expect(ids(await run(s.acquire(a, [8].map(shard))))).toEqual([8])
+    // Nobody's heartbeat reaches Redis for longer than the dead time.
+    await new Promise((r) => setTimeout(r, 450))
+    expect(ids(await run(s.acquire(b, [8].map(shard))))).toEqual([])
+    expect((await run(s.getRunners)).map(([r]) => r.address.port).sort()).toEqual([7001, 7002])
+    // b's heartbeat arrives: a's silence now means a is gone.
+    await run(s.refresh(b, []))
+    expect(ids(await run(s.acquire(b, [8].map(shard))))).toEqual([8])
+    expect((await run(s.getRunners)).map(([r]) => r.address.port)).toEqual([7002])
+    await run(s.releaseAll(b))
+    await run(s.unregister(b))
+  })
+
   it('lets a lock and a runner lapse after the lease when nobody refreshes them', async () => {
     const s = await storage()
     await run(s.register(runner(a), true))

@@ -3,7 +3,7 @@ import { Data, Duration, Effect, Exit, Option } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
 import { ActorStopped } from '../../engine/actor/Actor'
 import { currentMillis, currentTime, WallClock } from '../../engine/clock'
-import { ClusterNode, type Fence } from '../../engine/cluster/node'
+import { ClusterNode, type ClusterNodeShape, type Fence } from '../../engine/cluster/node'
 import { recheckTopic } from '../../engine/events'
 import { iso } from '../../engine/time'
 import { AppendWriter } from '../../store/appendWriter'
@@ -101,13 +101,19 @@ export interface ConversationState {
   /** When `ws:` last heard of new messages here; changed in place (`messagesChanged`). */
   readonly inbox: InboxHold
   /**
-   * In cluster mode, the shard epoch this entity was loaded under: every append checks it in its
-   * transaction (store/fence.ts), so an instance that outlived its node's hold on the shard (a
-   * freeze, a stop that timed out) writes nothing. Taken at load, not per write: an instance left
-   * over from an earlier hold must not borrow a newer one's epoch.
+   * In cluster mode, this node: every append carries the fence (shard, epoch) the node holds the
+   * entity's shard at when it writes, checked in the write's transaction (store/fence.ts), so a
+   * node that lost the shard writes nothing. The epoch of the moment, not of the load: an
+   * instance that outlived a hold (its stop timed out) and serves again once the node took the
+   * shard back must not refuse every write for ever; its copy of the row may be stale then, which
+   * the write's `last_seq` and `version` guard catches.
    */
-  readonly fence: Fence | undefined
+  readonly node: ClusterNodeShape | undefined
 }
+
+/** The fence of an append (see `ConversationState.node`). */
+const fenceOf = (state: ConversationState, id: number): Fence | undefined =>
+  state.node?.fence('conversation', id)
 
 interface InboxHold {
   /** `performance.now()` of the last `inbox.changed` for messages. */
@@ -376,7 +382,7 @@ const appendNew = (
           prevSeq: row.last_seq,
           row: next,
           messages,
-          fence: state.fence,
+          fence: fenceOf(state, id),
         }),
         {
           onFailure: (e) =>
@@ -487,7 +493,9 @@ const appendCarefully = (state: ConversationState, msgs: readonly Conversations.
     const exits: AppendExit[] = []
     const added: Array<readonly [string, number]> = []
     for (const m of msgs) {
-      const result = yield* Effect.either(Conversations.append(id, { ...m, at: m.at ?? now }, state.fence))
+      const result = yield* Effect.either(
+        Conversations.append(id, { ...m, at: m.at ?? now }, fenceOf(state, id)),
+      )
       if (result._tag === 'Left') {
         exits.push(result.left._tag === 'ShardLost' ? shardLost(id) : Exit.fail(result.left))
         continue
@@ -527,7 +535,7 @@ export const definition = Actor.define({
         typing: NO_TYPING,
         recent,
         inbox: { at: Number.NEGATIVE_INFINITY, trailing: false },
-        fence: Option.getOrUndefined(Option.map(node, (n) => n.fence('conversation', id))),
+        node: Option.getOrUndefined(node),
       } satisfies ConversationState as ConversationState
     }),
   // Passivated a minute after its last message (swept every 10 s): a conversation that goes quiet

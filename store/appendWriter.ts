@@ -58,15 +58,14 @@ const write = (
     sql.withTransaction(
       Effect.gen(function* () {
         const kept = yield* Fence.held(fences)
-        const lost = (w: AppendWrite) => w.fence !== undefined && !kept.has(w.fence.shard)
-        const ok = writes.filter((w) => !lost(w))
+        // The shard a part's fence names when this node no longer holds it there.
+        const lost = (w: AppendWrite) => (w.fence && !kept.has(w.fence.shard) ? w.fence.shard : undefined)
+        const ok = writes.filter((w) => lost(w) === undefined)
         const done = ok.length > 0 ? yield* writeAppends(ok) : new Map<number, Appended>()
-        return writes.map(
-          (w): Answer =>
-            w.fence && lost(w)
-              ? Exit.fail(new Fence.ShardLost({ shard: w.fence.shard }))
-              : answers([w], done)[0]!,
-        )
+        return writes.map((w): Answer => {
+          const shard = lost(w)
+          return shard === undefined ? answers([w], done)[0]! : Exit.fail(new Fence.ShardLost({ shard }))
+        })
       }),
     ),
   )

@@ -1,6 +1,7 @@
 import { SqlClient } from '@effect/sql'
 import { Data, Effect } from 'effect'
 import type { Fence } from '../engine/cluster/node'
+import { pgArray } from './arrays'
 
 /** A write refused: this node no longer holds its entity's shard at the epoch it took it at. */
 export class ShardLost extends Data.TaggedError('ShardLost')<{ readonly shard: string }> {}
@@ -15,10 +16,8 @@ export class ShardLost extends Data.TaggedError('ShardLost')<{ readonly shard: s
 export const held = (fences: readonly Fence[]) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const wanted = new Map(fences.map((f) => [f.shard, f.epoch]))
-    // Shard ids are `group:n`: no commas, so one text parameter carries the list.
     return sql<{ shard: string; epoch: string }>`
-      SELECT shard, epoch::text FROM shard_epochs
-      WHERE shard = ANY(string_to_array(${[...wanted.keys()].join(',')}, ','))
+      SELECT shard, epoch::text FROM shard_epochs WHERE shard = ANY(${pgArray([...wanted.keys()])}::text[])
       ORDER BY shard FOR SHARE`.pipe(
       Effect.map(
         (rows) => new Set(rows.filter((r) => wanted.get(r.shard) === Number(r.epoch)).map((r) => r.shard)),

@@ -61,7 +61,8 @@ export const make = <R>(definition: internal.ErasedDefinition<R>, options: Clust
       ClusterSchema.ClientTracingEnabled,
       false,
     )
-    const here = new Set<EntityId>()
+    // Entities whose router lives here, with their shard (the fence of their writes: ClusterNode.fence).
+    const here = new Map<EntityId, string>()
 
     const decodeMessage = (bytes: Uint8Array): internal.TaggedMessage => {
       const msg = Codec.unpack(bytes)
@@ -89,8 +90,7 @@ export const make = <R>(definition: internal.ErasedDefinition<R>, options: Clust
       Effect.gen(function* () {
         const address = yield* Entity.CurrentAddress
         const id = Codec.decodeId(address.entityId)
-        here.add(id)
-        node.place(name, id, address.shardId.toString())
+        here.set(id, address.shardId.toString())
         // The shard moved, the node stops, or the entity idled out: the local entity goes too
         // (after its mailbox), before the shard can be released to another node.
         // A handler stuck for longer than an ask may take does not hold the whole shard back: the
@@ -104,12 +104,7 @@ export const make = <R>(definition: internal.ErasedDefinition<R>, options: Clust
                 Effect.annotateLogs({ actor: name, entity: String(id) }),
               ),
             ),
-            Effect.ensuring(
-              Effect.sync(() => {
-                here.delete(id)
-                node.place(name, id, undefined)
-              }),
-            ),
+            Effect.ensuring(Effect.sync(() => here.delete(id))),
           ),
         )
         // A node that lost the shard without knowing yet (frozen, cut off from Redis) must not act

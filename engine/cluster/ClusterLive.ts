@@ -203,8 +203,6 @@ export const layer = (
       )
 
       const actors = new Map<string, LocalActor>()
-      // The shard of each entity placed on this node, by `actor:id` (for `fence`).
-      const placed = new Map<string, string>()
       const shardIds = RunnerStorageRedis.allShardIds({ ...ShardingConfig.defaults, ...settings }).map(
         ShardId.fromString,
       )
@@ -218,13 +216,8 @@ export const layer = (
             address: addressText,
             askTimeoutMs: config.askTimeoutMs,
             admit: (shard) => (epochs ? epochs.admit(shard) : Effect.fail('this node hosts no entities')),
-            place: (actor, id, shard) => {
-              const key = `${actor}:${id}`
-              if (shard === undefined) placed.delete(key)
-              else placed.set(key, shard)
-            },
             fence: (actor, id) => {
-              const shard = placed.get(`${actor}:${id}`) ?? ''
+              const shard = actors.get(actor)?.entities.get(id) ?? ''
               return { shard, epoch: (shard && epochs?.epochOf(shard)) || 0 }
             },
             actors,
@@ -235,7 +228,7 @@ export const layer = (
               ),
             status: Effect.sync(() => {
               const entities: Record<string, ReadonlyArray<string | number>> = {}
-              for (const [name, a] of actors) entities[name] = [...a.entities]
+              for (const [name, a] of actors) entities[name] = [...a.entities.keys()]
               return {
                 role,
                 address: addressText,

@@ -27,8 +27,8 @@ export interface LocalActor {
   readonly actor: ErasedActor
   /** The same actor through the cluster (what callers on this node use). */
   readonly cluster: ErasedActor
-  /** Entity ids whose router entity lives on this node now. */
-  readonly entities: ReadonlySet<string | number>
+  /** Entity ids whose router entity lives on this node now, each with its shard (`group:n`). */
+  readonly entities: ReadonlyMap<string | number, string>
 }
 
 export interface ClusterStatus {
@@ -62,11 +62,10 @@ export interface ClusterNodeShape {
    * current in the database (epochs.ts); fails with the reason otherwise.
    */
   readonly admit: (shard: string) => Effect.Effect<void, string>
-  /** The router placed an entity of `actor` here, in `shard` (or took it away: undefined). */
-  readonly place: (actor: string, id: string | number, shard: string | undefined) => void
   /**
-   * The fence of an entity placed here: its shard at the epoch this node holds it; epoch 0 (which
-   * no stored epoch has) when the node holds neither, so that a write is refused.
+   * The fence of an entity whose router lives here (`LocalActor.entities`): its shard at the
+   * epoch this node holds it; epoch 0 (which no stored epoch has) when the node holds neither, so
+   * that a write is refused.
    */
   readonly fence: (actor: string, id: string | number) => Fence
   /** Registers a cluster actor of this node (done by `ClusterActor.layer`). */

@@ -176,6 +176,13 @@ interface Node {
   state: 'up' | 'paused' | 'dead'
   /** The last lines it wrote, shown when a run fails. */
   tail: string
+  /**
+   * The first server faults it logged (`request failed`: what a 500 answer logs), kept whole: a
+   * 500 among tens of thousands of answers is gone from the tail by the end of the run.
+   */
+  readonly faults: string[]
+  /** The part of its output after its last newline, not yet searched for faults. */
+  partial: string
   /** Where all it writes goes too (BENCH_NODE_LOGS=dir: `<dir>/<fault>-<node>.log`). */
   readonly logFile: string | undefined
 }
@@ -248,6 +255,8 @@ const startCluster = async (
       child: undefined,
       state: 'up',
       tail: '',
+      faults: [],
+      partial: '',
       logFile: process.env.BENCH_NODE_LOGS && path.join(process.env.BENCH_NODE_LOGS, `${fault}-n${i}.log`),
     }
     nodes[i] = node
@@ -276,8 +285,14 @@ const spawnNode = (h: Harness, node: Node) => {
   node.tail = ''
   if (node.logFile) fs.mkdirSync(path.dirname(node.logFile), { recursive: true })
   return h.spawnKotak(node.env, (chunk) => {
-    node.tail = (node.tail + chunk.toString('utf8')).slice(-8_000)
+    const text = chunk.toString('utf8')
+    node.tail = (node.tail + text).slice(-8_000)
     if (node.logFile) fs.appendFileSync(node.logFile, chunk)
+    const lines = (node.partial + text).split('\n')
+    node.partial = (lines.pop() ?? '').slice(-100_000)
+    for (const line of lines)
+      if (node.faults.length < 5 && line.includes('"request failed"'))
+        node.faults.push(`${node.name}: ${line}`)
   })
 }
 
@@ -502,7 +517,8 @@ const runFault = async (h: Harness, fault: Fault, p: Plan) => {
     // The final state once every node has stopped: nothing still in flight can change it.
     await stopNodes(c.nodes)
     const db = await stored(c.database.url)
-    return { fault, sent, warm, loadAverage, db, events, shards, usage, clientCpuS }
+    const serverFaults = c.nodes.flatMap((n) => n.faults)
+    return { fault, sent, warm, loadAverage, db, events, shards, usage, clientCpuS, serverFaults }
   } catch (e) {
     for (const n of cluster?.nodes ?? []) h.log(`${n.name} (${n.state}) last output:\n${n.tail}`)
     // fetch's own message ("fetch failed") says nothing; its cause does.
@@ -575,6 +591,8 @@ const figures = (h: Harness, r: Awaited<ReturnType<typeof runFault>>) => {
     hedges_withheld: sent.hedgesWithheld,
     attempts: sent.attemptsOf.reduce((a, b) => a + b, 0),
     errors: sent.errors,
+    // What the nodes logged for their 500 answers (the first five of each node), to find the fault.
+    server_faults: r.serverFaults,
     schedule_lag_max_ms: sent.scheduleLagMaxMs,
     drain_s: sent.drainS,
     // How the cluster and the machine were doing before the fault: the same load, no fault.
@@ -660,6 +678,14 @@ const markdown = (h: Harness, loadStart: string, p: Plan, rows: ReadonlyArray<Fi
     .join('\n') +
   '\n\nSlowest ack (ms) per second of first send (-1: a message of that second was never acknowledged):\n\n' +
   rows.map((r) => `- ${r.fault}: ${r.slowest_ack_ms_by_second.join(' ')}`).join('\n') +
+  '\n\nServer faults (a 500 answer; what the node logged, the first five per node):\n\n' +
+  rows
+    .map((r) =>
+      r.server_faults.length === 0
+        ? `- ${r.fault}: none`
+        : `- ${r.fault}:\n${r.server_faults.map((f) => `  - \`${f.slice(0, 2_000)}\``).join('\n')}`,
+    )
+    .join('\n') +
   `\n\nThe machine has 2 cores shared with other work, and the 3 nodes, PostgreSQL, Redis, the proxies and the client all run on it: ` +
   `the latencies are noisy from run to run. Per run the JSON carries the shards each node said it held every half second ` +
   `(-1: no answer) and the CPU of the nodes and of the database's backends (\`cpu\`; the client's figure is the bench process and the proxies' process together). ` +

@@ -19,7 +19,13 @@ export interface AppConfig {
    * Bounds on the database pool (store/pool.ts): a statement that waited `waitMs` for a connection
    * fails (503); `strict` (the test suite, `DB_STRICT=1`) records each wait the guard broke.
    */
-  readonly db: { readonly waitMs: number; readonly queryTimeoutMs: number; readonly strict: boolean }
+  readonly db: {
+    readonly waitMs: number
+    readonly queryTimeoutMs: number
+    readonly strict: boolean
+    /** `DB_PREPARED` (default on): statements prepared by name on PostgreSQL (store/prepared.ts). */
+    readonly prepared: boolean
+  }
   /** Redis URL; absent means in-process rate limits and bus. */
   readonly redisUrl: string | undefined
   /** Prefix of every Redis key, so several deployments (or test runs) can share one Redis. */
@@ -241,6 +247,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
       waitMs: int(env, 'DB_WAIT_MS', 5000, 100, 600_000),
       queryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       strict: bool(env, 'DB_STRICT'),
+      prepared: !/^(0|false|no|off)$/i.test(env.DB_PREPARED ?? ''),
     },
     redisUrl: nonEmpty(env, 'REDIS_URL'),
     redisPrefix: nonEmpty(env, 'REDIS_PREFIX') ?? 'kotak:',

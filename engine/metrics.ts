@@ -13,17 +13,16 @@ import client from 'prom-client'
  */
 export interface Metrics {
   readonly registry: client.Registry
-  readonly httpRequests: client.Counter<'method' | 'route' | 'class' | 'status'>
-  readonly httpDuration: client.Histogram<'method' | 'route' | 'class'>
   /**
    * Requests the fast runner (engine/step.ts `runFast`) had to continue on a fiber: a route that
    * should answer without one and stops doing so shows here (test/http/fastPath.test.ts).
    */
   readonly requestsOnFiber: client.Counter
   /**
-   * Counts one answered request and its duration (both metrics above). The route's class is a
-   * function of (method, route), so `classOf(target, method)` is asked only the first time a pair
-   * is seen: no work and no allocation per request for it.
+   * Counts one answered request and its duration (`kotak_http_requests_total`,
+   * `kotak_http_request_duration_seconds`). The route's class is a function of (method, route), so
+   * `classOf(target, method)` is asked only the first time a pair is seen: no work and no
+   * allocation per request for it.
    */
   readonly recordHttp: <T>(
     method: string,
@@ -157,32 +156,125 @@ const exported = (child: client.Counter.Internal): client.Counter.Internal => {
   return child
 }
 
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5]
+
+/** What one (method, route) has answered since the node started. */
+interface HttpSeries {
+  readonly labels: { readonly method: string; readonly route: string; readonly class: string }
+  /** Requests per duration bucket, not cumulative; the last is over the largest bound (`+Inf`). */
+  readonly buckets: number[]
+  sum: number
+  count: number
+  /** Requests per status. */
+  readonly statuses: Map<number, number>
+}
+
+/** A value as prom-client's registry formats it (`sharedLabels` follow `labels` in the line). */
+interface Sample {
+  readonly value: number
+  readonly labels: Readonly<Record<string, string | number>>
+  readonly sharedLabels?: Readonly<Record<string, string>>
+  readonly metricName?: string
+}
+
+/**
+ * The request counter and duration histogram, kept in plain numbers per (method, route) and
+ * turned into prom-client's samples only when Prometheus scrapes. prom-client's own label children
+ * validate and hash their label object on every `inc` and `observe`: a sixth of the server's CPU
+ * per `GET /v1/me` in the kernel profile (issue 49). Here a request is two map reads, a bucket
+ * search and a few additions. The two metric objects have the shape the registry formats (name,
+ * help, type, `get`), and their text is what prom-client's Counter and Histogram would print.
+ */
+const httpMetrics = (registry: client.Registry) => {
+  const byRoute = new Map<string, Map<string, HttpSeries>>()
+  const all = () => [...byRoute.values()].flatMap((m) => [...m.values()])
+  const metric = (name: string, help: string, type: 'counter' | 'histogram', samples: () => Sample[]) => {
+    const read = (values: readonly Sample[]) => ({ name, help, type, aggregator: 'sum' as const, values })
+    const m = {
+      name,
+      help,
+      type,
+      aggregator: 'sum' as const,
+      // The JSON form has each sample's labels whole, as prom-client's own metrics give them.
+      get: async () =>
+        read(samples().map(({ sharedLabels, ...v }) => ({ ...v, labels: { ...sharedLabels, ...v.labels } }))),
+      getForPromString: async () => read(samples()),
+      reset: () => byRoute.clear(),
+    }
+    // The registry reads a metric through these members only (prom-client's Registry).
+    registry.registerMetric(m as unknown as client.Metric)
+  }
+  metric(
+    'kotak_http_requests_total',
+    'HTTP requests by route template, route class and status',
+    'counter',
+    () =>
+      all().flatMap((s) =>
+        [...s.statuses].map(([status, value]) => ({
+          value,
+          labels: { ...s.labels, status: String(status) },
+        })),
+      ),
+  )
+  metric(
+    'kotak_http_request_duration_seconds',
+    'HTTP request duration by route template and route class',
+    'histogram',
+    () =>
+      all().flatMap((s) => {
+        let below = 0
+        const buckets = s.buckets.map((n, i) => {
+          below += n
+          return {
+            value: below,
+            labels: { le: i < HTTP_BUCKETS.length ? HTTP_BUCKETS[i]! : '+Inf' },
+            sharedLabels: s.labels,
+            metricName: 'kotak_http_request_duration_seconds_bucket',
+          }
+        })
+        return [
+          ...buckets,
+          { value: s.sum, labels: s.labels, metricName: 'kotak_http_request_duration_seconds_sum' },
+          { value: s.count, labels: s.labels, metricName: 'kotak_http_request_duration_seconds_count' },
+        ]
+      }),
+  )
+  const record: Metrics['recordHttp'] = (method, route, status, seconds, target, classOf) => {
+    let methods = byRoute.get(route)
+    if (methods === undefined) {
+      methods = new Map()
+      byRoute.set(route, methods)
+    }
+    let s = methods.get(method)
+    if (s === undefined) {
+      s = {
+        labels: { method, route, class: classOf(target, method) },
+        buckets: new Array<number>(HTTP_BUCKETS.length + 1).fill(0),
+        sum: 0,
+        count: 0,
+        statuses: new Map(),
+      }
+      methods.set(method, s)
+    }
+    let i = 0
+    while (i < HTTP_BUCKETS.length && seconds > HTTP_BUCKETS[i]!) i++
+    s.buckets[i]!++
+    s.sum += seconds
+    s.count++
+    s.statuses.set(status, (s.statuses.get(status) ?? 0) + 1)
+  }
+  return record
+}
+
 export const makeMetrics = (): Metrics => {
   const registry = new client.Registry()
   client.collectDefaultMetrics({ register: registry, prefix: 'kotak_' })
-  const httpRequests = new client.Counter({
-    name: 'kotak_http_requests_total',
-    help: 'HTTP requests by route template, route class and status',
-    labelNames: ['method', 'route', 'class', 'status'],
-    registers: [registry],
-  })
-  const httpDuration = new client.Histogram({
-    name: 'kotak_http_request_duration_seconds',
-    help: 'HTTP request duration by route template and route class',
-    labelNames: ['method', 'route', 'class'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
-    registers: [registry],
-  })
+  const recordHttp = httpMetrics(registry)
   const requestsOnFiber = new client.Counter({
     name: 'kotak_http_requests_on_fiber_total',
     help: 'HTTP requests that could not be answered without a fiber (engine/step.ts runFast)',
     registers: [registry],
   })
-  // The label children of each (method, route, status), found once: prom-client otherwise sorts
-  // and joins the label object on every request. Routes are templates, so the set stays small.
-  const counters = new Map<string, client.Counter.Internal>()
-  const durations = new Map<string, client.Histogram.Internal<'method' | 'route' | 'class'>>()
-  const classes = new Map<string, string>()
   const gauge = readAtScrape(registry)
 
   const actors = gauge('kotak_actor_entities', 'Live actor entities on this node by actor type', ['actor'])
@@ -272,32 +364,8 @@ export const makeMetrics = (): Metrics => {
 
   return {
     registry,
-    httpRequests,
-    httpDuration,
     requestsOnFiber,
-    recordHttp: (method, route, status, seconds, target, classOf) => {
-      const timed = `${method} ${route}`
-      const counted = `${timed} ${status}`
-      let counter = counters.get(counted)
-      let duration = durations.get(timed)
-      if (!counter || !duration) {
-        let routeClass = classes.get(timed)
-        if (routeClass === undefined) {
-          routeClass = classOf(target, method)
-          classes.set(timed, routeClass)
-        }
-        if (!counter) {
-          counter = httpRequests.labels({ method, route, class: routeClass, status: String(status) })
-          counters.set(counted, counter)
-        }
-        if (!duration) {
-          duration = httpDuration.labels({ method, route, class: routeClass })
-          durations.set(timed, duration)
-        }
-      }
-      counter.inc()
-      duration.observe(seconds)
-    },
+    recordHttp,
     actorEntities: (actor, read) => actors({ actor }, read),
     realtimeConnections: (read) => connections(none, read),
     clusterNode: (node) =>

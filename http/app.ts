@@ -7,6 +7,7 @@ import type { PaymentProvider } from '../actors/admin/PaymentProvider'
 import * as Setup from '../actors/admin/setup'
 import type { AiProvider as AiProviderPort } from '../actors/ai/AiProvider'
 import * as BroadcastSenders from '../actors/broadcasts/senders'
+import * as TabCounts from '../actors/inbox/tabCounts'
 import * as KbEmbedding from '../actors/kb/embedding'
 import * as LeadReminders from '../actors/pipeline/reminders'
 import * as Rollup from '../actors/reports/rollup'
@@ -244,6 +245,8 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     const kbEmbedding = runtime.runFork(KbEmbedding.worker(cfg))
     // Report facts into the roll-ups (every node; one per workspace at a time, locked).
     const rollup = runtime.runFork(Rollup.rollupLoop())
+    // The inbox's tab counts: changes folded into the kept counts (every node; rows taken once).
+    const tabCounts = runtime.runFork(TabCounts.foldLoop())
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })
     // The only line that ever shows the token: whoever reads this log may claim the install.
     if (setupToken !== null)
@@ -269,6 +272,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
         await runtime.runPromise(Fiber.interrupt(reminders))
         await runtime.runPromise(Fiber.interrupt(kbEmbedding))
         await runtime.runPromise(Fiber.interrupt(rollup))
+        await runtime.runPromise(Fiber.interrupt(tabCounts))
         await runtime.dispose()
         return left
       },

@@ -188,7 +188,8 @@ export type Route<P = unknown, Q = unknown, B = unknown, W extends WorkspaceOpti
       readonly access: 'P'
       /**
        * Outside every rate limit: health and metrics, which a load balancer or a scraper polls
-       * from one address far more often than the public budget allows.
+       * from one address far more often than the public budget allows, and the app's and the
+       * widget's static files, which everyone behind one address (an office's NAT) loads.
        */
       readonly unlimited?: true
       readonly handler: (req: Request<P, Q, B>) => Effect.Effect<Reply, HandlerError, Services>

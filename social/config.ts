@@ -11,8 +11,13 @@ export interface SocialConfigShape {
   readonly dataDir: string
   /** PostgreSQL URL; absent means the embedded database under `dataDir`. Tables live in schema `social`. */
   readonly databaseUrl: string | undefined
-  /** Bounds on the database pool, as the main service's `DB_WAIT_MS` and `DB_STRICT`. */
-  readonly db: { readonly waitMs: number; readonly queryTimeoutMs: number; readonly strict: boolean }
+  /** Bounds on the database pool, as the main service's `DB_WAIT_MS`, `DB_STRICT` and `DB_PREPARED`. */
+  readonly db: {
+    readonly waitMs: number
+    readonly queryTimeoutMs: number
+    readonly strict: boolean
+    readonly prepared: boolean
+  }
   /** Redis URL; absent means in-process rate limits. */
   readonly redisUrl: string | undefined
   /** Prefix of the service's Redis keys: `${REDIS_PREFIX}social:`. */
@@ -73,6 +78,7 @@ export const loadSocialConfig = (env: NodeJS.ProcessEnv = process.env): SocialCo
       waitMs: int(env, 'DB_WAIT_MS', 5000, 100, 600_000),
       queryTimeoutMs: int(env, 'DB_QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       strict: /^(1|true|yes)$/i.test(env.DB_STRICT ?? ''),
+      prepared: !/^(0|false|no|off)$/i.test(env.DB_PREPARED ?? ''),
     },
     redisUrl: text(env, 'REDIS_URL'),
     redisPrefix: `${text(env, 'REDIS_PREFIX') ?? 'kotak:'}social:`,

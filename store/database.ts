@@ -285,6 +285,7 @@ export const forNode = (
       queryTimeoutMs: cfg.db.queryTimeoutMs,
       idleHolderMs: defaultGuard.idleHolderMs,
       strict: cfg.db.strict,
+      prepared: cfg.db.prepared,
     },
     onStuck: (r) => log.error('database connection held while waited for', { ...r }),
   })

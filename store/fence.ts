@@ -1,4 +1,4 @@
-import { SqlClient } from '@effect/sql'
+import { SqlClient, type SqlError } from '@effect/sql'
 import { Data, Effect } from 'effect'
 import type { Fence } from '../engine/cluster/node'
 import { pgArray } from './arrays'
@@ -24,3 +24,22 @@ export const held = (fences: readonly Fence[]) =>
       ),
     )
   })
+
+/**
+ * `write` in a transaction that first checks `fence` (as `held`): a change of an entity's row
+ * other than an append (status, assignment, a read marker) by an owner that has lost the shard
+ * fails with `ShardLost` and writes nothing; a take waits for a fenced write under way.
+ */
+export const within = <A, E, R>(
+  fence: Fence,
+  write: Effect.Effect<A, E, R>,
+): Effect.Effect<A, E | ShardLost | SqlError.SqlError, R | SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.flatMap(
+        held([fence]),
+        (ok): Effect.Effect<A, E | ShardLost, R> =>
+          ok.has(fence.shard) ? write : Effect.fail(new ShardLost({ shard: fence.shard })),
+      ),
+    ),
+  )

@@ -2,6 +2,7 @@ import pg from 'pg'
 import { systemMillis } from '../engine/clock'
 import type { PoolMetrics } from '../engine/metrics'
 import * as Ping from './ping'
+import { preparedStatements } from './prepared'
 
 /**
  * The connection pool under the SQL client, with two bounds no caller can forget:
@@ -31,6 +32,11 @@ export interface PoolGuard {
   readonly queryTimeoutMs: number
   readonly idleHolderMs: number
   readonly strict: boolean
+  /**
+   * Parameterised statements are prepared by name on PostgreSQL (store/prepared.ts) unless this
+   * is false (`DB_PREPARED=off`: behind a pooler in transaction mode, which cannot keep them).
+   */
+  readonly prepared?: boolean
 }
 
 export interface StuckReport {
@@ -233,6 +239,8 @@ export const guardedPool = (
   pool.on('error', () => {})
   const found: StuckReport[] = []
   const single = config.max === 1
+  // One connection is the embedded database, whose sockets share one session (store/prepared.ts).
+  const prepared = single || guard.prepared === false ? undefined : preparedStatements()
   // Callers waiting for a connection: the guard of the single connection looks at them, a cut
   // fails them, and the probe reads how long the oldest has waited.
   const waiters = new Set<Waiter>()
@@ -258,8 +266,12 @@ export const guardedPool = (
     if (tracked.has(client)) return
     tracked.add(client)
     const query = client.query.bind(client) as (...args: unknown[]) => unknown
-    ;(client as { query: unknown }).query = (...args: unknown[]) => {
+    ;(client as { query: unknown }).query = (...given: unknown[]) => {
       const h = holders.get(client)
+      const args =
+        prepared && typeof given[given.length - 1] === 'function'
+          ? prepared.name(client, given, query)
+          : given
       const last = args.length - 1
       const cb = args[last]
       // A cursor (submittable) keeps the client busy until it is closed; pg's activeQuery says so.
@@ -284,8 +296,15 @@ export const guardedPool = (
       h.inFlight++
       const r: Running = { client, holder: h, since: now, text, cb: cb as Running['cb'], done: false }
       running.add(r)
-      args[last] = (...res: unknown[]) => {
+      let again = args !== given
+      const answered = (...res: unknown[]) => {
         if (r.done) return
+        // A name the connection lost or a plan a migration made stale (store/prepared.ts): sent
+        // again unnamed, once, when it was a statement of its own (not inside a transaction).
+        if (again && prepared?.stale(client, res[0], query)) {
+          again = false
+          return query(...given.slice(0, -1), answered)
+        }
         r.done = true
         running.delete(r)
         h.inFlight--
@@ -294,6 +313,7 @@ export const guardedPool = (
         trouble(res[0])
         r.cb(...res)
       }
+      args[last] = answered
       return query(...args)
     }
   }
@@ -352,6 +372,7 @@ export const guardedPool = (
     return undefined
   }
   ;(pool as { connect: unknown }).connect = guarded
+
 
   const expire = (now: number) => {
     for (const r of running) {

@@ -138,6 +138,15 @@ describe('start and idle footprint (compiled server)', () => {
     expect(packages.has('@electric-sql/pglite')).toBe(false)
   }, 120_000)
 
+  it('starts with a DATA_DIR that does not exist yet, and makes it (on PostgreSQL too)', async () => {
+    const parent = tempDir('kotak-startup-')
+    dirs.push(parent)
+    const dataDir = path.join(parent, 'not', 'yet')
+    // It once crashed on PostgreSQL without Redis: the bus socket's folder was not there.
+    await loadedBy({ DATA_DIR: dataDir })
+    expect(fs.statSync(dataDir).isDirectory()).toBe(true)
+  }, 120_000)
+
   it('prints the first run’s setup link at the default log level, on a fresh install', async () => {
     // LOG_LEVEL empty: the default of `npm start` (info).
     await loadedBy({ LOG_LEVEL: '' }, async (url, output) => {

@@ -1,7 +1,7 @@
-import { type Duration, Effect, Schedule, Schema } from 'effect'
+import { type Duration, Effect, Schema } from 'effect'
 import { currentTime } from '../../engine/clock'
 import { invalidateCredentials } from '../../engine/events'
-import { Log } from '../../engine/log'
+import { everyLogged } from '../../engine/loop'
 import { iso } from '../../engine/time'
 import * as Billing from '../../store/billing'
 import * as Channels from '../../store/channels'
@@ -219,13 +219,10 @@ export const settleNow = (at?: Date) =>
 
 /** `settleNow` every `every` (default one minute) for the life of the node; errors are logged. */
 export const settleLoop = (every: Duration.DurationInput = '1 minute') =>
-  Effect.suspend(() => settleNow()).pipe(
-    Effect.catchAllCause((cause) =>
-      Effect.flatMap(Log, (log) =>
-        Effect.sync(() => log.error('billing settle failed', { cause: String(cause) })),
-      ),
-    ),
-    Effect.repeat(Schedule.spaced(every)),
+  everyLogged(
+    'billing settle',
+    every,
+    Effect.suspend(() => settleNow()),
   )
 
 /** Plan, usage, invoices, billing profile, prices and the Free-plan choice. */

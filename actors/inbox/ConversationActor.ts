@@ -1,4 +1,4 @@
-import type { SqlError } from '@effect/sql'
+import type { SqlClient, SqlError } from '@effect/sql'
 import { Data, Duration, Effect, Exit, Option } from 'effect'
 import * as Actor from '../../engine/actor/Actor'
 import { ActorStopped } from '../../engine/actor/Actor'
@@ -10,6 +10,7 @@ import { AppendWriter } from '../../store/appendWriter'
 import * as Assignees from '../../store/assignees'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
+import * as Fences from '../../store/fence'
 import * as LabelRules from '../../store/labelRules'
 import * as Messages from '../../store/messages'
 import * as ReportFacts from '../../store/reportFacts'
@@ -114,6 +115,29 @@ export interface ConversationState {
 /** The fence of an append (see `ConversationState.node`). */
 const fenceOf = (state: ConversationState, id: number): Fence | undefined =>
   state.node?.fence('conversation', id)
+
+/**
+ * A change of the row other than an append (status, assignment, a read marker…), under the same
+ * fence in cluster mode (store/fence.ts `within`): an owner that lost the shard writes nothing
+ * and answers as a stopped one (503, retried on the new owner). A single node writes as is.
+ */
+const fenced = <A, E, R>(
+  state: ConversationState,
+  id: number,
+  write: Effect.Effect<A, E, R>,
+): Effect.Effect<A, E | SqlError.SqlError | ActorStopped, R | SqlClient.SqlClient> => {
+  const fence = fenceOf(state, id)
+  if (fence === undefined) return write
+  return Fences.within(fence, write).pipe(
+    Effect.catchAll((e: E | SqlError.SqlError | Fences.ShardLost) =>
+      Effect.fail(
+        e instanceof Fences.ShardLost
+          ? new ActorStopped({ actor: 'conversation', id: String(id) })
+          : (e as E | SqlError.SqlError),
+      ),
+    ),
+  )
+}
 
 interface InboxHold {
   /** `performance.now()` of the last `inbox.changed` for messages. */
@@ -648,7 +672,10 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         const before = yield* existing(state, ctx.id)
         const now = yield* currentTime
-        const row = yield* changed(yield* Conversations.update(ctx.id, m.patch, now), ctx.id)
+        const row = yield* changed(
+          yield* fenced(state, ctx.id, Conversations.update(ctx.id, m.patch, now)),
+          ctx.id,
+        )
         yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
         // Whoever may no longer see it is unsubscribed on every node.
@@ -662,7 +689,7 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
         const now = yield* currentTime
-        const row = yield* Conversations.pickUp(ctx.id, m.userId, now)
+        const row = yield* fenced(state, ctx.id, Conversations.pickUp(ctx.id, m.userId, now))
         if (!row) {
           const current = yield* changed(yield* Conversations.byId(ctx.id), ctx.id)
           if (current.assignee_id === m.userId)
@@ -678,7 +705,10 @@ export const definition = Actor.define({
     SetSummary: (state: ConversationState, m: { readonly summary: string }, ctx) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        const row = yield* changed(yield* Conversations.setSummary(ctx.id, m.summary), ctx.id)
+        const row = yield* changed(
+          yield* fenced(state, ctx.id, Conversations.setSummary(ctx.id, m.summary)),
+          ctx.id,
+        )
         yield* publish(topics.conversation(row.id), 'interaction.updated', {
           ...presentChange(row),
           summary_changed: true,
@@ -688,7 +718,7 @@ export const definition = Actor.define({
     MarkRead: (state: ConversationState, _: unknown, ctx) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        const row = yield* changed(yield* Conversations.markRead(ctx.id), ctx.id)
+        const row = yield* changed(yield* fenced(state, ctx.id, Conversations.markRead(ctx.id)), ctx.id)
         yield* inboxChanged(row, 'read')
         return [row, { ...state, row: Conversations.hotRow(row) }] as const
       }),
@@ -696,7 +726,7 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
         const row = yield* changed(
-          yield* Conversations.setStatus(ctx.id, m.status, yield* currentTime),
+          yield* fenced(state, ctx.id, Conversations.setStatus(ctx.id, m.status, yield* currentTime)),
           ctx.id,
         )
         yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
@@ -711,7 +741,11 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
         const row = yield* changed(
-          yield* Conversations.assign(ctx.id, m.teamId, m.assigneeId, yield* currentTime),
+          yield* fenced(
+            state,
+            ctx.id,
+            Conversations.assign(ctx.id, m.teamId, m.assigneeId, yield* currentTime),
+          ),
           ctx.id,
         )
         yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
@@ -802,7 +836,7 @@ export const definition = Actor.define({
     SetContact: (state: ConversationState, m: { readonly from: number; readonly to: number }, ctx) =>
       Effect.gen(function* () {
         yield* existing(state, ctx.id)
-        const row = yield* Conversations.setContact(ctx.id, m.from, m.to)
+        const row = yield* fenced(state, ctx.id, Conversations.setContact(ctx.id, m.from, m.to))
         if (!row) return [null, state] as const
         yield* inboxChanged(row, 'contact')
         return [row, { ...state, row: Conversations.hotRow(row) }] as const
@@ -814,7 +848,7 @@ export const definition = Actor.define({
     Remove: (state: ConversationState, _: unknown, ctx) =>
       Effect.gen(function* () {
         const row = yield* existing(state, ctx.id)
-        const keys = yield* Conversations.remove(ctx.id)
+        const keys = yield* fenced(state, ctx.id, Conversations.remove(ctx.id))
         if (keys === null) return yield* Effect.fail(new ConversationNotFound({ id: ctx.id }))
         yield* inboxChanged(row, 'deleted')
         yield* recheckTopic(topics.conversation(row.id))

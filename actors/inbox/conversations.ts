@@ -107,7 +107,7 @@ export const slaPolicyOf = (workspace: WorkspaceRow, now: Date) =>
 const named = (id: number | null, name: string | null) => (id === null ? null : { id, name: name ?? '' })
 
 /** A conversation as a list item (spec 2 §2): no message content beyond the one-line preview. */
-export const presentItem = (c: Conversations.ConversationView, sla: SlaPolicies | null, now: Date) => {
+export const presentItem = (c: Conversations.ListItem, sla: SlaPolicies | null, now: Date) => {
   const flag = sla && c.status === 'open' ? slaOf(c.waiting_since, now, sla(c)) : null
   return {
     id: c.id,

@@ -1,7 +1,7 @@
 import { SqlClient } from '@effect/sql'
-import { type Duration, Effect, Schedule } from 'effect'
+import { type Duration, Effect } from 'effect'
 import { currentTime } from '../../engine/clock'
-import { Log } from '../../engine/log'
+import { everyLogged } from '../../engine/loop'
 import * as Leads from '../../store/leads'
 import * as Work from '../../store/leadWork'
 import * as Notifications from '../../store/notifications'
@@ -83,11 +83,4 @@ export const loop = (every: Duration.DurationInput = '2 seconds') =>
   Effect.gen(function* () {
     let n = BATCH
     while (n >= BATCH) n = yield* fireDue(yield* currentTime)
-  }).pipe(
-    Effect.catchAllCause((cause) =>
-      Effect.flatMap(Log, (log) =>
-        Effect.sync(() => log.error('lead reminders failed', { cause: String(cause) })),
-      ),
-    ),
-    Effect.repeat(Schedule.spaced(every)),
-  )
+  }).pipe((round) => everyLogged('lead reminders', every, round))

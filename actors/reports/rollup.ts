@@ -1,6 +1,6 @@
 import { SqlClient } from '@effect/sql'
-import { type Duration, Effect, Schedule } from 'effect'
-import { Log } from '../../engine/log'
+import { type Duration, Effect } from 'effect'
+import { everyLogged } from '../../engine/loop'
 import * as Reports from '../../store/reports'
 import * as Workspaces from '../../store/workspaces'
 import * as Metrics from '../metrics'
@@ -73,13 +73,10 @@ export const catchUpAll = () =>
 
 /** `catchUpAll` every `every` for the life of the node; errors are logged. */
 export const rollupLoop = (every: Duration.DurationInput = '5 seconds') =>
-  Effect.suspend(() => catchUpAll()).pipe(
-    Effect.catchAllCause((cause) =>
-      Effect.flatMap(Log, (log) =>
-        Effect.sync(() => log.error('report roll-up failed', { cause: String(cause) })),
-      ),
-    ),
-    Effect.repeat(Schedule.spaced(every)),
+  everyLogged(
+    'report roll-up',
+    every,
+    Effect.suspend(() => catchUpAll()),
   )
 
 /**

@@ -24,6 +24,7 @@ func cmdHTTP(ctx context.Context, args []string) (map[string]any, error) {
 	rate := fs.Float64("rate", 1000, "requests per second offered")
 	duration := fs.Duration("duration", 20*time.Second, "")
 	conns := fs.Int("connections", 64, "HTTP connections at most")
+	warmup := fs.Duration("warmup", 0, "requests at the same rate before measuring, reported apart (JIT, pools, caches)")
 	if err := parse(fs, args); err != nil {
 		return nil, err
 	}
@@ -46,19 +47,26 @@ func cmdHTTP(ctx context.Context, args []string) (map[string]any, error) {
 		names[i], urls[i] = name, u
 		byURL[u] = name
 	}
-	logf("http: %.0f req/s for %s over %d target(s), %d connections", *rate, *duration, len(urls), *conns)
-	ph := startPhase()
-	plan := attackPlan{
-		Name: "http", Rate: *rate, Duration: *duration, Connections: *conns,
-		next: func(i uint64, _ time.Time, t *vegeta.Target) {
-			t.Method, t.URL, t.Header = "GET", urls[i%uint64(len(urls))], h
-		},
+	next := func(i uint64, _ time.Time, t *vegeta.Target) {
+		t.Method, t.URL, t.Header = "GET", urls[i%uint64(len(urls))], h
 	}
+	out := map[string]any{}
+	if *warmup > 0 {
+		logf("http: warm-up %.0f req/s for %s", *rate, *warmup)
+		out["warmup"] = runAttack(ctx, attackPlan{Name: "http warm-up", Rate: *rate, Duration: *warmup, Connections: *conns, next: next})
+	}
+	logf("http: %.0f req/s for %s over %d target(s), %d connections", *rate, *duration, len(urls), *conns)
+	// The caller's CPU window opens here: the warm-up is not work of the measured requests.
+	logf("measure: start")
+	ph := startPhase()
+	plan := attackPlan{Name: "http", Rate: *rate, Duration: *duration, Connections: *conns, next: next}
 	if len(urls) > 1 {
 		plan.label = func(r *vegeta.Result) string { return byURL[r.URL] }
 	}
-	rep := runAttack(ctx, plan)
-	return map[string]any{"http": rep, "sending": ph.report()}, nil
+	out["http"] = runAttack(ctx, plan)
+	out["sending"] = ph.report()
+	logf("measure: end")
+	return out, nil
 }
 
 type realtimeFlags struct {

@@ -124,9 +124,20 @@ export const makeHub = (socketPath: string): Effect.Effect<BusShape, Error, Scop
       })
     })
     yield* Effect.acquireRelease(
-      Effect.async<void>((resume) => {
+      Effect.async<void, Error>((resume) => {
         // A socket file left by a node that was killed: nobody answers on it (dialled above).
         fs.rmSync(socketPath, { force: true })
+        // DATA_DIR is made on first start on PostgreSQL too (the embedded database makes its own).
+        try {
+          fs.mkdirSync(path.dirname(socketPath), { recursive: true })
+        } catch (e) {
+          return resume(Effect.fail(new Error(`cannot create ${path.dirname(socketPath)} (DATA_DIR): ${e}`)))
+        }
+        server.once('error', (e) =>
+          resume(
+            Effect.fail(new Error(`cannot listen on the bus socket ${socketPath} (DATA_DIR): ${e.message}`)),
+          ),
+        )
         server.listen(socketPath, () => {
           fs.chmodSync(socketPath, 0o600)
           resume(Effect.void)

@@ -10,7 +10,9 @@ import { sourcePath } from '../sourceTree'
  * `RunnerStorage` of @effect/cluster on one Redis: where the runners are and which runner holds
  * which shard. Keys (under `${prefix}cluster:`):
  * - `runners` (hash address → runner), `health` (hash address → 1/0), `heartbeats` (sorted set
- *   address → Redis time in ms of its last heartbeat), `machine` (counter for machine ids);
+ *   address → Redis time in ms of its last heartbeat), `machine` (counter for machine ids),
+ *   `since` (hash address → Redis time in ms of its registration), `returning` (set of the runners
+ *   that registered again and settle for `rejoinMs` from then);
  * - `shard:{group}:{n}`: one lock per shard holding the owner's address, taken with `SET NX PX`
  *   and extended, released or checked only by a Lua script that compares the owner first.
  *
@@ -24,7 +26,11 @@ import { sourcePath } from '../sourceTree'
  *   (epochs.ts) decide which one may write.
  * - A runner counts as present while its heartbeat (`refresh`, with or without locks) is younger
  *   than `deadMs`; older runners are forgotten by `getRunners`, so the others recompute the shard
- *   assignment without them. A runner that was only slow registers again.
+ *   assignment without them. A runner that was only slow registers again, and is listed unhealthy
+ *   (given no shards) for `rejoinMs` while another runner is healthy and settled, if the cluster
+ *   went on without it (another healthy runner registered longer ago than that): back from a
+ *   freeze it first works through what piled up meanwhile, and the shards it would take back at
+ *   once waited for it. After Redis lost every runner, they all come back as equals.
  * - Times are Redis server time: the nodes' clocks play no part.
  * - Every call fails with `PersistenceError` when Redis does not answer within `timeoutMs`.
  *
@@ -40,14 +46,19 @@ export interface RedisRunnerStorageOptions {
    * locks taken over by `acquire` before their lease ends. Default the lease.
    */
   readonly deadMs?: number
+  /**
+   * How long a runner that registers again after being forgotten is given no shards, while
+   * another runner is healthy and settled. Default five dead times.
+   */
+  readonly rejoinMs?: number
 }
 
 const script = (name: string) => readFileSync(sourcePath('engine', 'cluster', 'lua', `${name}.lua`), 'utf8')
 
 const COMMANDS = {
-  kotakClusterRegister: { lua: script('register'), numberOfKeys: 4 },
-  kotakClusterGetRunners: { lua: script('getRunners'), numberOfKeys: 3 },
-  kotakClusterUnregister: { lua: script('unregister'), numberOfKeys: 3 },
+  kotakClusterRegister: { lua: script('register'), numberOfKeys: 6 },
+  kotakClusterGetRunners: { lua: script('getRunners'), numberOfKeys: 5 },
+  kotakClusterUnregister: { lua: script('unregister'), numberOfKeys: 5 },
   kotakClusterSetHealth: { lua: script('setHealth'), numberOfKeys: 2 },
   // Variable key counts: the first argument is the number of keys.
   kotakClusterAcquire: { lua: script('acquire') },
@@ -74,6 +85,8 @@ export const keysOf = (prefix: string) => {
     health: `${base}health`,
     heartbeats: `${base}heartbeats`,
     machine: `${base}machine`,
+    since: `${base}since`,
+    returning: `${base}returning`,
     shard: (shardId: string) => `${base}shard:${shardId}`,
   }
 }
@@ -88,6 +101,9 @@ export const make = (
     const leaseMs = Math.max(1, Math.round(Duration.toMillis(config.shardLockExpiration)))
     const timeoutMs = options.timeoutMs ?? Math.max(100, Math.floor(leaseMs / 3))
     const deadMs = Math.min(options.deadMs ?? leaseMs, leaseMs)
+    const rejoinMs = options.rejoinMs ?? 5 * deadMs
+    // The addresses this storage has registered: registering one again means it was forgotten.
+    const registered = new Set<string>()
     const keys = keysOf(options.prefix ?? 'kotak:')
     const everyShard = allShardIds(config).map(keys.shard)
     for (const [name, def] of Object.entries(COMMANDS)) {
@@ -115,19 +131,43 @@ export const make = (
             keys.health,
             keys.heartbeats,
             keys.machine,
+            keys.since,
+            keys.returning,
             address,
             runner,
             healthy ? '1' : '0',
+            registered.has(address) ? rejoinMs : 0,
           ),
-        ).pipe(Effect.map((n) => Number(n) % 1024)),
+        ).pipe(
+          Effect.map((n) => {
+            registered.add(address)
+            return Number(n) % 1024
+          }),
+        ),
 
       unregister: (address) =>
         call(() =>
-          r.kotakClusterUnregister(keys.runners, keys.health, keys.heartbeats, address, deadMs),
+          r.kotakClusterUnregister(
+            keys.runners,
+            keys.health,
+            keys.heartbeats,
+            keys.returning,
+            keys.since,
+            address,
+            deadMs,
+          ),
         ).pipe(Effect.asVoid),
 
       getRunners: call(() =>
-        r.kotakClusterGetRunners(keys.runners, keys.health, keys.heartbeats, deadMs),
+        r.kotakClusterGetRunners(
+          keys.runners,
+          keys.health,
+          keys.heartbeats,
+          keys.returning,
+          keys.since,
+          deadMs,
+          rejoinMs,
+        ),
       ).pipe(
         Effect.map((reply) => {
           const flat = Array.isArray(reply) ? reply.map(String) : []

@@ -122,6 +122,9 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/app',
     access: 'P',
+    // The page and its assets are files kept in memory: a team behind one address (an office's
+    // NAT) opening the app at nine fetches far more than one address's public budget.
+    unlimited: true,
     tag: 'Agent app',
     summary: 'The agent web app (HTML page)',
     handler: () => page,
@@ -130,6 +133,7 @@ export const routes: readonly Route[] = [
     method: 'GET',
     path: '/app/*',
     access: 'P',
+    unlimited: true,
     tag: 'Agent app',
     summary: "The app's pages (its HTML page) and its content-hashed assets (cached for good)",
     handler: (req) => {

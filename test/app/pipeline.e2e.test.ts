@@ -225,11 +225,30 @@ describe.skipIf(lacks('chromium'))('pipeline in the app', () => {
     expect(acts.find((a) => a.body === 'Met about 25 trucks')?.kind).toBe('meeting')
     // Checklist items, one ticked, then put in order from the keyboard.
     const checklist = page.getByRole('region', { name: 'Checklist' })
-    for (const item of ['Send the quotation', 'Book the demo', 'Sign the contract']) {
-      await page.getByLabel('New item').fill(item)
-      await checklist.getByRole('button', { name: 'Add' }).click()
-      await checklist.getByRole('checkbox', { name: item }).waitFor()
-    }
+    const add = checklist.getByRole('button', { name: 'Add' })
+    // The next item typed while the first is on its way is kept: the form clears only what it sent.
+    let release = () => {}
+    const held = new Promise<void>((r) => {
+      release = r
+    })
+    await page.route(/\/v1\/leads\/\d+\/checklist$/, async (route) => {
+      await held
+      await route.continue()
+    })
+    await page.getByLabel('New item').fill('Send the quotation')
+    await add.click()
+    await page.getByLabel('New item').fill('Book the demo')
+    release()
+    await checklist.getByRole('checkbox', { name: 'Send the quotation' }).waitFor()
+    await expect.poll(() => add.isEnabled()).toBe(true)
+    expect(await page.getByLabel('New item').inputValue()).toBe('Book the demo')
+    await page.unroute(/\/v1\/leads\/\d+\/checklist$/)
+    await add.click()
+    await checklist.getByRole('checkbox', { name: 'Book the demo' }).waitFor()
+    await expect.poll(() => page.getByLabel('New item').inputValue()).toBe('')
+    await page.getByLabel('New item').fill('Sign the contract')
+    await add.click()
+    await checklist.getByRole('checkbox', { name: 'Sign the contract' }).waitFor()
     await page.getByRole('checkbox', { name: 'Send the quotation' }).check()
     await P.eventually(
       async () => (await P.api(s, sales.who).get(`/v1/leads/${id}`)).data.checklist,

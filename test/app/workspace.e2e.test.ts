@@ -248,7 +248,7 @@ describe.skipIf(lacks('chromium'))('ownership transfer', () => {
     expect(them.problems).toEqual([])
     await them.context.close()
     await ctx.close()
-  })
+  }, 90_000)
 
   it('the recipient declines (Indonesian)', async () => {
     const w = await F.workspace(s, { plan: 'pro', name: 'Kedai Kopi' })
@@ -280,7 +280,7 @@ describe.skipIf(lacks('chromium'))('ownership transfer', () => {
     expect(theirs.problems).toEqual([])
     await theirs.context.close()
     await ctx.close()
-  })
+  }, 90_000)
 })
 
 describe.skipIf(lacks('chromium'))('your workspaces', () => {

@@ -16,10 +16,15 @@ describe.skipIf(!enabled)('RunnerStorage on Redis', () => {
   let redis: Redis
   const prefix = `kotak_rs_${process.pid}_${Math.random().toString(36).slice(2, 8)}:`
   const config = ShardingConfig.layer({ shardsPerGroup: 12, shardLockExpiration: Duration.millis(LEASE_MS) })
-  const storage = (options: { leaseMs?: number; deadMs?: number } = {}) =>
+  const storage = (options: { leaseMs?: number; deadMs?: number; rejoinMs?: number } = {}) =>
     Effect.runPromise(
       Effect.provide(
-        RunnerStorageRedis.make(redis, { prefix, timeoutMs: 2_000, deadMs: options.deadMs }),
+        RunnerStorageRedis.make(redis, {
+          prefix,
+          timeoutMs: 2_000,
+          deadMs: options.deadMs,
+          rejoinMs: options.rejoinMs,
+        }),
         options.leaseMs === undefined
           ? config
           : ShardingConfig.layer({
@@ -129,6 +134,68 @@ describe.skipIf(!enabled)('RunnerStorage on Redis', () => {
     expect((await run(s.getRunners)).map(([r]) => r.address.port)).toEqual([7002])
     await run(s.releaseAll(b))
     await run(s.unregister(b))
+  })
+
+  it('gives a runner back from a freeze no shards while it settles, if the cluster went on without it', async () => {
+    const listed = async (s: Awaited<ReturnType<typeof storage>>) =>
+      (await run(s.getRunners)).map(([r, healthy]) => [r.address.port, healthy]).sort()
+    const deadMs = 300
+    const rejoinMs = 1_500
+    // Each node has its own storage: a re-registration is what its own storage has seen before.
+    const sa = await storage({ leaseMs: 60_000, deadMs, rejoinMs })
+    const sb = await storage({ leaseMs: 60_000, deadMs, rejoinMs })
+    await run(sa.register(runner(a), true))
+    await run(sb.register(runner(b), true))
+    // The cluster has run with both for longer than the rejoin time.
+    const beat = setInterval(() => {
+      void run(sa.refresh(a, [])).catch(() => undefined)
+      void run(sb.refresh(b, [])).catch(() => undefined)
+    }, 50)
+    await new Promise((r) => setTimeout(r, rejoinMs + 100))
+    clearInterval(beat)
+    expect(await listed(sb)).toEqual([
+      [7001, true],
+      [7002, true],
+    ])
+    // a freezes; b beats on and forgets it.
+    await waitFor(
+      'b to forget a',
+      async () => {
+        await run(sb.refresh(b, []))
+        return (await listed(sb)).length === 1 ? true : undefined
+      },
+      { timeoutMs: 10_000, intervalMs: 50 },
+    )
+    // a wakes up and registers again: listed, but unhealthy (no shards) while it settles...
+    await run(sa.register(runner(a), true))
+    const back = performance.now()
+    expect(await listed(sb)).toEqual([
+      [7001, false],
+      [7002, true],
+    ])
+    // ...then healthy, without anyone marking it so.
+    await waitFor(
+      'a to settle',
+      async () => {
+        await Promise.all([run(sa.refresh(a, [])), run(sb.refresh(b, []))])
+        return (await listed(sb))[0]?.[1] === true ? true : undefined
+      },
+      { timeoutMs: 10_000, intervalMs: 50 },
+    )
+    expect(performance.now() - back).toBeGreaterThanOrEqual(rejoinMs - 100)
+    // A runner's first registration never settles, nor does one whose cluster did not go on
+    // without it (Redis lost every runner: they come back as equals).
+    await run(sa.unregister(a))
+    await run(sb.unregister(b))
+    await redis.del(...(await redis.keys(`${prefix}cluster:*`)))
+    await run(sa.register(runner(a), true))
+    await run(sb.register(runner(b), true))
+    expect(await listed(sa)).toEqual([
+      [7001, true],
+      [7002, true],
+    ])
+    await run(sa.unregister(a))
+    await run(sb.unregister(b))
   })
 
   it('lets a lock and a runner lapse after the lease when nobody refreshes them', async () => {

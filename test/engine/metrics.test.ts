@@ -42,6 +42,41 @@ describe('metrics', () => {
     ).toBe(1)
   })
 
+  it("counts a request's duration into prom-client's cumulative buckets, a bound's own value included, with sum and count", async () => {
+    const m = makeMetrics()
+    const read = () => 'read'
+    for (const seconds of [0.0005, 0.001, 0.003, 0.003, 0.2, 7])
+      m.recordHttp('GET', '/v1/y', 200, seconds, '/v1/y', read)
+    const bucket = (le: string) =>
+      sample(
+        m,
+        new RegExp(
+          `^kotak_http_request_duration_seconds_bucket\\{le="${le.replace('+', '\\+')}",method="GET",route="/v1/y",class="read"\\}`,
+        ),
+      )
+    expect(await bucket('0.001')).toBe(2)
+    expect(await bucket('0.0025')).toBe(2)
+    expect(await bucket('0.005')).toBe(4)
+    expect(await bucket('0.25')).toBe(5)
+    expect(await bucket('2.5')).toBe(5)
+    expect(await bucket('+Inf')).toBe(6)
+    expect(
+      await sample(
+        m,
+        /^kotak_http_request_duration_seconds_sum\{method="GET",route="\/v1\/y",class="read"\}/,
+      ),
+    ).toBeCloseTo(7.2075)
+    expect(
+      await sample(
+        m,
+        /^kotak_http_request_duration_seconds_count\{method="GET",route="\/v1\/y",class="read"\}/,
+      ),
+    ).toBe(6)
+    expect(
+      await sample(m, /^kotak_http_requests_total\{method="GET",route="\/v1\/y",class="read",status="200"\}/),
+    ).toBe(6)
+  })
+
   it('reads levels at scrape time, sums readers of the same labels, and drops the series with the last', async () => {
     const m = makeMetrics()
     let a = 3

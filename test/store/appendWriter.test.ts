@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import * as AppendWriter from '../../store/appendWriter'
 import * as Conversations from '../../store/conversations'
 import * as Database from '../../store/database'
+import * as Fences from '../../store/fence'
 import { migrate } from '../../store/migrate'
 import * as Workspaces from '../../store/workspaces'
 import { freshDatabase, tempDir } from '../support/server'
@@ -143,5 +144,17 @@ describe('the append writer', () => {
     expect(await stored(b.id)).toEqual([])
     const written = await rt.runPromise(Conversations.append(b.id, m, { shard: 'g:2', epoch: 5 }))
     expect(written).toMatchObject({ created: true, message: { seq: 1, client_id: 'careful' } })
+  })
+
+  it('makes a change other than an append (a status, an assignment) only under a fence still stored', async () => {
+    const sql = (q: string) => rt.runPromise(Effect.flatMap(SqlClient.SqlClient, (c) => c.unsafe(q)))
+    await sql(`INSERT INTO shard_epochs (shard, epoch, owner) VALUES ('h:1', 7, 'them')`)
+    const c = await conversation()
+    const solve = Conversations.setStatus(c.id, 'solved', new Date())
+    const stale = await rt.runPromise(Effect.exit(Fences.within({ shard: 'h:1', epoch: 6 }, solve)))
+    expect(stale.toString()).toContain('ShardLost')
+    expect(await rt.runPromise(Conversations.byId(c.id))).toMatchObject({ status: 'open' })
+    await rt.runPromise(Fences.within({ shard: 'h:1', epoch: 7 }, solve))
+    expect(await rt.runPromise(Conversations.byId(c.id))).toMatchObject({ status: 'solved' })
   })
 })

@@ -120,12 +120,15 @@ export const Checklist = ({ lead, manage, onChange, tr }: Part) => {
           class="pl-inline"
           onSubmit={async (e) => {
             e.preventDefault()
+            const sent = text
+            // Cleared only if it still holds what was sent: the next item may be typed already
+            // (the new row shows with the lead's reload, before this answer is taken).
             if (
               await w.run(() =>
-                api.post('/v1/leads/{id}/checklist', { path: { id: lead.id }, body: { text } }),
+                api.post('/v1/leads/{id}/checklist', { path: { id: lead.id }, body: { text: sent } }),
               )
             )
-              setText('')
+              setText((now) => (now === sent ? '' : now))
           }}
         >
           <TextField

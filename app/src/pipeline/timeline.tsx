@@ -31,15 +31,17 @@ export const Timeline = ({ lead, manage, onChange, tr }: Part) => {
           noValidate
           onSubmit={async (e) => {
             e.preventDefault()
+            const sent = body
+            // Cleared only if it still holds what was sent (see the checklist's form).
             if (
               await w.run(() =>
                 api.post('/v1/leads/{id}/activities', {
                   path: { id: lead.id },
-                  body: { kind: kind as (typeof ACTIVITY_KINDS)[number], body },
+                  body: { kind: kind as (typeof ACTIVITY_KINDS)[number], body: sent },
                 }),
               )
             )
-              setBody('')
+              setBody((now) => (now === sent ? '' : now))
           }}
         >
           <SelectField

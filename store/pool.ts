@@ -372,7 +372,27 @@ export const guardedPool = (
     return undefined
   }
   ;(pool as { connect: unknown }).connect = guarded
-
+  if (single) {
+    // @effect/sql-pg cancels an interrupted statement with `pg_cancel_backend` through the pool,
+    // and waits for it: on one connection, that is the connection the interrupted statement
+    // holds, so the cancel waited on its own transaction until the guard broke it (CI saw the
+    // roll-up's transaction idle 2 s this way). PGlite runs one statement at a time in its thread
+    // and cannot cancel it anyway: the cancel is answered at once, the statement runs to its end
+    // and the transaction rolls back after it.
+    const query = pool.query.bind(pool) as (...args: unknown[]) => unknown
+    ;(pool as { query: unknown }).query = (...args: unknown[]) => {
+      const cb = args[args.length - 1]
+      if (
+        typeof args[0] === 'string' &&
+        args[0].startsWith('SELECT pg_cancel_backend(') &&
+        typeof cb === 'function'
+      ) {
+        process.nextTick(() => (cb as (e: null, r: { rows: [] }) => void)(null, { rows: [] }))
+        return undefined
+      }
+      return query(...args)
+    }
+  }
 
   const expire = (now: number) => {
     for (const r of running) {

@@ -139,6 +139,35 @@ describe('the embedded database’s one connection', () => {
     expect(waiter).toEqual(Either.right([{ n: 3 }]))
     expect(db.reports.length).toBe(before)
   })
+
+  it('ends a transaction whose fiber is interrupted mid-statement without waiting on itself', async () => {
+    // An interrupted statement is cancelled by @effect/sql-pg with `pg_cancel_backend` through
+    // the pool: on one connection, the one the interrupted transaction holds. It must not wait
+    // for it (CI saw the roll-up's transaction held idle 2 s that way, its guard report failing
+    // the file): the transaction rolls back once its statement ends, and nothing is reported.
+    const before = db.reports.length
+    const outcome = await db.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.gen(function* () {
+          yield* sql`CREATE TEMP TABLE IF NOT EXISTS interrupted (n int)`
+          const tx = sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO interrupted VALUES (1)`
+              yield* sql`SELECT pg_sleep(0.3)`
+              yield* sql`INSERT INTO interrupted VALUES (2)`
+            }),
+          )
+          const raced = yield* Effect.timeoutOption(tx, '100 millis')
+          const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM interrupted`
+          return { raced, rows }
+        }),
+      ),
+    )
+    expect(outcome.raced._tag).toBe('None')
+    // Rolled back: neither insert stayed.
+    expect(outcome.rows).toEqual([{ n: 0 }])
+    expect(db.reports.length).toBe(before)
+  })
 })
 
 describe.skipIf(!adminUrl)('PostgreSQL’s pool', () => {

@@ -73,7 +73,6 @@ export class DatabaseDown extends Error {
   }
 }
 
-const DOWN_MESSAGE = /the database is out of reach|Connection terminated|ECONNREFUSED|ENOENT|not queryable/
 const DOWN_CODES = [
   'ECONNREFUSED',
   'ECONNRESET',
@@ -87,6 +86,22 @@ const DOWN_CODES = [
   '57P02',
   '57P03',
 ]
+/**
+ * The same in words: an error re-created on another node (engine/cluster/codec.ts) is text, its
+ * codes gone. A crashed actor's cause from another node reads "… [cause]: Error: read ECONNRESET"
+ * when its statement's connection was cut: it must answer 503 as it does on its own node, not
+ * 500 (the failover bench's PostgreSQL outage saw 7 such 500s in one run).
+ */
+const DOWN_MESSAGE = new RegExp(
+  [
+    'the database is out of reach',
+    'Connection terminated',
+    'not queryable',
+    'terminating connection due to administrator command',
+    'the database system is (?:starting up|shutting down|in recovery mode)',
+    `\\b(?:${DOWN_CODES.filter((c) => c.startsWith('E')).join('|')})\\b`,
+  ].join('|'),
+)
 
 /**
  * Why a failure means the database cannot serve now, if it does: `down` when it is out of reach

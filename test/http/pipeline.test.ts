@@ -158,6 +158,20 @@ describe('a database that cannot serve', () => {
     expect(answer(crashed(Cause.die(lost)))).toEqual({ status: 503, code: 'unavailable', retryAfter: '1' })
     const remote = Cause.die(new Error(Cause.pretty(Cause.die(lost), { renderErrorCause: true })))
     expect(answer(crashed(remote))).toEqual({ status: 503, code: 'unavailable', retryAfter: '1' })
+    // A statement whose connection was cut under it (the failover bench's PostgreSQL outage): on
+    // its own node the error's code says so, from another node only the words do.
+    for (const [syscall, code] of [
+      ['read', 'ECONNRESET'],
+      ['write', 'EPIPE'],
+    ]) {
+      const reset = new SqlError({
+        message: 'Failed to execute statement',
+        cause: Object.assign(new Error(`${syscall} ${code}`), { code, syscall }),
+      })
+      expect(answer(crashed(Cause.die(reset)))).toEqual({ status: 503, code: 'unavailable', retryAfter: '1' })
+      const text = Cause.die(new Error(Cause.pretty(Cause.die(reset), { renderErrorCause: true })))
+      expect(answer(crashed(text))).toEqual({ status: 503, code: 'unavailable', retryAfter: '1' })
+    }
     // Anything else is the server's fault.
     expect(answer(crashed(Cause.die(new Error('a bug')))).status).toBe(500)
   })

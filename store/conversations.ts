@@ -946,6 +946,18 @@ export const foldCounts = () =>
   )
 
 /**
+ * Gives the deltas' table its space back after folds took many rows (actors/inbox/tabCounts.ts):
+ * every count read scans it, and the rows a fold deleted stay on its pages until a vacuum. After
+ * 100,000 conversations came in at once, the empty table still had 900 pages and statistics
+ * saying 100,000 rows, and every list request's count read scanned them (3 ms alone, 20–30 ms
+ * under the inbox benchmark's load) until autovacuum's next round. Outside any transaction.
+ */
+export const tidyCountDeltas = () =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`VACUUM (ANALYZE) conversation_count_deltas`.pipe(Effect.asVoid),
+  )
+
+/**
  * Counting a large inbox scans it (tens of milliseconds at 100k conversations), and every agent's
  * list asks on every change. So counts are memoized per viewer and filters, one memo per node
  * (`CountMemo`, made with the node's database: store/database.ts), and reused while the workspace's conversation version (bumped by

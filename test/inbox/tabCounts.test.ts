@@ -125,4 +125,30 @@ describe('tab counts kept as conversations change', () => {
     expect(left!.n).toBe(0)
     expect(await counts('owner', '')).toEqual(before)
   })
+
+  it('gives the deltas’ table its pages back after a burst of new conversations', async () => {
+    // 1,200 conversations at once (an import, a campaign's answers): their deltas are folded and
+    // deleted, and every count read scans that table, dead rows included, until a vacuum.
+    await I.sql(
+      s,
+      (sql) => sql`INSERT INTO conversations (workspace_id, channel_id, kind, created_at, updated_at)
+        SELECT ${w.workspaceId}, ${chA}, 'chat', now(), now() FROM generate_series(1, 1200)`,
+    )
+    const pages = async () =>
+      (
+        await I.sql<{ n: number }>(
+          s,
+          (sql) => sql`SELECT pg_relation_size('conversation_count_deltas')::int / 8192 AS n`,
+        )
+      )[0]!.n
+    expect(await pages()).toBeGreaterThan(0)
+    let left = await pages()
+    for (let i = 0; i < 40 && left > 0; i++) {
+      await new Promise((r) => setTimeout(r, 250))
+      left = await pages()
+    }
+    expect(left).toBe(0)
+    expect((await counts('owner', '')).total).toBe(1212)
+    await agree('owner', '')
+  })
 })

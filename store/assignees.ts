@@ -24,13 +24,25 @@ export interface TeamWithMembers extends FrontlineTeam {
   readonly type: 'frontline' | 'backoffice'
 }
 
+/**
+ * A workspace's teams with their members as one JSON value (a column of another statement: the
+ * inbox list reads them with its kept counts, one round trip fewer per request).
+ */
+export const teamsWithMembersJson = (sql: SqlClient.SqlClient, workspaceId: number) =>
+  sql`(SELECT COALESCE(json_agg(json_build_object('id', t.id, 'name', t.name, 'type', t.type,
+        'member_ids', COALESCE(ARRAY(SELECT tm.user_id FROM team_members tm WHERE tm.team_id = t.id ORDER BY tm.user_id), '{}'))
+        ORDER BY lower(t.name), t.id), '[]'::json)
+      FROM teams t WHERE t.workspace_id = ${workspaceId})`
+
+/** `teamsWithMembersJson`'s value as read (node-postgres parses json columns). */
+export const teamsFromJson = (value: unknown): readonly TeamWithMembers[] =>
+  (typeof value === 'string' ? JSON.parse(value) : value) as readonly TeamWithMembers[]
+
 export const teamsWithMembers = (workspaceId: number) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql<TeamWithMembers>`
-      SELECT t.id, t.name, t.type,
-             COALESCE(ARRAY(SELECT tm.user_id FROM team_members tm WHERE tm.team_id = t.id ORDER BY tm.user_id), '{}') AS member_ids
-      FROM teams t WHERE t.workspace_id = ${workspaceId} ORDER BY lower(t.name), t.id`,
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ readonly teams: unknown }>`SELECT ${teamsWithMembersJson(sql, workspaceId)} AS teams`.pipe(
+      Effect.map((r) => teamsFromJson(r[0]?.teams)),
+    ),
   )
 
 export const frontlineTeams = (workspaceId: number) =>

@@ -5,6 +5,7 @@ import { systemTime } from '../engine/clock'
 import type { Fence } from '../engine/cluster/node'
 import * as Memo from '../engine/memo'
 import { pgArray } from './arrays'
+import * as Assignees from './assignees'
 import * as ShardFence from './fence'
 import * as ReportFacts from './reportFacts'
 import { tsQueryOf } from './textSearch'
@@ -862,25 +863,44 @@ export type TabCounts = Readonly<Record<Tab, number>> & { readonly all: number }
 
 /**
  * Each tab's count and the whole, over rows `c` that each stand for `weight` conversations (one
- * a row of conversations, `c.n` a kept group's); `unreplied` is new and waiting together.
+ * a row of conversations, `c.n` a kept group's); `unreplied` is new and waiting together. `also`:
+ * one more value read in the same statement (the list's teams), answered beside the counts.
  */
-const countPerTab = (sql: SqlClient.SqlClient, weight: string, from: Fragment, where: Fragment) => {
+const countPerTab = (
+  sql: SqlClient.SqlClient,
+  weight: string,
+  from: Fragment,
+  where: Fragment,
+  also: Fragment = sql`NULL`,
+) => {
   const sum = (tab?: Tab) =>
     `COALESCE(sum(${weight})${tab ? ` FILTER (WHERE ${TAB_WHERE[tab]})` : ''}, 0)::int`
-  return sql<{ new: number; waiting: number; replied: number; solved: number; closed: number; all: number }>`
+  return sql<{
+    new: number
+    waiting: number
+    replied: number
+    solved: number
+    closed: number
+    all: number
+    also: unknown
+  }>`
     SELECT ${sql.literal(
       `${(['new', 'waiting', 'replied', 'solved', 'closed'] as const).map((t) => `${sum(t)} AS ${t}`).join(', ')}, ${sum()} AS all`,
-    )}
+    )}, ${also} AS also
     FROM ${from} WHERE ${where}`.pipe(
-    Effect.map((r): TabCounts => {
-      const x = r[0]!
-      return { ...x, unreplied: x.new + x.waiting }
+    Effect.map((r) => {
+      const { also: value, ...x } = r[0]!
+      const counts: TabCounts = { ...x, unreplied: x.new + x.waiting }
+      return { counts, also: value }
     }),
   )
 }
 
 const countTabs = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter, words: WordsBy) =>
-  countPerTab(sql, '1', sql`conversations c`, filterWhere(sql, v, f, words === 'walk' ? 'index' : words))
+  Effect.map(
+    countPerTab(sql, '1', sql`conversations c`, filterWhere(sql, v, f, words === 'walk' ? 'index' : words)),
+    (r) => r.counts,
+  )
 
 /** The filters the kept counts answer: those on the columns they are grouped by (migration 0114). */
 const keptCountsAnswer = (f: ListFilter) =>
@@ -896,7 +916,7 @@ const keptCountsAnswer = (f: ListFilter) =>
  * folded yet, under the same visibility rule and filters as the list, which read only grouped
  * columns here. A few hundred rows at most, against a scan of every conversation.
  */
-const keptCounts = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter) =>
+const keptCounts = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter, also?: Fragment) =>
   countPerTab(
     sql,
     'c.n',
@@ -908,6 +928,7 @@ const keptCounts = (sql: SqlClient.SqlClient, v: Viewer, f: ListFilter) =>
       FROM conversation_count_deltas WHERE workspace_id = ${v.workspaceId}
     ) c`,
     filterWhere(sql, v, f),
+    also,
   )
 
 /**
@@ -983,14 +1004,18 @@ const viewerKey = (v: Viewer) =>
     : `${v.workspaceId}|${v.userId}|${v.canView}|${v.channelIds?.join(',') ?? '*'}`
 
 /**
- * How many visible conversations each tab holds under the other filters (`meta.counts`).
- * `viewerTeams`: the viewer's team ids when the caller has read them already (the list reads every
- * team of the workspace for `meta.teams`); otherwise they are read here.
+ * How many visible conversations each tab holds under the other filters (`meta.counts`), and the
+ * workspace's teams with their members (`meta.teams`, and the viewer's own for the memo's key).
+ * Counts the kept groups answer come in one statement with the teams; others are memoized.
  */
-export const counts = (v: Viewer, f: ListFilter, words: WordsBy = 'index', viewerTeams?: readonly number[]) =>
+export const countsAndTeams = (v: Viewer, f: ListFilter, words: WordsBy = 'index') =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
-      if (keptCountsAnswer(f)) return yield* keptCounts(sql, v, f)
+      if (keptCountsAnswer(f)) {
+        const kept = yield* keptCounts(sql, v, f, Assignees.teamsWithMembersJson(sql, v.workspaceId))
+        return { counts: kept.counts, teams: Assignees.teamsFromJson(kept.also) }
+      }
+      const teams = yield* Assignees.teamsWithMembers(v.workspaceId)
       const memo = yield* CountMemo
       // A search by words counts the conversations it found (`words`: their ids when the words
       // are few; common ones read every matching message, ~300 ms at 1,000,000 messages): its
@@ -1003,19 +1028,19 @@ export const counts = (v: Viewer, f: ListFilter, words: WordsBy = 'index', viewe
               SELECT max(version)::text AS v FROM conversations WHERE workspace_id = ${v.workspaceId}`
       // Team conversations are visible through the viewer's teams: their current teams are part of
       // the key, so a member who joins or leaves a team never sees the counts of before.
-      const teams = v.seesAll
+      const mine = v.seesAll
         ? ''
-        : viewerTeams
-          ? [...viewerTeams].sort((a, b) => a - b).join(',')
-          : ((yield* sql<{ t: string | null }>`
-            SELECT string_agg(tm.team_id::text, ',' ORDER BY tm.team_id) AS t
-            FROM team_members tm JOIN teams x ON x.id = tm.team_id
-            WHERE tm.user_id = ${v.userId} AND x.workspace_id = ${v.workspaceId}`)[0]?.t ?? '')
-      return yield* memo.get(
-        `${viewerKey(v)}|${teams}|${JSON.stringify(f)}`,
+        : teams
+            .filter((t) => t.member_ids.includes(v.userId))
+            .map((t) => t.id)
+            .sort((a, b) => a - b)
+            .join(',')
+      const counts = yield* memo.get(
+        `${viewerKey(v)}|${mine}|${JSON.stringify(f)}`,
         version?.v ?? '0',
         countTabs(sql, v, f, words),
       )
+      return { counts, teams }
     }),
   )
 

@@ -185,18 +185,10 @@ export const list = (ctx: Ctx, query: typeof ListQuery.Type) =>
     const at = yield* currentTime
     // A search's words are looked up once, for the page and its counts alike.
     const words = yield* Conversations.wordsFor(viewer, filter)
-    // Every team is read once: the frontline ones for `meta.teams`, the viewer's own for the
-    // counts' memo key (which would read them otherwise).
-    const teamsAndCounts = Effect.flatMap(Assignees.teamsWithMembers(workspace.id), (all) =>
-      Effect.map(
-        Conversations.counts(
-          viewer,
-          filter,
-          words,
-          all.filter((t) => t.member_ids.includes(viewer.userId)).map((t) => t.id),
-        ),
-        (counts) => [all.filter((t) => t.type === 'frontline'), counts] as const,
-      ),
+    // The teams come with the counts (`meta.teams` shows the frontline ones).
+    const teamsAndCounts = Effect.map(
+      Conversations.countsAndTeams(viewer, filter, words),
+      ({ counts, teams }) => [teams.filter((t) => t.type === 'frontline'), counts] as const,
     )
     const [rows, [teams, counts], sla] = yield* Effect.all(
       [

@@ -364,6 +364,10 @@ const VOLATILE_TABLES = new Set([
   // Report roll-ups: sums the background roll-up keeps of the facts (which stay checked).
   'report_days',
   'report_hours',
+  // The kept tab counts: the background fold moves deltas into the counts at any moment (the
+  // conversations they count stay checked).
+  'conversation_counts',
+  'conversation_count_deltas',
 ])
 const VOLATILE_COLUMNS = [
   'updated_at',

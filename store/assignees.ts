@@ -46,12 +46,8 @@ export const teamsWithMembers = (workspaceId: number) =>
   )
 
 export const frontlineTeams = (workspaceId: number) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql<FrontlineTeam>`
-      SELECT t.id, t.name,
-             COALESCE(ARRAY(SELECT tm.user_id FROM team_members tm WHERE tm.team_id = t.id ORDER BY tm.user_id), '{}') AS member_ids
-      FROM teams t WHERE t.workspace_id = ${workspaceId} AND t.type = 'frontline' ORDER BY lower(t.name), t.id`,
+  Effect.map(teamsWithMembers(workspaceId), (teams): readonly FrontlineTeam[] =>
+    teams.filter((t) => t.type === 'frontline'),
   )
 
 export const teamById = (workspaceId: number, id: number) =>

@@ -34,9 +34,9 @@ export const teamsWithMembersJson = (sql: SqlClient.SqlClient, workspaceId: numb
         ORDER BY lower(t.name), t.id), '[]'::json)
       FROM teams t WHERE t.workspace_id = ${workspaceId})`
 
-/** `teamsWithMembersJson`'s value as read (node-postgres parses json columns). */
+/** `teamsWithMembersJson`'s value as read: node-postgres parses a json column on both databases. */
 export const teamsFromJson = (value: unknown): readonly TeamWithMembers[] =>
-  (typeof value === 'string' ? JSON.parse(value) : value) as readonly TeamWithMembers[]
+  value as readonly TeamWithMembers[]
 
 export const teamsWithMembers = (workspaceId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

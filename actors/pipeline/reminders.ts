@@ -80,7 +80,11 @@ export const fireDue = (now: Date) =>
 
 /** `fireDue` every `every` for the life of the node (a full batch goes again at once); errors logged. */
 export const loop = (every: Duration.DurationInput = '2 seconds') =>
-  Effect.gen(function* () {
-    let n = BATCH
-    while (n >= BATCH) n = yield* fireDue(yield* currentTime)
-  }).pipe((round) => everyLogged('lead reminders', every, round))
+  everyLogged(
+    'lead reminders',
+    every,
+    Effect.gen(function* () {
+      let n = BATCH
+      while (n >= BATCH) n = yield* fireDue(yield* currentTime)
+    }),
+  )

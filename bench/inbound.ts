@@ -85,7 +85,7 @@ const main = async () => {
           message: { id: `m-${n}`, text: `t=${Date.now()} a message from the bench` },
         }),
       ),
-      ip: '127.0.0.1',
+      ip: () => '127.0.0.1',
     }
   }
   // A closed loop: `IN_FLIGHT` requests at all times, each answer sending the next, as many

@@ -59,7 +59,14 @@ const main = async () => {
     ['user-agent', 'bench'],
     ['accept', '*/*'],
   ])
-  const req: Incoming = { method: 'GET', path: '/v1/me', query: '', headers, body: null, ip: '127.0.0.1' }
+  const req: Incoming = {
+    method: 'GET',
+    path: '/v1/me',
+    query: '',
+    headers,
+    body: null,
+    ip: () => '127.0.0.1',
+  }
   let last: Outgoing | null = null
   const once = () =>
     run(serve(router, req), (out) => {

@@ -140,8 +140,15 @@ const run = (
   const cfg = Context.get(services, Config)
   const limiter = Context.get(services, RateLimiter)
   // The caller's address apart, not a copy of the request with another `ip`: one shape for all.
-  const ip =
-    cfg.trustProxy === 0 ? req.ip : clientAddress(req.ip, req.headers.get('x-forwarded-for'), cfg.trustProxy)
+  // Worked out when first asked, as the transport's peer address (http/request.ts).
+  let address: string | undefined
+  const ip = () => {
+    address ??=
+      cfg.trustProxy === 0
+        ? req.ip()
+        : clientAddress(req.ip(), req.headers.get('x-forwarded-for'), cfg.trustProxy)
+    return address
+  }
   const method = req.method as Method
   const cookies = parseCookies(req.headers.get('cookie'))
   const header = (name: string) => req.headers.get(name.toLowerCase())
@@ -201,13 +208,13 @@ const run = (
   }
 
   if (route.access === 'P') {
-    return andThen(route.unlimited ? Effect.void : limit(`ip:${ip}`, RATE_LIMITS.public), () =>
+    return andThen(route.unlimited ? Effect.void : limit(`ip:${ip()}`, RATE_LIMITS.public), () =>
       handleWith(null, {}, (request) => route.handler(request)),
     )
   }
   if (route.access === 'V') {
     // Live chat widget calls: the path's public key and the visitor's token, a budget per visitor.
-    return andThen(limit(`ip:${ip}`, RATE_LIMITS.public), () =>
+    return andThen(limit(`ip:${ip()}`, RATE_LIMITS.public), () =>
       andThen(
         authenticateVisitor(params.key, header('authorization'), method),
         (visitor: VisitorCredential) =>

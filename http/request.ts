@@ -1,6 +1,10 @@
 /** Query strings and cookies as the handlers see them; the request as the transport hands it on. */
 
-/** A request as the transport hands it over: everything copied out, nothing lazy. */
+/**
+ * A request as the transport hands it over: everything copied out, but the peer's address, which
+ * is read when first asked (uWS asks the kernel, getpeername(2), on every call; most requests,
+ * those with a key or a session that write no audit entry, never need it).
+ */
 export interface Incoming {
   readonly method: string
   readonly path: string
@@ -9,7 +13,8 @@ export interface Incoming {
   readonly body: Uint8Array | null
   /** The body as it arrives, for routes that stream it (`streamBody`); `body` is then null. */
   readonly bodyStream?: AsyncIterable<Uint8Array>
-  readonly ip: string
+  /** The peer's address (the same string on every call). */
+  readonly ip: () => string
 }
 
 /**
@@ -22,7 +27,7 @@ export const incoming = (
   path: string,
   query: string,
   headers: ReadonlyMap<string, string>,
-  ip: string,
+  ip: () => string,
   body: Uint8Array | null,
   bodyStream: AsyncIterable<Uint8Array> | undefined,
 ): Incoming => ({ method, path, query, headers, ip, body, bodyStream })

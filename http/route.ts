@@ -69,7 +69,8 @@ export interface Request<P, Q, B> {
   readonly bodyStream?: AsyncIterable<Uint8Array>
   readonly locale: Locale
   readonly requestId: string
-  readonly ip: string
+  /** The caller's address (behind `TRUST_PROXY` hops, the one the outermost trusted proxy saw). */
+  readonly ip: () => string
   readonly header: (name: string) => string | undefined
   readonly cookie: (name: string) => string | undefined
   /** The authenticated caller; only absent on public (P) routes. */

@@ -131,6 +131,7 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     const watch = () => {
       if (watching) return
       watching = true
+      ip()
       res.onAborted(() => {
         aborted = true
         for (const f of onAbort) f()
@@ -140,13 +141,15 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     req.forEach((k, v) => {
       headers.set(k, v)
     })
-    const base = {
-      method,
-      path: req.getUrl(),
-      query: req.getQuery() ?? '',
-      headers,
-      ip: Buffer.from(res.getRemoteAddressAsText()).toString(),
+    // The peer's address, read when first asked (http/request.ts) or when the request outlives
+    // this callback (`watch`): a handler that asks after an await still gets it, even if the
+    // client has gone by then. Only a request answered at once may never read it.
+    let peer: string | undefined
+    const ip = () => {
+      peer ??= ended ? '' : Buffer.from(res.getRemoteAddressAsText()).toString()
+      return peer
     }
+    const base = { method, path: req.getUrl(), query: req.getQuery() ?? '', headers, ip }
     // Set once the answer is on its way: a streamed body still arriving is dropped from then on.
     let answered: (() => void) | null = null
     const respond = (out: Outgoing, close = false) => {

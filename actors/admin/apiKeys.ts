@@ -79,7 +79,7 @@ export const revoke = (ctx: InWorkspace, id: number) =>
       workspaceId: workspace.id,
       userId: caller.user.id,
       action: 'api_key.revoked',
-      ip: ctx.ip,
+      ip: ctx.ip(),
       target: key.name,
       details: `prefix: ${key.prefix}`,
     })

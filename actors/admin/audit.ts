@@ -66,7 +66,7 @@ export const audited = <A, E, R>(
   origin: Origin,
   change: Effect.Effect<A, E, R>,
   entry: (a: A) => EntryInput | null,
-) => Audit.withEntry({ userId: origin.caller.user.id, ip: origin.ip }, change, entry)
+) => Audit.withEntry({ userId: origin.caller.user.id, ip: origin.ip() }, change, entry)
 
 /** `field: old → new` for each field that changed, joined with `; `. */
 export const changes = (pairs: ReadonlyArray<readonly [string, unknown, unknown]>): string =>

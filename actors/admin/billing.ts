@@ -306,7 +306,7 @@ export const chooseDowngrade = (
       { channelIds, memberIds },
       caller.user.id,
       yield* currentTime,
-      ctx.ip,
+      ctx.ip(),
     )
     if (r.applied) {
       for (const userId of r.dropped) yield* Members.endAccess(userId, workspace.id)

@@ -53,7 +53,8 @@ export const isAdminCaller = (caller: Caller): boolean =>
 /** A caller and where the request came from: what an audit entry names. */
 export interface Origin {
   readonly caller: Caller
-  readonly ip: string
+  /** The request's address, read when asked (http/request.ts). */
+  readonly ip: () => string
 }
 
 /** The same, acting in the caller's active workspace. */

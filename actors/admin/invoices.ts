@@ -99,7 +99,7 @@ export const upgrade = (ctx: InWorkspace, months: number) =>
       months,
       caller.user.id,
       yield* currentTime,
-      ctx.ip,
+      ctx.ip(),
     )
     const { attempt } = yield* checkoutFor(caller, invoice)
     return { invoice: yield* detail(invoice), checkout_url: attempt.checkout_url, reused_invoice: reused }

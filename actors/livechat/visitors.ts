@@ -221,13 +221,13 @@ export const logo = (key: string) =>
 export const start = (
   key: string,
   body: typeof StartBody.Type,
-  from: Omit<Origin, 'page'> & { readonly ip: string; readonly locale: Locale },
+  from: Omit<Origin, 'page'> & { readonly ip: () => string; readonly locale: Locale },
 ) =>
   Effect.gen(function* () {
     const { channel, livechat, workspace } = yield* channelOfKey(key)
     yield* refuseIfFrozen(workspace, 'POST')
     const cfg = yield* Config
-    yield* spend(`livechat-start:${from.ip}`, cfg.livechatStartsPerMinute)
+    yield* spend(`livechat-start:${from.ip()}`, cfg.livechatStartsPerMinute)
     const w = widgetOf(livechat.widget)
     if (!hostAllowed(w.allowed_domains, pageHost({ ...from, page: body.page_url })))
       return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'livechat.domain' }))
@@ -255,7 +255,7 @@ export const start = (
       pageUrl: body.page_url?.trim() || null,
       // The spec's field; without it, the language the widget asked in (`X-Locale`).
       locale: body.locale ?? from.locale,
-      ip: from.ip,
+      ip: from.ip(),
     })
     yield* inboxCreated(started.conversation)
     if (started.contactCreated)

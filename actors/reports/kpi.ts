@@ -333,7 +333,7 @@ export const config = (ctx: Ctx) =>
     return reply(presentConfig(ctx, yield* Metrics.contextOf(ctx.workspace)))
   })
 
-export const saveConfig = (ctx: Ctx & { readonly ip: string }, body: typeof ConfigBody.Type) =>
+export const saveConfig = (ctx: Ctx & { readonly ip: () => string }, body: typeof ConfigBody.Type) =>
   Effect.gen(function* () {
     yield* paid(ctx)
     const problems: Record<string, FieldMessage> = {}

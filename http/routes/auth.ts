@@ -140,7 +140,7 @@ export const routes: readonly Route[] = [
         // Checked again: a request stored before the rule last changed follows today's rule.
         return yield* startSession(user.id, 'oidc', safeReturnTo(pending.return_to, cfg.publicUrl), {
           cookie,
-          device: deviceOf(ip, header),
+          device: deviceOf(ip(), header),
         })
       }),
   }),
@@ -188,7 +188,7 @@ export const routes: readonly Route[] = [
         const back = safeReturnTo(body.return_to, cfg.publicUrl)
         return {
           ...ok({ return_to: back }),
-          cookies: yield* startSessionOf(userId, 'link', { cookie, device: deviceOf(ip, header) }),
+          cookies: yield* startSessionOf(userId, 'link', { cookie, device: deviceOf(ip(), header) }),
         }
       }),
   }),
@@ -204,7 +204,7 @@ export const routes: readonly Route[] = [
     handler: ({ body, ip }) =>
       Effect.flatMap(Config, (cfg) =>
         Effect.map(
-          SignInLinks.requestLink(body.email, safeReturnTo(body.return_to, cfg.publicUrl), ip),
+          SignInLinks.requestLink(body.email, safeReturnTo(body.return_to, cfg.publicUrl), ip()),
           (): Reply => ({ _tag: 'Json', status: 202, data: { requested: true } }),
         ),
       ),

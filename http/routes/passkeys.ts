@@ -96,12 +96,12 @@ export const routes: readonly Route[] = [
     handler: ({ ip, body, header, cookie }) =>
       Effect.gen(function* () {
         yield* sameSiteJson(header)
-        yield* Passkeys.signInBudget(ip)
+        yield* Passkeys.signInBudget(ip())
         const { userId, passkeyId } = yield* Passkeys.signIn(body.response)
         const cookies = yield* startSession(userId, 'passkey', {
           cookie,
           passkeyId,
-          device: deviceOf(ip, header),
+          device: deviceOf(ip(), header),
         })
         return { ...ok({ signed_in: true }), cookies }
       }),

@@ -33,7 +33,7 @@ export const routes: readonly Route[] = [
     }),
     response: Schema.Struct({ id: Schema.Number, received_at: Schema.String }),
     handler: ({ body, ip, locale }) =>
-      Effect.map(PlanRequests.submit(body, ip, locale), (row) =>
+      Effect.map(PlanRequests.submit(body, ip(), locale), (row) =>
         created({ id: row.id, received_at: iso(row.created_at)! }),
       ),
   }),

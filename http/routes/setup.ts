@@ -51,8 +51,8 @@ export const routes: readonly Route[] = [
     handler: ({ body, ip, header, cookie }) =>
       Effect.gen(function* () {
         yield* sameSiteJson(header)
-        const { workspace, user } = yield* Setup.claim(body, ip)
-        const cookies = yield* startSession(user.id, 'link', { cookie, device: deviceOf(ip, header) })
+        const { workspace, user } = yield* Setup.claim(body, ip())
+        const cookies = yield* startSession(user.id, 'link', { cookie, device: deviceOf(ip(), header) })
         return {
           ...created({
             workspace: presentWorkspace(workspace, yield* currentTime),

@@ -198,7 +198,7 @@ describe('methods', () => {
           query: '',
           headers: new Map(),
           body: null,
-          ip: '127.0.0.1',
+          ip: () => '127.0.0.1',
         }),
       )
       expect(out.status).toBe(405)

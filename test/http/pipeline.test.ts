@@ -68,7 +68,7 @@ const call = async (method: string, path: string, headers: Record<string, string
     query,
     headers: new Map(Object.entries(headers)),
     body: null,
-    ip: '127.0.0.1',
+    ip: () => '127.0.0.1',
   }
   const out = await s.run(handle(router, req))
   return { status: out.status, body: JSON.parse(String(out.body)) as Record<string, any> }

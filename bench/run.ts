@@ -2063,13 +2063,33 @@ const footprintOf = async (database: Database) => {
     log(`footprint (${database}): healthy in ${node.ms} ms (first start ${first.ms} ms)`)
     try {
       const pid = node.child.pid!
+      // The embedded database's thread as its node's /metrics tell (none on PostgreSQL): PGlite's
+      // WebAssembly memory, what PostgreSQL's memory contexts hold in it, and the thread's own V8
+      // heap, which the collection through the inspector (the main thread's) does not reach.
+      const threadOf = async () => {
+        const text = await (await fetch(`${url}/metrics`)).text()
+        const read = (name: string) => {
+          const v = new RegExp(`^kotak_embedded_${name} (\\S+)`, 'm').exec(text)?.[1]
+          return v === undefined ? null : Math.round(Number(v))
+        }
+        const wasm = read('wasm_memory_bytes')
+        return wasm === null
+          ? null
+          : {
+              wasm_bytes: wasm,
+              memory_contexts_bytes: read('memory_contexts_bytes'),
+              worker_heap_used_bytes: read('worker_heap_used_bytes') ?? 0,
+              worker_heap_total_bytes: read('worker_heap_total_bytes') ?? 0,
+            }
+      }
       await settle()
       const idle = await memoryOf(pid, url)
+      const idleThread = await threadOf()
       // The per-actor figures are counted from here: after a full collection, inspector open.
       const inspector = inspectorOf(pid, inspectPort)
       const live = async (name: string) => {
         await inspector.gc()
-        const m = await memoryOf(pid, url)
+        const m = { ...(await memoryOf(pid, url)), thread: await threadOf() }
         if (snapshots)
           await inspector.snapshot(path.join(snapshots, `footprint-${database}-${name}.heapsnapshot`))
         return m
@@ -2167,6 +2187,12 @@ const footprintOf = async (database: Database) => {
         sockets_rss_bytes: withSockets.rss_bytes,
         sockets_heap_used_bytes: withSockets.heap_used_bytes,
         rss_bytes_per_socket: Math.round((withSockets.rss_bytes - passivated.rss_bytes) / Math.max(1, held)),
+        embedded_thread: idleThread && {
+          idle: idleThread,
+          collected: collected.thread,
+          actors: actors.thread,
+          passivated: passivated.thread,
+        },
       }
     } finally {
       await stopNode(node.child)
@@ -2208,6 +2234,23 @@ const footprint = async () => {
     )
   }
   const ok = (b: boolean) => (b ? 'met' : 'missed')
+  type Thread = NonNullable<(typeof embedded)['embedded_thread']>['idle']
+  const threadRow = (name: string, t: Thread | null) =>
+    t
+      ? `| ${name} | ${MB(t.wasm_bytes)} | ${t.memory_contexts_bytes === null ? '—' : MB(t.memory_contexts_bytes)} | ` +
+        `${MB(t.worker_heap_used_bytes)} | ${MB(t.worker_heap_total_bytes)} |\n`
+      : ''
+  const threadTable = (t: (typeof embedded)['embedded_thread']) =>
+    t
+      ? "\nThe embedded database's thread, from the node's `/metrics` (`kotak_embedded_*`), at the same samples: PGlite's WebAssembly memory (it never shrinks), " +
+        "what PostgreSQL's memory contexts hold in it, and the thread's own V8 heap (the collection through the inspector is the main thread's; this heap shrinks only by itself).\n\n" +
+        "| embedded database's thread | WebAssembly memory MB | PostgreSQL memory contexts MB | V8 heap used MB | V8 heap total MB |\n" +
+        '| --- | --- | --- | --- | --- |\n' +
+        threadRow('idle', t.idle) +
+        threadRow('collected idle node', t.collected) +
+        threadRow('with the idle actors', t.actors) +
+        threadRow('passivated', t.passivated)
+      : ''
   const row = (name: string, m: typeof postgres, t: (typeof targets)['postgres'], vv: typeof v.postgres) =>
     `| ${name} | ${m.start_healthy_ms} (≤ ${t.start_healthy_ms}: ${ok(vv.start)}) | ${m.start_cpu_ms} | ${m.first_start_healthy_ms} (${m.first_start_cpu_ms}) | ` +
     `${MB(m.idle_rss_bytes)} (≤ ${MB(t.idle_rss_bytes)}: ${ok(vv.idle)}) | ${MB(m.idle_heap_used_bytes)} | ` +
@@ -2234,7 +2277,8 @@ const footprint = async () => {
       '| database | conversations | collected idle node: RSS MB (heap MB) | with the idle actors | RSS bytes per actor | heap bytes per actor | passivated: RSS MB (heap MB) | RSS bytes per conversation | heap bytes per conversation |\n' +
       '| --- | --- | --- | --- | --- | --- | --- | --- | --- |\n' +
       actorRow('PostgreSQL', postgres) +
-      actorRow('embedded (PGlite)', embedded),
+      actorRow('embedded (PGlite)', embedded) +
+      threadTable(embedded.embedded_thread),
   )
 }
 

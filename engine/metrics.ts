@@ -92,6 +92,22 @@ export interface PoolMetrics {
   readonly acquired: (seconds: number) => void
   /** A wait the pool broke (store/pool.ts): the caller failed with `DatabaseBusy` or a timeout. */
   readonly waitFailed: (reason: PoolWaitFailure) => void
+  /**
+   * The embedded database's thread (store/embeddedWorker.ts), asked once per scrape
+   * (`kotak_embedded_*`); a node on PostgreSQL exports none of these series.
+   */
+  readonly embedded: (read: () => Promise<EmbeddedMemory>) => Untrack
+}
+
+/** The embedded database's thread's memory, as that thread reads it (store/embeddedWorker.ts). */
+export interface EmbeddedMemory {
+  /** PGlite's WebAssembly memory: PostgreSQL's whole address space; it never shrinks. */
+  readonly wasmBytes: number
+  /** What PostgreSQL's memory contexts hold inside it now; null when PGlite does not export them. */
+  readonly contextBytes: number | null
+  /** The thread's own V8 heap: in use, and reserved. */
+  readonly heapUsedBytes: number
+  readonly heapTotalBytes: number
 }
 
 export class MetricsTag extends Context.Tag('kotak/Metrics')<MetricsTag, Metrics>() {}
@@ -355,6 +371,55 @@ export const makeMetrics = (): Metrics => {
     held_idle: exported(poolFailures.labels({ reason: 'held_idle' })),
   }
 
+  const embedded = (read: () => Promise<EmbeddedMemory>): Untrack => {
+    // One question to the thread per scrape: the four gauges' collections start together and
+    // share it.
+    let asked: Promise<EmbeddedMemory> | undefined
+    const ask = () => {
+      asked ??= read().finally(() => {
+        asked = undefined
+      })
+      return asked
+    }
+    const gauges = [
+      [
+        'kotak_embedded_wasm_memory_bytes',
+        "The embedded database's WebAssembly memory (PGlite; it never shrinks)",
+        (m) => m.wasmBytes,
+      ],
+      [
+        'kotak_embedded_memory_contexts_bytes',
+        "What the embedded PostgreSQL's memory contexts hold now, inside its WebAssembly memory",
+        (m) => m.contextBytes,
+      ],
+      [
+        'kotak_embedded_worker_heap_used_bytes',
+        "V8 heap in use on the embedded database's thread",
+        (m) => m.heapUsedBytes,
+      ],
+      [
+        'kotak_embedded_worker_heap_total_bytes',
+        "V8 heap reserved by the embedded database's thread",
+        (m) => m.heapTotalBytes,
+      ],
+    ] as const satisfies ReadonlyArray<readonly [string, string, (m: EmbeddedMemory) => number | null]>
+    for (const [name, help, value] of gauges)
+      new client.Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          const v = value(await ask())
+          // Unknown (a PGlite without the symbols): no sample rather than a zero.
+          if (v === null) this.reset()
+          else this.set(v)
+        },
+      })
+    return () => {
+      for (const [name] of gauges) registry.removeSingleMetric(name)
+    }
+  }
+
   const all =
     (...untracks: readonly Untrack[]): Untrack =>
     () => {
@@ -404,6 +469,7 @@ export const makeMetrics = (): Metrics => {
         ),
       acquired: (seconds) => poolAcquire.observe(seconds),
       waitFailed: (reason) => failures[reason].inc(),
+      embedded,
     },
   }
 }

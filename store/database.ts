@@ -2,6 +2,7 @@ import * as fs from 'node:fs'
 import { createRequire } from 'node:module'
 import * as path from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import * as v8 from 'node:v8'
 import { Worker } from 'node:worker_threads'
 import { SqlClient } from '@effect/sql'
 import { PgClient } from '@effect/sql-pg'
@@ -9,7 +10,7 @@ import { Context, Effect, Layer } from 'effect'
 import pg from 'pg'
 import type { AppConfig } from '../engine/config'
 import { Log, type Logger } from '../engine/log'
-import type { PoolMetrics } from '../engine/metrics'
+import type { EmbeddedMemory, PoolMetrics } from '../engine/metrics'
 import { sourcePath } from '../engine/sourceTree'
 import { type CountMemo, countMemoLayer } from './conversations'
 import { type VectorModeMemo, vectorModeLayer } from './kbEmbeddings'
@@ -135,6 +136,14 @@ const lockDataDir = (dir: string) =>
   )
 
 /**
+ * The young generation (V8's new space and its large objects) of the embedded database's thread,
+ * in MB. The thread makes short-lived garbage (each statement's messages and results copied
+ * between the socket and PGlite): at 16 MB, 10,000 messages cost it the same CPU as at 128 MB
+ * (docs/decisions.md, "Production start and footprint").
+ */
+const EMBEDDED_YOUNG_GENERATION_MB = 16
+
+/**
  * The embedded database's thread: the compiled worker next to the compiled server, or, running
  * from source (tsx, tests), the TypeScript one through tsx's loader.
  */
@@ -145,14 +154,22 @@ const spawnEmbedded = (data: {
 }): Worker => {
   const here = fileURLToPath(import.meta.url)
   const compiled = sourcePath('dist', 'store', 'embeddedWorker.js')
-  if (here.includes(`${path.sep}dist${path.sep}`)) return new Worker(compiled, { workerData: data })
+  // `npm start` gives V8 `--max-semi-space-size=64` for the main thread's write path, and V8 lets
+  // that flag override a worker's own limit: this thread grew a young generation of 128 MB as well
+  // and kept it (docs/decisions.md, "Production start and footprint"). The main thread's heap was
+  // sized when it started, so setting the flag back to V8's default (0: unset) changes only the
+  // isolates created from now on, this thread's: its young generation is `resourceLimits`'.
+  v8.setFlagsFromString('--max-semi-space-size=0')
+  const resourceLimits = { maxYoungGenerationSizeMb: EMBEDDED_YOUNG_GENERATION_MB }
+  if (here.includes(`${path.sep}dist${path.sep}`))
+    return new Worker(compiled, { workerData: data, resourceLimits })
   // tsx's ESM API (its package exports name this file for `import`).
   const tsxRoot = path.dirname(createRequire(import.meta.url).resolve('tsx/package.json'))
   const tsx = pathToFileURL(path.join(tsxRoot, 'dist', 'esm', 'api', 'index.mjs')).href
   const source = pathToFileURL(sourcePath('store', 'embeddedWorker.ts')).href
   return new Worker(
     `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(source)}) })`,
-    { eval: true, workerData: data },
+    { eval: true, workerData: data, resourceLimits },
   )
 }
 
@@ -173,6 +190,34 @@ export const EMBEDDED_SETTINGS: Readonly<Record<string, string>> = {
   max_wal_size: '128MB',
 }
 
+/**
+ * The embedded database's thread's memory, asked of that thread (store/embeddedWorker.ts) for the
+ * node's metrics. It answers between statements: while one runs longer than a second, the last
+ * answer stands in.
+ */
+const memoryOfThread = (worker: Worker) => {
+  let last: EmbeddedMemory = { wasmBytes: 0, contextBytes: null, heapUsedBytes: 0, heapTotalBytes: 0 }
+  let next = 0
+  return () =>
+    new Promise<EmbeddedMemory>((resolve) => {
+      const id = ++next
+      const answer = (m: unknown) => {
+        const a = m as { memory?: unknown; figures?: EmbeddedMemory } | null
+        if (a?.memory !== id || !a.figures) return
+        last = a.figures
+        finish()
+      }
+      const finish = () => {
+        clearTimeout(timer)
+        worker.off('message', answer)
+        resolve(last)
+      }
+      const timer = setTimeout(finish, 1_000)
+      worker.on('message', answer)
+      worker.postMessage({ memory: id })
+    })
+}
+
 const embedded = (opts: DatabaseOptions) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
@@ -190,7 +235,7 @@ const embedded = (opts: DatabaseOptions) =>
       fs.rmSync(socketPath, { force: true })
       // PGlite runs in a thread of its own (store/embeddedWorker.ts): a long statement holds that
       // thread, not the node's event loop. It loads only in embedded mode.
-      yield* Effect.acquireRelease(
+      const worker = yield* Effect.acquireRelease(
         Effect.async<Worker, Error>((resume) => {
           const worker = spawnEmbedded({ dataDir: opts.dataDir, socketPath, settings: EMBEDDED_SETTINGS })
           const failed = (e: Error) => {
@@ -209,14 +254,24 @@ const embedded = (opts: DatabaseOptions) =>
             // A checkpoint on close; a worker that does not answer is ended after a while.
             const done = () => {
               clearTimeout(timer)
+              worker.off('message', closed)
               void worker.terminate().then(() => resume(Effect.void))
             }
+            const closed = (m: unknown) => {
+              if (m === 'closed') done()
+            }
             const timer = setTimeout(done, 10_000)
-            worker.once('message', done)
+            worker.on('message', closed)
             worker.once('exit', done)
             worker.postMessage('close')
           }),
       ).pipe(Effect.orDie)
+      const metrics = opts.metrics
+      if (metrics)
+        yield* Effect.acquireRelease(
+          Effect.sync(() => metrics.embedded(memoryOfThread(worker))),
+          (untrack) => Effect.sync(untrack),
+        )
       return clientLayer(
         { host: socketDir, port: 5432, database: 'postgres', user: 'postgres', max: 1, types },
         opts,

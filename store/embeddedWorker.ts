@@ -1,5 +1,7 @@
 import * as path from 'node:path'
+import * as v8 from 'node:v8'
 import { parentPort, workerData } from 'node:worker_threads'
+import type { EmbeddedMemory } from '../engine/metrics'
 
 /**
  * The embedded database's own thread: PGlite and its socket server (store/database.ts). PGlite
@@ -9,12 +11,44 @@ import { parentPort, workerData } from 'node:worker_threads'
  *
  * workerData: { dataDir: string | 'memory', socketPath, settings }. Messages: posts `ready` once
  * the socket listens (or `failed` with the reason); on `close`, stops the socket server and closes
- * PGlite (a checkpoint), then posts `closed`.
+ * PGlite (a checkpoint), then posts `closed`; on `{ memory: id }`, answers `{ memory: id, figures }`
+ * with this thread's memory (`memoryOf`), for the node's metrics.
  */
 interface Start {
   readonly dataDir: string
   readonly socketPath: string
   readonly settings: Readonly<Record<string, string>>
+}
+
+/** The parts of PGlite's Emscripten module read here (PGlite's `Module`; not in its types). */
+interface PgModule {
+  readonly HEAPU8?: Uint8Array
+  /** The address of PostgreSQL's `TopMemoryContext` variable (an exported data symbol). */
+  readonly _TopMemoryContext?: number
+  readonly _MemoryContextMemAllocated?: (context: number, recurse: number) => number
+}
+
+/**
+ * This thread's memory: PGlite's WebAssembly memory (PostgreSQL's whole address space: shared
+ * buffers, its memory contexts, malloc's free space; it grows and never shrinks), how much of it
+ * PostgreSQL's memory contexts hold now (TopMemoryContext and all below it: caches, plans, the
+ * current statement's memory), and this thread's own V8 heap (PGlite's JavaScript and the socket
+ * server). Read between statements: a statement runs to its end synchronously on this thread.
+ */
+const memoryOf = (mod: PgModule | undefined): EmbeddedMemory => {
+  const heap = v8.getHeapStatistics()
+  const buffer = mod?.HEAPU8?.buffer
+  let contexts: number | null = null
+  if (buffer && mod?._TopMemoryContext !== undefined && mod._MemoryContextMemAllocated) {
+    const top = new DataView(buffer).getUint32(mod._TopMemoryContext, true)
+    if (top !== 0) contexts = mod._MemoryContextMemAllocated(top, 1)
+  }
+  return {
+    wasmBytes: buffer?.byteLength ?? 0,
+    contextBytes: contexts,
+    heapUsedBytes: heap.used_heap_size,
+    heapTotalBytes: heap.total_heap_size,
+  }
 }
 
 const start = async ({ dataDir, socketPath, settings }: Start) => {
@@ -41,22 +75,33 @@ const start = async ({ dataDir, socketPath, settings }: Start) => {
   // session's statements at a time (a transaction's to its end).
   const server = new PGLiteSocketServer({ db, path: socketPath, maxConnections: 4 })
   await server.start()
-  return async () => {
-    await server.stop().catch(() => {})
-    await db.close().catch(() => {})
+  // Closing, PostgreSQL shuts down and its memory contexts go: not read from then on.
+  let closing = false
+  return {
+    memory: () => memoryOf(closing ? undefined : (db.Module as unknown as PgModule)),
+    stop: async () => {
+      closing = true
+      await server.stop().catch(() => {})
+      await db.close().catch(() => {})
+    },
   }
 }
 
 const port = parentPort
 if (port) {
-  let stop: (() => Promise<void>) | null = null
+  let running: Awaited<ReturnType<typeof start>> | null = null
   port.on('message', (m: unknown) => {
-    if (m !== 'close') return
-    void (stop ?? (async () => {}))().then(() => port.postMessage('closed'))
+    if (m === 'close') {
+      void (running?.stop() ?? Promise.resolve()).then(() => port.postMessage('closed'))
+      return
+    }
+    const id = (m as { memory?: unknown } | null)?.memory
+    if (typeof id === 'number')
+      port.postMessage({ memory: id, figures: running?.memory() ?? memoryOf(undefined) })
   })
   start(workerData as Start).then(
     (s) => {
-      stop = s
+      running = s
       port.postMessage('ready')
     },
     (e: unknown) => port.postMessage({ failed: e instanceof Error ? e.message : String(e) }),

@@ -1884,7 +1884,7 @@ const fanoutCompare = async () => {
 }
 
 /**
- * The footprint server's inspector, opened on demand (SIGUSR1, on the port its `--inspect-port`
+ * A server's inspector (the footprint's and the sockets' nodes), opened on demand (SIGUSR1, on the port its `--inspect-port`
  * names): a full garbage collection before memory is sampled, so that the V8 heap in use is what
  * is live (the young generation alone may hold 64 MB of garbage), and heap snapshots to a file
  * (BENCH_HEAP_SNAPSHOTS=dir) for a look at what the actors hold.
@@ -1907,7 +1907,7 @@ const inspectorOf = (pid: number, port: number) => {
         })
         return ws
       } catch (e) {
-        if (i >= 100) throw new Error(`footprint: the server's inspector did not open: ${String(e)}`)
+        if (i >= 100) throw new Error(`the server's inspector (pid ${pid}) did not open: ${String(e)}`)
         await new Promise((r) => setTimeout(r, 100))
       }
     }

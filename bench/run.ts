@@ -1884,10 +1884,10 @@ const fanoutCompare = async () => {
 }
 
 /**
- * A server's inspector (the footprint's and the sockets' nodes), opened on demand (SIGUSR1, on the port its `--inspect-port`
- * names): a full garbage collection before memory is sampled, so that the V8 heap in use is what
- * is live (the young generation alone may hold 64 MB of garbage), and heap snapshots to a file
- * (BENCH_HEAP_SNAPSHOTS=dir) for a look at what the actors hold.
+ * A server's inspector (the footprint's and the sockets' nodes), opened on demand (SIGUSR1, on
+ * the port its `--inspect-port` names): a full garbage collection before memory is sampled, so
+ * that the V8 heap in use is what is live (the young generation alone may hold 64 MB of garbage),
+ * and heap snapshots to a file (BENCH_HEAP_SNAPSHOTS=dir) for a look at what the actors hold.
  */
 const inspectorOf = (pid: number, port: number) => {
   type Ws = import('ws').WebSocket

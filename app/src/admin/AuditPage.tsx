@@ -93,7 +93,14 @@ const AuditPage = () => {
   const { search } = use(here)
   const applied = fromSearch(search)
   const key = toSearch(applied)
-  const [form, setForm] = useState<Filters>(applied)
+  // The form follows the address in the same render: a new address (Show, Clear filters, a link)
+  // resets it at once. Reset by an effect, which runs after the paint, it wiped what was typed
+  // in between on a busy machine.
+  const [draft, setDraft] = useState<{ readonly key: string; readonly values: Filters }>({
+    key,
+    values: applied,
+  })
+  const form = draft.key === key ? draft.values : applied
   const [entries, setEntries] = useState<readonly Entry[] | null>(null)
   const [meta, setMeta] = useState<Meta | null>(null)
   const [error, setError] = useState<unknown>(null)
@@ -104,7 +111,6 @@ const AuditPage = () => {
 
   useEffect(() => {
     let alive = true
-    setForm(fromSearch(search))
     setBusy(true)
     fetchPage(1).then(
       (r) => {
@@ -145,7 +151,8 @@ const AuditPage = () => {
     navigate(PATH + toSearch(form))
   }
   const clear = () => navigate(PATH)
-  const set = (k: keyof Filters) => (v: string) => setForm((f) => ({ ...f, [k]: v }))
+  const set = (k: keyof Filters) => (v: string) =>
+    setDraft((d) => ({ key, values: { ...(d.key === key ? d.values : applied), [k]: v } }))
   const fields = failFields(error)
   const filtered = key !== ''
   // Before the first answer the choices are not known: a filter from the address still shows.

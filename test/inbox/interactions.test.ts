@@ -864,4 +864,37 @@ describe('search by the words of messages (issue 47)', () => {
     expect(punct.status).toBe(200)
     expect(ids(punct)).toEqual([])
   })
+
+  it('keeps the words index small to catch up with while messages stream in (migration 0115)', async () => {
+    // GIN queues new entries in a pending list and the insert that finds it full moves all of it,
+    // inside the node's one group write: with PostgreSQL's default 4 MB that stalled every
+    // conversation's appends for ~175 ms. The list is emptied first, so only these messages count.
+    const pendingPages = async (index: string) =>
+      (
+        await I.sql<{ pages: number }>(
+          s,
+          (db) => db`SELECT gin_clean_pending_list(${index}::regclass)::int AS pages`,
+        )
+      )[0]!.pages
+    await pendingPages('messages_words_idx')
+    const msgapp = (await I.channel(s, w, 'msgapp')).id
+    const talk = (await I.conversation(s, w, { channelId: msgapp })).id
+    // 60 messages of 150 words never seen before: about 200 kB of pending entries, three times
+    // the 64 kB limit (and a twentieth of the default).
+    for (let i = 0; i < 60; i++)
+      await I.inbound(s, talk, Array.from({ length: 150 }, (_, j) => `kata${i}x${j}`).join(' '))
+    expect(await pendingPages('messages_words_idx')).toBeLessThanOrEqual(64 / 8 + 1)
+    // Moved or not, every word is found.
+    expect(ids(await list(boss, '?q=kata30x75'))).toEqual([talk])
+    expect(ids(await list(boss, '?q=kata0x0'))).toEqual([talk])
+    const options = await I.sql<{ relname: string; reloptions: string[] }>(
+      s,
+      (db) => db`SELECT relname, reloptions FROM pg_class
+        WHERE relname IN ('messages_words_idx', 'conversations_subject_search_idx') ORDER BY relname`,
+    )
+    expect(options).toEqual([
+      { relname: 'conversations_subject_search_idx', reloptions: ['gin_pending_list_limit=64'] },
+      { relname: 'messages_words_idx', reloptions: ['gin_pending_list_limit=64'] },
+    ])
+  })
 })

@@ -25,6 +25,15 @@ const resultsDir = smoke
   ? path.join(os.tmpdir(), 'kotak-bench-smoke')
   : (process.env.BENCH_RESULTS_DIR ?? path.join(root, 'bench', 'results'))
 const adminUrl = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres'
+/**
+ * The database of the servers `startKotak` starts: a fresh one on the local PostgreSQL (the
+ * default), or `BENCH_DATABASE=embedded`, the embedded one `npm start` gives without DATABASE_URL.
+ */
+const benchDatabase = (() => {
+  const v = process.env.BENCH_DATABASE ?? 'postgres'
+  if (v !== 'postgres' && v !== 'embedded') throw new Error(`BENCH_DATABASE: postgres or embedded, not ${v}`)
+  return v
+})()
 
 type Json = Record<string, unknown>
 
@@ -188,8 +197,13 @@ const spawnWithLimits = (
 
 interface Kotak {
   url: string
-  /** The server's own database: its backends are the PostgreSQL CPU a run counts. */
-  database: string
+  /**
+   * The server's own PostgreSQL database: its backends are the PostgreSQL CPU a run counts. None
+   * on the embedded database, which runs in a thread of the node and is counted with it.
+   */
+  database: string | undefined
+  /** A client of the server's database (the embedded one through the running node's socket). */
+  connect: () => Promise<pg.Client>
   port: number
   child: ChildProcess
   env: NodeJS.ProcessEnv
@@ -226,7 +240,7 @@ const createDatabase = async () => {
 
 /**
  * One server process as `npm start` runs it, on the bench's settings overridden by `extraEnv`
- * (which must name DATABASE_URL), once its health check answers. `onOutput` takes its stdout and
+ * (DATABASE_URL, or none for the embedded database under DATA_DIR), once its health check answers. `onOutput` takes its stdout and
  * stderr instead of this process's own (a cluster's nodes are many, and loud during a fault).
  */
 const spawnKotak = async (
@@ -247,6 +261,8 @@ const spawnKotak = async (
     ...extraEnv,
   }
   if (!extraEnv.REDIS_URL) delete env.REDIS_URL
+  // None: the embedded database under DATA_DIR.
+  if (!extraEnv.DATABASE_URL) delete env.DATABASE_URL
   // BENCH_PROFILE=1: the server writes a CPU profile on exit, summarised into the results.
   // BENCH_NODE_ARGS: more flags for the server's node (`--trace-gc`, `--inspect`, …) when looking into a run.
   const profile = process.env.BENCH_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []
@@ -267,15 +283,49 @@ const spawnKotak = async (
   return { url: `http://127.0.0.1:${port}`, port, child, env }
 }
 const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak> => {
+  if (benchDatabase === 'embedded') return startEmbedded(extraEnv)
   const db = await createDatabase()
   const node = await spawnKotak({ ...extraEnv, DATABASE_URL: db.url })
   return {
     ...node,
     database: db.name,
+    connect: async () => {
+      const c = new pg.Client({ connectionString: db.url })
+      await c.connect()
+      return c
+    },
     stop: async () => {
       node.child.kill('SIGTERM')
       await new Promise((r) => node.child.once('exit', r))
       await db.drop()
+    },
+  }
+}
+
+const embeddedNote =
+  'On the embedded database (`BENCH_DATABASE=embedded`: `npm start` without DATABASE_URL). Its PostgreSQL runs in a thread of the node, so its CPU is in the Node column and the PostgreSQL column is 0.'
+
+/**
+ * A server on the embedded database in a fresh DATA_DIR, as `npm start` runs it without
+ * DATABASE_URL (BENCH_KEEP_DB=1 keeps the directory). The operator CLI and `connect` reach its
+ * database beside the running node, through the socket it serves in DATA_DIR.
+ */
+const startEmbedded = async (extraEnv: Record<string, string>): Promise<Kotak> => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-bench-embedded-'))
+  const node = await spawnKotak({ ...extraEnv, DATA_DIR: dataDir })
+  return {
+    ...node,
+    database: undefined,
+    connect: async () => {
+      const c = new pg.Client({ host: dataDir, port: 5432, user: 'postgres', database: 'postgres' })
+      await c.connect()
+      return c
+    },
+    stop: async () => {
+      node.child.kill('SIGTERM')
+      await new Promise((r) => node.child.once('exit', r))
+      if (process.env.BENCH_KEEP_DB === '1') log(`kept the embedded database in ${dataDir}`)
+      else fs.rmSync(dataDir, { recursive: true, force: true })
     },
   }
 }
@@ -426,7 +476,7 @@ const measureFilteredGets = async (
   kotak: {
     readonly child: { readonly pid?: number | undefined }
     readonly url: string
-    readonly database: string
+    readonly database: string | undefined
   },
   key: string,
   path: string,
@@ -1018,8 +1068,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
  * to the server, its own roll-up would work through 1,290,000 facts during a measurement).
  */
 const seedYear = async (kotak: Kotak, s: Seed, conversations: number, name: string) => {
-  const db = new pg.Client({ connectionString: kotak.env.DATABASE_URL })
-  await db.connect()
+  const db = await kotak.connect()
   const t0 = Date.now()
   let seeded: Awaited<ReturnType<typeof seedReports>>
   try {
@@ -1286,8 +1335,7 @@ const seedLeads = async (k: Kotak, s: Seed, n: number) => {
   })
   if (res.status !== 201) throw new Error(`POST /v1/pipelines answered ${res.status}`)
   const pipelineId = ((await res.json()) as { data: { id: number } }).data.id
-  const db = new pg.Client({ connectionString: k.env.DATABASE_URL })
-  await db.connect()
+  const db = await k.connect()
   try {
     const owner = await db.query('SELECT owner_user_id FROM workspaces WHERE id = $1', [s.workspaceId])
     await db.query(
@@ -1323,8 +1371,7 @@ const seedLeads = async (k: Kotak, s: Seed, n: number) => {
 
 /** Seeds `n` conversations (with contacts) on one messaging-app channel straight into the database. */
 const seedConversations = async (k: Kotak, workspaceId: number, n: number) => {
-  const db = new pg.Client({ connectionString: k.env.DATABASE_URL })
-  await db.connect()
+  const db = await k.connect()
   try {
     const ch = await db.query(
       "INSERT INTO channels (workspace_id, type, name, status) VALUES ($1, 'msgapp', 'Bench number', 'connected') RETURNING id",
@@ -1493,8 +1540,7 @@ const inbound = async (plan: InboundPlan) => {
     measured ??= await window.stop()
     const usage = measured
     // Persisted once each: inbound messages in the database beside what the senders were told.
-    const db = new pg.Client({ connectionString: kotak.env.DATABASE_URL })
-    await db.connect()
+    const db = await kotak.connect()
     const persisted = Number(
       (await db.query("SELECT count(*) AS n FROM messages WHERE direction = 'in' AND body LIKE 't=%'"))
         .rows[0].n,
@@ -1519,6 +1565,8 @@ const inbound = async (plan: InboundPlan) => {
     // Until the last POST was answered: a server behind schedule keeps accepting after it ends.
     const sendWall = Math.max(duration, get(r, 'sending', 'wall_s'))
     const rateWall = rateSeconds(r, duration, sendWall)
+    // The embedded database's CPU is the node's own (a thread of it): nothing apart.
+    const postgresCpu = kotak.database === undefined ? 0 : usage.postgres_cpu_s
     const metrics = {
       messages_per_s: round(accepted / rateWall, 0),
       offered_per_s: plan.rate,
@@ -1559,12 +1607,12 @@ const inbound = async (plan: InboundPlan) => {
       cpu: cpuBlock(usage, driverWindow),
       per_message: perUnit('accepted message', accepted, {
         server: usage.server_cpu_s,
-        postgres: usage.postgres_cpu_s,
+        postgres: postgresCpu,
         driver: driverRead,
       }),
       per_1000_deliveries: perUnit('1,000 deliveries', deliveries / 1000, {
         server: usage.server_cpu_s,
-        postgres: usage.postgres_cpu_s,
+        postgres: postgresCpu,
         driver: driverRead,
       }),
       // Flat copies of the two per-unit figures the targets are set in, under stable names.
@@ -1616,7 +1664,11 @@ const inbound = async (plan: InboundPlan) => {
           }
         })()
       : undefined
-    const all = { ...metrics, ...soakMetrics }
+    const all = {
+      ...metrics,
+      ...soakMetrics,
+      database: kotak.database === undefined ? 'embedded' : 'postgres',
+    }
     check(
       scenario,
       accepted > 0 &&
@@ -1670,11 +1722,12 @@ const inbound = async (plan: InboundPlan) => {
       { ...base(scenario, loadStart), metrics: all, targets, met },
       heading(scenario, loadStart) +
         `| offered msg/s | accepted msg/s | sockets | deliveries/s | p50 ms | p99 ms | POST p99 ms | lost | gaps | duplicates | server CPU | PostgreSQL CPU | driver CPU |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n` +
-        `| ${plan.rate} | ${metrics.messages_per_s} | ${metrics.sockets} | ${metrics.deliveries_per_s} | ${metrics.p50_ms} | ${metrics.p99_ms} | ${metrics.post_p99_ms} | ${lost} | ${metrics.gaps} | ${metrics.duplicates} | ${metrics.server_cpu_cores} | ${metrics.postgres_cpu_cores} | ${metrics.driver_cpu_cores} |\n\n` +
+        `| ${plan.rate} | ${metrics.messages_per_s} | ${metrics.sockets} | ${metrics.deliveries_per_s} | ${metrics.p50_ms} | ${metrics.p99_ms} | ${metrics.post_p99_ms} | ${lost} | ${metrics.gaps} | ${metrics.duplicates} | ${metrics.server_cpu_cores} | ${kotak.database === undefined ? 'in Node' : metrics.postgres_cpu_cores} | ${metrics.driver_cpu_cores} |\n\n` +
         `${missed}\n\n` +
         `| per | Node µs | PostgreSQL µs | Node + PostgreSQL µs | driver µs |\n| --- | --- | --- | --- | --- |\n` +
         `| accepted message | ${pm.server_cpu_us} | ${pm.postgres_cpu_us} | ${pm.server_and_postgres_cpu_us} | ${pm.driver_cpu_us} |\n` +
         `| 1,000 deliveries | ${pd.server_cpu_us} | ${pd.postgres_cpu_us} | ${pd.server_and_postgres_cpu_us} | ${pd.driver_cpu_us} |\n\n` +
+        (kotak.database === undefined ? `${embeddedNote}\n\n` : '') +
         `Measured over ${usage.window_s} s, from every socket subscribed to every delivery read (opening and closing the sockets left out). ${cpuNote} ` +
         `PostgreSQL's shared background processes: ${usage.postgres_shared_cpu_s} s over the window; ${usage.postgres_backends} backends of the server's database seen.\n\n` +
         (metrics.warmup_s > 0

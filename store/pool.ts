@@ -168,6 +168,11 @@ export interface PoolLink {
    */
   readonly silence: 'down' | 'slow'
   /**
+   * Statements the pool runs at once at most (1: the embedded database). Long background work
+   * sizes its transactions by it: with one connection, every request waits behind them.
+   */
+  readonly connections: number
+  /**
    * Closes the gate: callers waiting for a connection fail, every connection is dropped (what it
    * was running fails with it), and until `open` every caller fails at once with `DatabaseDown`
    * instead of waiting on a database that cannot answer.
@@ -497,6 +502,7 @@ export const guardedPool = (
 
   const link: PoolLink = {
     silence: single ? 'slow' : 'down',
+    connections: config.max ?? 10,
     ping: single ? pingThroughPool : pingOwn.ping,
     cut: (reason) => {
       down = reason

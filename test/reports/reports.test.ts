@@ -658,6 +658,32 @@ describe('the roll-up', () => {
     expect((await figures())[0]).toEqual(rolled)
   })
 
+  it('on one connection (the embedded database) rolls up 500 facts per transaction, on PostgreSQL 5,000', async () => {
+    // Each batch is a transaction holding a connection; with only one, every append and read of
+    // the node waits behind it. The transactions that rolled the facts are their rows' xmin.
+    const ws = await F.workspace(s, { plan: 'pro' })
+    const ch = await I.channel(s, ws, 'msgapp')
+    const c = (await I.conversation(s, ws, { channelId: ch.id, contactId: (await I.contact(s, ws)).id })).id
+    await I.sql(
+      s,
+      (db) => db`
+        INSERT INTO report_facts (workspace_id, at, kind, conversation_id, channel_id, channel_type)
+        SELECT ${ws.workspaceId}, timestamptz '2025-03-12T14:00:00Z' + g * interval '1 second', 'in', ${c},
+               ${ch.id}, 'msgapp'
+        FROM generate_series(1, 1200) g`,
+    )
+    await s.run(Rollup.catchUp(ws.workspaceId))
+    const [row] = await I.sql<{ pending: number; transactions: number }>(
+      s,
+      (db) => db`
+        SELECT count(*) FILTER (WHERE NOT rolled)::int AS pending, count(DISTINCT xmin::text)::int AS transactions
+        FROM report_facts WHERE workspace_id = ${ws.workspaceId}`,
+    )
+    const embedded = process.env.DATABASE_URL === undefined
+    expect(Rollup.BATCH_ONE_CONNECTION).toBe(500)
+    expect(row).toEqual({ pending: 0, transactions: embedded ? 3 : 1 })
+  })
+
   it('rolls facts up without a report read (the loop every node runs), in every workspace', async () => {
     // Two more workspaces with facts pending, around this one (the loop walks workspaces in order).
     const others = [await F.workspace(s, { plan: 'pro' }), await F.workspace(s, { plan: 'pro' })]

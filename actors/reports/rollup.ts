@@ -19,15 +19,20 @@ export const BATCH = 5000
 /**
  * Facts per batch on a database with one connection (the embedded one): each batch is a
  * transaction that holds that connection, and every append and read of the node waits behind it.
- * 5,000 facts held it about 100 ms, every 5 s, at 1,000 inbound messages a second; 500 keep the
- * wait to a few milliseconds, at the same CPU (docs/decisions.md, "The roll-up on one connection").
+ * 5,000 facts held it about 100 ms, every 5 s, at 1,000 inbound messages a second; 500 hold it
+ * 20–35 ms, with the writes in between, at the same CPU; there the loop runs every second too
+ * (`rollupLoop`) (docs/decisions.md, "The roll-up on one connection").
  */
 export const BATCH_ONE_CONNECTION = 500
 
-/** The batch for this node's database: smaller when it has only one connection. */
-const batchSize = Effect.map(Effect.serviceOption(DatabaseLink), (link) =>
-  Option.isSome(link) && link.value.connections === 1 ? BATCH_ONE_CONNECTION : BATCH,
+/** Whether this node's database has one connection (the embedded one). */
+const oneConnection = Effect.map(
+  Effect.serviceOption(DatabaseLink),
+  (link) => Option.isSome(link) && link.value.connections === 1,
 )
+
+/** The batch for this node's database: smaller when it has only one connection. */
+const batchSize = Effect.map(oneConnection, (one) => (one ? BATCH_ONE_CONNECTION : BATCH))
 
 /**
  * One batch of a workspace's pending facts with ids above `after`: how many, and the last id.
@@ -85,12 +90,18 @@ export const catchUpAll = () =>
     ),
   )
 
-/** `catchUpAll` every `every` for the life of the node; errors are logged. */
-export const rollupLoop = (every: Duration.DurationInput = '5 seconds') =>
-  everyLogged(
-    'report roll-up',
-    every,
-    Effect.suspend(() => catchUpAll()),
+/**
+ * `catchUpAll` every `every` for the life of the node; errors are logged. By default every 5 s,
+ * and every second on a database with one connection, so that each run's batches, which every
+ * other statement of the node waits behind, are a second's facts and not five.
+ */
+export const rollupLoop = (every?: Duration.DurationInput) =>
+  Effect.flatMap(oneConnection, (one) =>
+    everyLogged(
+      'report roll-up',
+      every ?? (one ? '1 second' : '5 seconds'),
+      Effect.suspend(() => catchUpAll()),
+    ),
   )
 
 /**

@@ -109,6 +109,11 @@ export interface AppConfig {
    * readings of the clock while it waits (pace, quiet hours, a scheduled start).
    */
   readonly broadcastPollMs: number
+  /**
+   * How often each node rolls report facts up (actors/reports/rollup.ts); 0: every 5 s on
+   * PostgreSQL, every second on the embedded database (one connection: smaller runs).
+   */
+  readonly reportsRollupMs: number
 }
 
 export interface AiConfig {
@@ -288,6 +293,7 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     kbEmbedPollMs: int(env, 'KB_EMBED_POLL_MS', 1000, 20, 600_000),
     kbEmbedRetryBaseMs: int(env, 'KB_EMBED_RETRY_BASE_MS', 60_000, 10, 3_600_000),
     broadcastPollMs: int(env, 'BROADCAST_POLL_MS', 1000, 5, 600_000),
+    reportsRollupMs: int(env, 'REPORTS_ROLLUP_MS', 0, 0, 3_600_000),
   }
 }
 

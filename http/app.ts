@@ -244,7 +244,7 @@ export const start = async (cfg: AppConfig, opts: AppOptions = {}): Promise<Runn
     // Knowledge base articles waiting for semantic processing: every node takes due ones (leased).
     const kbEmbedding = runtime.runFork(KbEmbedding.worker(cfg))
     // Report facts into the roll-ups (every node; one per workspace at a time, locked).
-    const rollup = runtime.runFork(Rollup.rollupLoop())
+    const rollup = runtime.runFork(Rollup.rollupLoop(cfg.reportsRollupMs || undefined))
     // The inbox's tab counts: changes folded into the kept counts (every node; rows taken once).
     const tabCounts = runtime.runFork(TabCounts.foldLoop())
     log.info('listening', { port: server.port, database: cfg.databaseUrl ? 'postgres' : 'embedded' })

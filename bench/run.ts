@@ -282,6 +282,13 @@ const spawnKotak = async (
   await waitFor(`http://127.0.0.1:${port}/healthz`, child)
   return { url: `http://127.0.0.1:${port}`, port, child, env }
 }
+/** SIGTERM, then the process's exit (listened for first: it may exit at once). */
+const stopNode = async (child: ChildProcess) => {
+  const exited = new Promise((r) => child.once('exit', r))
+  child.kill('SIGTERM')
+  await exited
+}
+
 const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak> => {
   if (benchDatabase === 'embedded') return startEmbedded(extraEnv)
   const db = await createDatabase()
@@ -295,8 +302,7 @@ const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak>
       return c
     },
     stop: async () => {
-      node.child.kill('SIGTERM')
-      await new Promise((r) => node.child.once('exit', r))
+      await stopNode(node.child)
       await db.drop()
     },
   }
@@ -322,8 +328,7 @@ const startEmbedded = async (extraEnv: Record<string, string>): Promise<Kotak> =
       return c
     },
     stop: async () => {
-      node.child.kill('SIGTERM')
-      await new Promise((r) => node.child.once('exit', r))
+      await stopNode(node.child)
       if (process.env.BENCH_KEEP_DB === '1') log(`kept the embedded database in ${dataDir}`)
       else fs.rmSync(dataDir, { recursive: true, force: true })
     },
@@ -810,13 +815,7 @@ const scenarios: Record<string, () => Promise<unknown>> = {
           `generation of up to 64 MB a semi-space, \`--max-semi-space-size=64\`), not memory the sockets hold.\n`,
       )
     } finally {
-      await Promise.all(
-        nodes.map(async (k) => {
-          const exited = new Promise((r) => k.child.once('exit', r))
-          k.child.kill('SIGTERM')
-          await exited
-        }),
-      )
+      await Promise.all(nodes.map((k) => stopNode(k.child)))
       await db.drop()
     }
   },
@@ -1566,7 +1565,8 @@ const inbound = async (plan: InboundPlan) => {
     const sendWall = Math.max(duration, get(r, 'sending', 'wall_s'))
     const rateWall = rateSeconds(r, duration, sendWall)
     // The embedded database's CPU is the node's own (a thread of it): nothing apart.
-    const postgresCpu = kotak.database === undefined ? 0 : usage.postgres_cpu_s
+    const embedded = kotak.database === undefined
+    const postgresCpu = embedded ? 0 : usage.postgres_cpu_s
     const metrics = {
       messages_per_s: round(accepted / rateWall, 0),
       offered_per_s: plan.rate,
@@ -1667,7 +1667,7 @@ const inbound = async (plan: InboundPlan) => {
     const all = {
       ...metrics,
       ...soakMetrics,
-      database: kotak.database === undefined ? 'embedded' : 'postgres',
+      database: embedded ? 'embedded' : 'postgres',
     }
     check(
       scenario,
@@ -1722,12 +1722,12 @@ const inbound = async (plan: InboundPlan) => {
       { ...base(scenario, loadStart), metrics: all, targets, met },
       heading(scenario, loadStart) +
         `| offered msg/s | accepted msg/s | sockets | deliveries/s | p50 ms | p99 ms | POST p99 ms | lost | gaps | duplicates | server CPU | PostgreSQL CPU | driver CPU |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n` +
-        `| ${plan.rate} | ${metrics.messages_per_s} | ${metrics.sockets} | ${metrics.deliveries_per_s} | ${metrics.p50_ms} | ${metrics.p99_ms} | ${metrics.post_p99_ms} | ${lost} | ${metrics.gaps} | ${metrics.duplicates} | ${metrics.server_cpu_cores} | ${kotak.database === undefined ? 'in Node' : metrics.postgres_cpu_cores} | ${metrics.driver_cpu_cores} |\n\n` +
+        `| ${plan.rate} | ${metrics.messages_per_s} | ${metrics.sockets} | ${metrics.deliveries_per_s} | ${metrics.p50_ms} | ${metrics.p99_ms} | ${metrics.post_p99_ms} | ${lost} | ${metrics.gaps} | ${metrics.duplicates} | ${metrics.server_cpu_cores} | ${embedded ? 'in Node' : metrics.postgres_cpu_cores} | ${metrics.driver_cpu_cores} |\n\n` +
         `${missed}\n\n` +
         `| per | Node µs | PostgreSQL µs | Node + PostgreSQL µs | driver µs |\n| --- | --- | --- | --- | --- |\n` +
         `| accepted message | ${pm.server_cpu_us} | ${pm.postgres_cpu_us} | ${pm.server_and_postgres_cpu_us} | ${pm.driver_cpu_us} |\n` +
         `| 1,000 deliveries | ${pd.server_cpu_us} | ${pd.postgres_cpu_us} | ${pd.server_and_postgres_cpu_us} | ${pd.driver_cpu_us} |\n\n` +
-        (kotak.database === undefined ? `${embeddedNote}\n\n` : '') +
+        (embedded ? `${embeddedNote}\n\n` : '') +
         `Measured over ${usage.window_s} s, from every socket subscribed to every delivery read (opening and closing the sockets left out). ${cpuNote} ` +
         `PostgreSQL's shared background processes: ${usage.postgres_shared_cpu_s} s over the window; ${usage.postgres_backends} backends of the server's database seen.\n\n` +
         (metrics.warmup_s > 0
@@ -2098,11 +2098,6 @@ const footprintOf = async (database: Database) => {
       if (performance.now() - t0 > 120_000) throw new Error(`footprint (${database}): not healthy in 120 s`)
       await new Promise((r) => setTimeout(r, 10))
     }
-  }
-  const stopNode = async (child: ChildProcess) => {
-    const exited = new Promise((r) => child.once('exit', r))
-    child.kill('SIGTERM')
-    await exited
   }
   const settle = () => new Promise((r) => setTimeout(r, settleS * 1000))
   try {

@@ -244,6 +244,7 @@ export const guardedPool = (
       this.once('end', () => clients.delete(this))
     }
   }
+  const max = config.max ?? 10
   const pool = new pg.Pool({
     ...config,
     connectionTimeoutMillis: guard.acquireTimeoutMs,
@@ -253,12 +254,12 @@ export const guardedPool = (
     open: () => pool.totalCount,
     idle: () => pool.idleCount,
     waiting: () => pool.waitingCount,
-    max: config.max ?? 10,
+    max,
   })
   // An idle client's error (the server restarted) is the next caller's to see, not the process's.
   pool.on('error', () => {})
   const found: StuckReport[] = []
-  const single = config.max === 1
+  const single = max === 1
   // One connection is the embedded database, whose sockets share one session (store/prepared.ts).
   const prepared = single || guard.prepared === false ? undefined : preparedStatements()
   // Callers waiting for a connection: the guard of the single connection looks at them, a cut
@@ -502,7 +503,7 @@ export const guardedPool = (
 
   const link: PoolLink = {
     silence: single ? 'slow' : 'down',
-    connections: config.max ?? 10,
+    connections: max,
     ping: single ? pingThroughPool : pingOwn.ping,
     cut: (reason) => {
       down = reason

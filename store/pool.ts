@@ -246,6 +246,14 @@ export const guardedPool = (
   }
   const max = config.max ?? 10
   const pool = new pg.Pool({
+    // Connections stay open once made (pg closes each after 10 s idle by default). The ones a
+    // burst opened together went idle together and were closed together, mid-storm: 17 backends
+    // exiting at once took both cores for ~150 ms and every request waited (docs/decisions.md,
+    // "The pool keeps its connections"). The kernel's keep-alive probes find a connection that a
+    // network dropped while idle, and the pool then forgets it.
+    idleTimeoutMillis: 0,
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 30_000,
     ...config,
     connectionTimeoutMillis: guard.acquireTimeoutMs,
     Client: TrackedClient,

@@ -219,4 +219,30 @@ describe.skipIf(!adminUrl)('PostgreSQL’s pool', () => {
     expect(Date.now() - started).toBeLessThan(15_000)
     expect(db.reports).toHaveLength(0)
   })
+
+  it('keeps the connections a burst opened while they are idle, so they do not all close together', async () => {
+    const backends = () =>
+      db.runtime.runPromise(
+        Effect.flatMap(SqlClient.SqlClient, (sql) =>
+          Effect.map(
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+              WHERE datname = current_database() AND backend_type = 'client backend'`,
+            (rows) => rows[0]!.n,
+          ),
+        ),
+      )
+    await db.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.all(
+          Array.from({ length: 6 }, () => sql`SELECT pg_sleep(0.2)`),
+          { concurrency: 'unbounded' },
+        ),
+      ),
+    )
+    const before = await backends()
+    expect(before).toBeGreaterThanOrEqual(6)
+    // pg's default closed each connection after 10 s idle: one would be left (this count's own).
+    await new Promise((r) => setTimeout(r, 11_000))
+    expect(await backends()).toBe(before)
+  }, 30_000)
 })

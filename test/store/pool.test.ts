@@ -181,6 +181,16 @@ describe.skipIf(!adminUrl)('PostgreSQL’s pool', () => {
     await db?.close()
     await fresh?.drop()
   })
+  /** `n` statements at once, each sleeping `seconds`: the pool opens a connection for each. */
+  const sleepAtOnce = (n: number, seconds: number) =>
+    db.runtime.runPromise(
+      Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.all(
+          Array.from({ length: n }, () => sql`SELECT pg_sleep(${seconds})`),
+          { concurrency: 'unbounded' },
+        ),
+      ),
+    )
 
   it('serves a statement outside a transaction from another connection, and bounds waiting for one', async () => {
     const outcome = await db.runtime.runPromise(
@@ -196,14 +206,7 @@ describe.skipIf(!adminUrl)('PostgreSQL’s pool', () => {
     expect(outcome).toEqual([{ n: 2 }])
     // Twenty connections held: the twenty-first caller fails after the bound, not never. (The
     // twenty are opened first: opening one is bounded by the same setting.)
-    await db.runtime.runPromise(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        Effect.all(
-          Array.from({ length: 20 }, () => sql`SELECT pg_sleep(0.3)`),
-          { concurrency: 'unbounded' },
-        ),
-      ),
-    )
+    await sleepAtOnce(20, 0.3)
     const started = Date.now()
     const results = await db.runtime.runPromise(
       Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -231,14 +234,7 @@ describe.skipIf(!adminUrl)('PostgreSQL’s pool', () => {
           ),
         ),
       )
-    await db.runtime.runPromise(
-      Effect.flatMap(SqlClient.SqlClient, (sql) =>
-        Effect.all(
-          Array.from({ length: 6 }, () => sql`SELECT pg_sleep(0.2)`),
-          { concurrency: 'unbounded' },
-        ),
-      ),
-    )
+    await sleepAtOnce(6, 0.2)
     const before = await backends()
     expect(before).toBeGreaterThanOrEqual(6)
     // pg's default closed each connection after 10 s idle: one would be left (this count's own).

@@ -5,6 +5,7 @@ import * as path from 'node:path'
 import pg from 'pg'
 import { builtCentrifugo, CENTRIFUGO_VERSION, installCentrifugo, startCentrifugo } from './centrifugo'
 import { failover } from './failover'
+import * as perf from './perf'
 import { markdown as profileMarkdown, summarise } from './profile'
 import { seedReports } from './reports'
 import { perUnit, sample, sampler, type Usage, usageWindow } from './usage'
@@ -123,8 +124,14 @@ const runDriver = (args: string[], marks: DriverMarks = {}) => {
     const lines = pending.split('\n')
     pending = lines.pop()!
     for (const line of lines) {
-      if (line === '[driver] measure: start' && marks.start) marked.push(marks.start())
-      if (line === '[driver] measure: end' && marks.end) marked.push(marks.end())
+      if (line === '[driver] measure: start') {
+        perf.start()
+        if (marks.start) marked.push(marks.start())
+      }
+      if (line === '[driver] measure: end') {
+        marked.push(perf.stop())
+        if (marks.end) marked.push(marks.end())
+      }
     }
   })
   return new Promise<{ report: Json; usage: Usage }>((resolve, reject) => {
@@ -270,7 +277,7 @@ const spawnKotak = async (
   const output = onOutput ? 'pipe' : 'inherit'
   const child = spawnWithLimits(
     process.execPath,
-    [...profile, ...extra, ...nodeArgs, ...compiled('main.js')],
+    [...profile, ...perf.nodeArgs, ...extra, ...nodeArgs, ...compiled('main.js')],
     env,
     output,
     output,
@@ -293,6 +300,7 @@ const startKotak = async (extraEnv: Record<string, string> = {}): Promise<Kotak>
   if (benchDatabase === 'embedded') return startEmbedded(extraEnv)
   const db = await createDatabase()
   const node = await spawnKotak({ ...extraEnv, DATABASE_URL: db.url })
+  perf.follow(node.child.pid!)
   return {
     ...node,
     database: db.name,
@@ -319,6 +327,7 @@ const embeddedNote =
 const startEmbedded = async (extraEnv: Record<string, string>): Promise<Kotak> => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'kotak-bench-embedded-'))
   const node = await spawnKotak({ ...extraEnv, DATA_DIR: dataDir })
+  perf.follow(node.child.pid!)
   return {
     ...node,
     database: undefined,
@@ -2346,6 +2355,14 @@ const runOne = async (name: string) => {
     fs.appendFileSync(path.join(resultsDir, `${resultName(name)}.md`), `\n${profileMarkdown(prof)}`)
     process.stdout.write(`\n${profileMarkdown(prof)}`)
   }
+  const sampled = await perf.summarise()
+  if (sampled) {
+    const json = path.join(resultsDir, `${resultName(name)}.json`)
+    const result = JSON.parse(fs.readFileSync(json, 'utf8')) as Json
+    fs.writeFileSync(json, `${JSON.stringify({ ...result, perf: sampled }, null, 2)}\n`)
+    fs.appendFileSync(path.join(resultsDir, `${resultName(name)}.md`), `\n${perf.markdown(sampled)}`)
+    process.stdout.write(`\n${perf.markdown(sampled)}`)
+  }
 }
 
 const main = async () => {
@@ -2356,6 +2373,7 @@ const main = async () => {
     process.stderr.write(`usage: npm run bench -- <${Object.keys(scenarios).join('|')}|all> [--smoke]\n`)
     process.exit(2)
   }
+  perf.check()
   buildDriver()
   buildServer()
   for (const n of names) {

@@ -27,11 +27,21 @@ export const make = <T>(): Router<T> => {
     maxParamLength: 1000,
   })
   const noop = () => undefined
+  // A path without parameters, asked exactly as declared (most hot requests: an inbound message,
+  // `GET /v1/me`), is found by one Map look-up: find-my-way's walk, its URL checks and its result
+  // object cost about 1 % of a message's CPU in the storm. The same answer as find-my-way's: an
+  // exact static path wins over a parametric one there too; anything else (a trailing slash, an
+  // encoded character, HEAD) is left to it.
+  const exact = new Map<string, Match<T>>()
+  const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({})
   return {
     add: (method, path, value) => {
       fmw.on(method, path.replace(/\{(\w+)\}/g, ':$1'), noop, { value })
+      if (!path.includes('{')) exact.set(`${method} ${path}`, { _tag: 'Found', value, params: NO_PARAMS })
     },
     match: (method, raw) => {
+      const known = exact.get(`${method} ${raw}`)
+      if (known !== undefined) return known
       // A stray `%` (a link cut short, `abc%`) is taken as itself: find-my-way finds nothing for a
       // path it cannot decode, and the page behind it (a link's, an invitation's) says best what
       // is wrong with it.

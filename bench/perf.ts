@@ -4,6 +4,7 @@ import { SourceMap } from 'node:module'
 import * as os from 'node:os'
 import * as path from 'node:path'
 import * as readline from 'node:readline'
+import { top } from './profile'
 
 /**
  * `BENCH_PERF=1`: Linux `perf` samples the server over the driver's measured window, every thread,
@@ -151,12 +152,6 @@ export interface PerfSummary {
   readonly inclusive: ReadonlyArray<{ readonly name: string; readonly percent: number }>
 }
 
-const ranked = (m: Map<string, number>, total: number, n: number) =>
-  [...m]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, n)
-    .map(([name, v]) => ({ name, percent: Math.round((1000 * v) / total) / 10 }))
-
 /** The last window's samples, summarised (null when none was taken). */
 export const summarise = async (): Promise<PerfSummary | null> => {
   const t = taken
@@ -183,11 +178,12 @@ export const summarise = async (): Promise<PerfSummary | null> => {
       const leafName = leaf.dso.startsWith('/tmp/perf-')
         ? leaf.name
         : `${leaf.name} ${leaf.dso.startsWith('[') ? leaf.dso : `[${path.basename(leaf.dso)}]`}`
-      categories.set(category(leaf), (categories.get(category(leaf)) ?? 0) + 1)
+      const where = category(leaf)
+      categories.set(where, (categories.get(where) ?? 0) + 1)
       self.set(leafName, (self.get(leafName) ?? 0) + 1)
-      const seen = new Set<string>()
-      for (const f of frames) if (/\.ts:\d+$/.test(f.name) && !seen.has(f.name)) seen.add(f.name)
-      for (const name of seen) inclusive.set(name, (inclusive.get(name) ?? 0) + 1)
+      // Each own function once per sample, however deep it recursed.
+      const own = new Set(frames.filter((f) => /\.ts:\d+$/.test(f.name)).map((f) => f.name))
+      for (const name of own) inclusive.set(name, (inclusive.get(name) ?? 0) + 1)
     }
     tid = 0
     frames = []
@@ -225,9 +221,9 @@ export const summarise = async (): Promise<PerfSummary | null> => {
       others: cores(others.reduce((n, [, c]) => n + c, 0)),
       otherThreads: others.length,
     },
-    categories: ranked(categories, main, 20),
-    self: ranked(self, main, 15),
-    inclusive: ranked(inclusive, main, 15),
+    categories: top(categories, main, 20),
+    self: top(self, main, 15),
+    inclusive: top(inclusive, main, 15),
   }
 }
 

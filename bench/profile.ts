@@ -20,7 +20,8 @@ const short = (url: string) =>
     .replace(/.*node_modules\//, '')
     .replace(/.*\/(?=(http|engine|store|actors|connectors|social)\/)/, '')
 
-const top = (m: Map<string, number>, total: number, n: number) =>
+/** The `n` largest counts of `m`, each as a per cent of `total` (one decimal). */
+export const top = (m: Map<string, number>, total: number, n: number) =>
   [...m]
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)

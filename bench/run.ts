@@ -2342,27 +2342,21 @@ const footprint = async () => {
 /** Set by `all`: scenarios that need a long build of their own skip (loudly) instead of building it. */
 let runningAll = false
 
+/** Adds a part to a scenario's results: a key of its .json, a section of its .md (also printed). */
+const addToResult = (name: string, key: string, value: unknown, md: string) => {
+  const json = path.join(resultsDir, `${resultName(name)}.json`)
+  const result = JSON.parse(fs.readFileSync(json, 'utf8')) as Json
+  fs.writeFileSync(json, `${JSON.stringify({ ...result, [key]: value }, null, 2)}\n`)
+  fs.appendFileSync(path.join(resultsDir, `${resultName(name)}.md`), `\n${md}`)
+  process.stdout.write(`\n${md}`)
+}
+
 const runOne = async (name: string) => {
   await scenarios[name]!()
   const prof = summarise(profileDir)
-  if (prof) {
-    const json = path.join(resultsDir, `${resultName(name)}.json`)
-    const result = JSON.parse(fs.readFileSync(json, 'utf8')) as Json
-    fs.writeFileSync(
-      json,
-      `${JSON.stringify({ ...result, profile: { self: prof.self, packages: prof.packages } }, null, 2)}\n`,
-    )
-    fs.appendFileSync(path.join(resultsDir, `${resultName(name)}.md`), `\n${profileMarkdown(prof)}`)
-    process.stdout.write(`\n${profileMarkdown(prof)}`)
-  }
+  if (prof) addToResult(name, 'profile', { self: prof.self, packages: prof.packages }, profileMarkdown(prof))
   const sampled = await perf.summarise()
-  if (sampled) {
-    const json = path.join(resultsDir, `${resultName(name)}.json`)
-    const result = JSON.parse(fs.readFileSync(json, 'utf8')) as Json
-    fs.writeFileSync(json, `${JSON.stringify({ ...result, perf: sampled }, null, 2)}\n`)
-    fs.appendFileSync(path.join(resultsDir, `${resultName(name)}.md`), `\n${perf.markdown(sampled)}`)
-    process.stdout.write(`\n${perf.markdown(sampled)}`)
-  }
+  if (sampled) addToResult(name, 'perf', sampled, perf.markdown(sampled))
 }
 
 const main = async () => {

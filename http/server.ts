@@ -226,7 +226,12 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     watch()
     const limit = opts.bodyLimit ? opts.bodyLimit(base.method, base.path) : opts.maxBodyBytes
     if (declared && Number(declared) > limit) {
-      respond(opts.tooLarge({ ...base, body: null }), true)
+      const refuse = () => respond(opts.tooLarge({ ...base, body: null }), true)
+      if (Number(declared) - limit > LINGER_BYTES) refuse()
+      else
+        res.onData((_chunk, isLast) => {
+          if (isLast) refuse()
+        })
       return
     }
     if (opts.streamsBody?.(base.method, base.path)) {
@@ -250,8 +255,11 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       if (refused) return
       size += chunk.byteLength
       if (size > limit) {
-        refused = true
-        respond(opts.tooLarge({ ...base, body: null }), true)
+        chunks.length = 0
+        if (lingered(size, limit, isLast)) {
+          refused = true
+          respond(opts.tooLarge({ ...base, body: null }), true)
+        }
         return
       }
       // The chunk's memory is reused by uWS after this callback: copy it.
@@ -285,6 +293,18 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     })
   })
 }
+
+/**
+ * How much of a body past its limit is read and dropped before the 413 goes out, with the
+ * connection closed. Closing a socket with bytes still unread makes the kernel reset it, and a
+ * client still writing its body (fetch, most libraries) then reports the reset, often before it
+ * has read the answer; a body read to its end leaves nothing unread. Beyond this the answer goes
+ * at once: such a client may see a reset, but no node reads a gigabyte to refuse it.
+ */
+const LINGER_BYTES = 32 * 1024 * 1024
+
+/** Whether a body past its limit has been dropped long enough for the 413 to go out. */
+const lingered = (size: number, limit: number, isLast: boolean) => isLast || size - limit > LINGER_BYTES
 
 /** Chunks queued before the socket is paused; it resumes once the reader is down to a quarter. */
 const HIGH_WATER = 16
@@ -334,9 +354,14 @@ const streamBody = (
     if (dropped || failure) return
     size += chunk.byteLength
     if (size > limit) {
-      failure = new Error('body too large')
-      hooks.refuse()
-      wakeReader()
+      // Nothing more reaches the reader (it waits); the rest is read and dropped until the 413
+      // can go out, so the handler cannot answer first with an error of its own.
+      queue.length = 0
+      if (lingered(size, limit, isLast)) {
+        failure = new Error('body too large')
+        hooks.refuse()
+        wakeReader()
+      }
       return
     }
     // The chunk's memory is reused by uWS after this callback: copy it.

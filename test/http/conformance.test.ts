@@ -255,20 +255,54 @@ describe('request bodies', () => {
     expect(r.responses[1]!.status).toBe(200)
   })
 
-  it('refuses a chunked body over the limit with 413 and closes the connection', async () => {
+  // A server that closed as soon as the limit passed would leave the rest of the body unread, and
+  // the kernel answers the client's next write with a reset: a client that writes its whole body
+  // before reading (fetch does) then reports EPIPE or ECONNRESET, not the 413.
+  it('refuses a chunked body over the limit with 413 once it is all read, then closes', async () => {
     const chunk = 'x'.repeat(1024)
     const r = await exchange(
       s.port,
       [
         'POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
-        ...Array.from({ length: 6 }, () => `400\r\n${chunk}\r\n`),
+        ...Array.from({ length: 8 }, () => [`400\r\n${chunk}\r\n`, { waitMs: 30 }]).flat(),
         '0\r\n\r\n',
+      ],
+      ['POST'],
+      { untilClose: true, sendAll: true },
+    )
+    expect(r.error).toBeUndefined()
+    expect(r.responses[0]!.status).toBe(413)
+    expect(r.responses[0]!.json().error.code).toBe('payload_too_large')
+    expect(r.closed).toBe(true)
+  })
+
+  it('refuses a body declared over the limit with 413 once it is all read, then closes', async () => {
+    const piece = 'x'.repeat(LIMIT)
+    const r = await exchange(
+      s.port,
+      [
+        `POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${LIMIT * 4}\r\n\r\n`,
+        ...Array.from({ length: 4 }, () => [{ waitMs: 30 }, piece]).flat(),
+      ],
+      ['POST'],
+      { untilClose: true, sendAll: true },
+    )
+    expect(r.error).toBeUndefined()
+    expect(r.responses[0]!.status).toBe(413)
+    expect(r.responses[0]!.json().error.code).toBe('payload_too_large')
+    expect(r.closed).toBe(true)
+  })
+
+  it('answers at once, without reading, a body declared more than 32 MB over the limit', async () => {
+    const r = await exchange(
+      s.port,
+      [
+        `POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${LIMIT + 32 * 1024 * 1024 + 1}\r\n\r\n`,
       ],
       ['POST'],
       { untilClose: true },
     )
     expect(r.responses[0]!.status).toBe(413)
-    expect(r.responses[0]!.json().error.code).toBe('payload_too_large')
     expect(r.closed).toBe(true)
   })
 
@@ -287,15 +321,20 @@ describe('request bodies', () => {
     expect(r.responses[0]!.status).toBe(201)
   })
 
-  it('answers Expect: 100-continue with a body declared over the limit with 413 and closes', async () => {
+  // uWebSockets.js writes 100 Continue before the handler runs, so the client sends its body.
+  it('answers Expect: 100-continue with a body declared over the limit with 413 after the body, and closes', async () => {
     const r = await exchange(
       s.port,
       [
         `POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${LIMIT + 1}\r\nExpect: 100-continue\r\n\r\n`,
+        { until: /^HTTP\/1\.1 100 Continue\r\n\r\n/ },
+        'x'.repeat(LIMIT + 1),
       ],
       ['POST'],
-      { untilClose: true },
+      { untilClose: true, sendAll: true },
     )
+    expect(r.interim).toEqual([100])
+    expect(r.error).toBeUndefined()
     expect(r.responses[0]!.status).toBe(413)
     expect(r.closed).toBe(true)
   })

@@ -150,7 +150,7 @@ describe('size limits', () => {
     expect((await I.body(ok)).data).toMatchObject({ type: 'video', media: { size: 16 * MB } })
   })
 
-  it('answers 413 for a body over the route limit without reading it all', async () => {
+  it('answers 413 for a body over the route limit, holding none of it, to a client that sends it all first', async () => {
     const res = await upload({}, [
       { field: 'file', name: 'huge.bin', type: 'application/octet-stream', bytes: new Uint8Array(22 * MB) },
     ])

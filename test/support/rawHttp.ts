@@ -66,6 +66,8 @@ export const parseResponses = (raw: string, methods: readonly string[]): Parsed 
 export interface Exchange extends Parsed {
   /** The server closed the connection (before all answers came, or after). */
   readonly closed: boolean
+  /** The socket's first error (`EPIPE`, `ECONNRESET`: the server reset the connection). */
+  readonly error: string | undefined
   readonly raw: string
 }
 
@@ -84,6 +86,12 @@ export interface ExchangeOptions {
   readonly timeoutMs?: number
   /** Wait for the server to close the connection after the last answer (until the timeout). */
   readonly untilClose?: boolean
+  /**
+   * Send every step whatever comes back, as `fetch` sends a whole body before it reads the
+   * answer: the connection stays half-open when the server closes its side, and the exchange
+   * ends once the steps are sent and the connection is closed (a reset shows in `error`).
+   */
+  readonly sendAll?: boolean
 }
 
 /**
@@ -98,10 +106,12 @@ export const exchange = (
   opts: ExchangeOptions = {},
 ): Promise<Exchange> =>
   new Promise((resolve, reject) => {
-    const socket = net.connect(port, '127.0.0.1')
+    const socket = net.connect({ port, host: '127.0.0.1', allowHalfOpen: opts.sendAll === true })
     let raw = ''
     let closed = false
+    let error: string | undefined
     let settled = false
+    let sent = false
     const answered = () => {
       try {
         return parseResponses(raw, methods).responses.length
@@ -121,7 +131,7 @@ export const exchange = (
       clearTimeout(timer)
       socket.destroy()
       try {
-        resolve({ ...parseResponses(raw, methods), closed, raw })
+        resolve({ ...parseResponses(raw, methods), closed, error, raw })
       } catch (e) {
         reject(e)
       }
@@ -133,13 +143,19 @@ export const exchange = (
         if (met(w.step)) w.go()
         else waiting.push(w)
       }
-      if (!opts.untilClose && answered() === methods.length) finish()
+      if (!opts.untilClose && !opts.sendAll && answered() === methods.length) finish()
+    })
+    // Half-open (`sendAll`): the server's side ended; ours ends once every step is sent.
+    socket.on('end', () => {
+      if (sent) socket.end()
     })
     socket.on('close', () => {
       closed = true
       finish()
     })
-    socket.on('error', () => undefined)
+    socket.on('error', (e: NodeJS.ErrnoException) => {
+      error ??= e.code ?? e.message
+    })
     socket.on('connect', async () => {
       for (const step of steps) {
         if (settled) return
@@ -148,6 +164,8 @@ export const exchange = (
         else if ('waitMs' in step) await new Promise((r) => setTimeout(r, step.waitMs))
         else if (!met(step)) await new Promise<void>((go) => waiting.push({ step, go }))
       }
+      sent = true
+      if (opts.sendAll && socket.readableEnded) socket.end()
     })
   })
 

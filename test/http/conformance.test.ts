@@ -258,35 +258,26 @@ describe('request bodies', () => {
   // A server that closed as soon as the limit passed would leave the rest of the body unread, and
   // the kernel answers the client's next write with a reset: a client that writes its whole body
   // before reading (fetch does) then reports EPIPE or ECONNRESET, not the 413.
-  it('refuses a chunked body over the limit with 413 once it is all read, then closes', async () => {
-    const chunk = 'x'.repeat(1024)
-    const r = await exchange(
-      s.port,
+  const post = 'POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n'
+  const chunk = 'x'.repeat(1024)
+  it.each([
+    [
+      'a chunked body',
       [
-        'POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n',
+        `${post}Transfer-Encoding: chunked\r\n\r\n`,
         ...Array.from({ length: 8 }, () => [`400\r\n${chunk}\r\n`, { waitMs: 30 }]).flat(),
         '0\r\n\r\n',
       ],
-      ['POST'],
-      { untilClose: true, sendAll: true },
-    )
-    expect(r.error).toBeUndefined()
-    expect(r.responses[0]!.status).toBe(413)
-    expect(r.responses[0]!.json().error.code).toBe('payload_too_large')
-    expect(r.closed).toBe(true)
-  })
-
-  it('refuses a body declared over the limit with 413 once it is all read, then closes', async () => {
-    const piece = 'x'.repeat(LIMIT)
-    const r = await exchange(
-      s.port,
+    ],
+    [
+      'a body declared',
       [
-        `POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${LIMIT * 4}\r\n\r\n`,
-        ...Array.from({ length: 4 }, () => [{ waitMs: 30 }, piece]).flat(),
+        `${post}Content-Length: ${LIMIT * 4}\r\n\r\n`,
+        ...Array.from({ length: 4 }, () => [{ waitMs: 30 }, 'x'.repeat(LIMIT)]).flat(),
       ],
-      ['POST'],
-      { untilClose: true, sendAll: true },
-    )
+    ],
+  ])('refuses %s over the limit with 413 once it is all read, then closes', async (_, steps) => {
+    const r = await exchange(s.port, steps, ['POST'], { untilClose: true, sendAll: true })
     expect(r.error).toBeUndefined()
     expect(r.responses[0]!.status).toBe(413)
     expect(r.responses[0]!.json().error.code).toBe('payload_too_large')

@@ -1478,6 +1478,23 @@ const rssBetween = (series: Array<[number, number]>, from: number, to: number) =
   return xs.length ? xs[Math.floor(xs.length / 2)]! : 0
 }
 
+/**
+ * The appends writer's flushes so far (engine/groupCommit's histograms on /metrics): how many
+ * flushes, the conversations' writes they carried and their time. Read at the window's two ends,
+ * it says how many messages each write to the database carried, which sets PostgreSQL's share
+ * (docs/decisions.md, "PostgreSQL per message: a fixed cost per write and a floor per message").
+ */
+const appendFlushes = async (url: string) => {
+  const text = await (await fetch(`${url}/metrics`)).text()
+  const read = (name: string) =>
+    Number(new RegExp(`^${name}\\{writer="appends"\\} (\\S+)`, 'm').exec(text)?.[1] ?? Number.NaN)
+  return {
+    flushes: read('kotak_group_commit_batch_items_count'),
+    writes: read('kotak_group_commit_batch_items_sum'),
+    seconds: read('kotak_group_commit_flush_seconds_sum'),
+  }
+}
+
 const inbound = async (plan: InboundPlan) => {
   const { scenario, duration } = plan
   const loadStart = loadavg()
@@ -1492,10 +1509,15 @@ const inbound = async (plan: InboundPlan) => {
     // opening and closing 1,000 sockets is not work per message.
     const window = await usageWindow({ serverPid: kotak.child.pid!, database: kotak.database, adminUrl })
     let measured: Awaited<ReturnType<typeof window.stop>> | undefined
+    let flushesAt: Array<Awaited<ReturnType<typeof appendFlushes>>> = []
     const marks: DriverMarks = {
-      start: () => window.mark(),
+      start: async () => {
+        await window.mark()
+        flushesAt = [await appendFlushes(kotak.url)]
+      },
       end: async () => {
         measured ??= await window.stop()
+        if (flushesAt.length === 1) flushesAt.push(await appendFlushes(kotak.url))
       },
     }
     const soak = scenario === 'soak'
@@ -1565,6 +1587,17 @@ const inbound = async (plan: InboundPlan) => {
     const r = run.report
     const rt = (key: string) => get(r, 'realtime', key)
     const accepted = get(r, 'accepted')
+    const [f0, f1] = flushesAt
+    const flushed =
+      f0 && f1 && f1.flushes > f0.flushes
+        ? {
+            flushes: f1.flushes - f0.flushes,
+            writes: f1.writes - f0.writes,
+            seconds: f1.seconds - f0.seconds,
+          }
+        : undefined
+    const perFlush = (f: (n: NonNullable<typeof flushed>) => number) =>
+      flushed === undefined ? null : f(flushed)
     const deliveries = rt('deliveries')
     const expected = get(r, 'expected_deliveries')
     const lost = Math.max(0, expected - deliveries) + Math.max(0, accepted - persisted)
@@ -1628,6 +1661,11 @@ const inbound = async (plan: InboundPlan) => {
       server_and_postgres_cpu_us_per_message: null as number | null,
       server_cpu_us_per_1000_deliveries: null as number | null,
       driver_cpu_ns_per_delivery: deliveries > 0 ? round((driverRead * 1e9) / deliveries, 0) : null,
+      // The appends writer over the window (null when /metrics could not be read at both ends).
+      append_flushes_per_s: perFlush((n) => round(n.flushes / usage.window_s, 0)),
+      conversations_per_flush: perFlush((n) => round(n.writes / n.flushes, 1)),
+      messages_per_flush: perFlush((n) => round(accepted / n.flushes, 1)),
+      flush_ms_mean: perFlush((n) => round((n.seconds * 1000) / n.flushes, 2)),
       duration_s: duration,
       // Before the window, at the same rate (plan.warmup), not counted above.
       warmup_s: plan.warmup ?? 0,
@@ -1743,6 +1781,9 @@ const inbound = async (plan: InboundPlan) => {
           ? `Warm-up before the window, not counted in the figures above: ${metrics.warmup_s} s at the same rate, ${metrics.warmup_accepted} accepted, delivery p99 ${metrics.warmup_p99_ms} ms, ${metrics.warmup_lost} not delivered${metrics.warmup_drained ? '' : ' before measuring started (the settle time ran out: the rest fell into the window)'}.\n\n`
           : '') +
         `Stored: ${metrics.stored_messages} messages, ${metrics.stored_seq_missing} sequence numbers missing and ${metrics.stored_seq_twice} twice over all conversations.\n\n` +
+        (metrics.append_flushes_per_s !== null
+          ? `The group writer of appends: ${metrics.append_flushes_per_s} writes a second, each ${metrics.conversations_per_flush} conversations and ${metrics.messages_per_flush} messages on average, ${metrics.flush_ms_mean} ms each.\n\n`
+          : '') +
         `The driver read ${metrics.deliveries_per_driver_cpu_s} deliveries per CPU-second of its own (${metrics.driver_cpu_ns_per_delivery} ns each, ${metrics.driver_read_cpu_cores} cores while sending and settling).\n\n` +
         (soakMetrics
           ? `Server RSS ${soakMetrics.rss_early_bytes} B (median of the run's second tenth) → ${soakMetrics.rss_late_bytes} B (last tenth): growth ${round(soakMetrics.rss_growth * 100, 2)} %. ` +

@@ -154,9 +154,12 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     let answered: (() => void) | null = null
     const respond = (out: Outgoing, close = false) => {
       answered?.()
-      if (aborted) return
+      // One answer per request: a handler that ends after the transport has refused the body
+      // (413) is not heard; uWS throws on a response already sent.
+      if (aborted || ended) return
       if (out.stream) {
         watch()
+        ended = true
         void respondStream(out, out.stream)
         return
       }

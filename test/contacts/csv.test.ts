@@ -180,6 +180,50 @@ describe('import', () => {
     // The server carries on.
     expect((await upload(owner, 'name,phone\nSetelah,081234569099\n')).data.created).toBe(1)
   })
+
+  it('refuses an upload streamed past 50 MB with 413 after its last byte, writes nothing and carries on', async () => {
+    const before = await count(owner)
+    const boundary = 'kotakboundary'
+    // Chunked (no Content-Length): the limit is found as the bytes come, not from a header.
+    const rows = new TextEncoder().encode(
+      `${Array.from({ length: 1024 }, () => 'x'.repeat(1023)).join('\n')}\n`,
+    )
+    const url = new URL(`${s.url}/v1/contacts/import`)
+    const answer = await new Promise<{ status: number; body: string; error?: string }>((resolve) => {
+      const req = http.request({
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { ...owner, 'content-type': `multipart/form-data; boundary=${boundary}` },
+      })
+      req.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: '', error: e.code }))
+      req.on('response', (res) => {
+        let body = ''
+        res.on('data', (d) => {
+          body += String(d)
+        })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      })
+      req.write(
+        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\nContent-Type: text/csv\r\n\r\nname\n`,
+      )
+      let sent = 0
+      const more = () => {
+        while (sent < 51) {
+          sent++
+          if (!req.write(rows)) return void req.once('drain', more)
+        }
+        req.end(`\r\n--${boundary}--\r\n`)
+      }
+      more()
+    })
+    expect(answer.error).toBeUndefined()
+    expect(answer.status).toBe(413)
+    expect(JSON.parse(answer.body).error.code).toBe('payload_too_large')
+    expect(await count(owner)).toBe(before)
+    expect((await upload(owner, 'name,phone\nSesudah,081234569098\n')).data.created).toBe(1)
+  })
 })
 
 describe('export', () => {

@@ -1509,15 +1509,16 @@ const inbound = async (plan: InboundPlan) => {
     // opening and closing 1,000 sockets is not work per message.
     const window = await usageWindow({ serverPid: kotak.child.pid!, database: kotak.database, adminUrl })
     let measured: Awaited<ReturnType<typeof window.stop>> | undefined
-    let flushesAt: Array<Awaited<ReturnType<typeof appendFlushes>>> = []
+    let f0: Awaited<ReturnType<typeof appendFlushes>> | undefined
+    let f1: typeof f0
     const marks: DriverMarks = {
       start: async () => {
         await window.mark()
-        flushesAt = [await appendFlushes(kotak.url)]
+        f0 = await appendFlushes(kotak.url)
       },
       end: async () => {
         measured ??= await window.stop()
-        if (flushesAt.length === 1) flushesAt.push(await appendFlushes(kotak.url))
+        f1 ??= await appendFlushes(kotak.url)
       },
     }
     const soak = scenario === 'soak'
@@ -1587,7 +1588,6 @@ const inbound = async (plan: InboundPlan) => {
     const r = run.report
     const rt = (key: string) => get(r, 'realtime', key)
     const accepted = get(r, 'accepted')
-    const [f0, f1] = flushesAt
     const flushed =
       f0 && f1 && f1.flushes > f0.flushes
         ? {
@@ -1661,7 +1661,7 @@ const inbound = async (plan: InboundPlan) => {
       server_and_postgres_cpu_us_per_message: null as number | null,
       server_cpu_us_per_1000_deliveries: null as number | null,
       driver_cpu_ns_per_delivery: deliveries > 0 ? round((driverRead * 1e9) / deliveries, 0) : null,
-      // The appends writer over the window (null when /metrics could not be read at both ends).
+      // The appends writer over the window (null when the window saw no write, or /metrics lacked it).
       append_flushes_per_s: perFlush((n) => round(n.flushes / usage.window_s, 0)),
       conversations_per_flush: perFlush((n) => round(n.writes / n.flushes, 1)),
       messages_per_flush: perFlush((n) => round(accepted / n.flushes, 1)),

@@ -253,16 +253,12 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     }
     const chunks: Buffer[] = []
     let size = 0
-    let refused = false
     res.onData((chunk, isLast) => {
-      if (refused) return
+      if (ended) return
       size += chunk.byteLength
       if (size > limit) {
         chunks.length = 0
-        if (lingered(size, limit, isLast)) {
-          refused = true
-          respond(opts.tooLarge({ ...base, body: null }), true)
-        }
+        if (lingered(size, limit, isLast)) respond(opts.tooLarge({ ...base, body: null }), true)
         return
       }
       // The chunk's memory is reused by uWS after this callback: copy it.
@@ -304,7 +300,7 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
  * has read the answer; a body read to its end leaves nothing unread. Beyond this the answer goes
  * at once: such a client may see a reset, but no node reads a gigabyte to refuse it.
  */
-const LINGER_BYTES = 32 * 1024 * 1024
+export const LINGER_BYTES = 32 * 1024 * 1024
 
 /** Whether a body past its limit has been dropped long enough for the 413 to go out. */
 const lingered = (size: number, limit: number, isLast: boolean) => isLast || size - limit > LINGER_BYTES

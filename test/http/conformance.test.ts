@@ -6,6 +6,7 @@ import { handle } from '../../http/apiPipeline'
 import { allRoutes } from '../../http/app'
 import type { Route } from '../../http/route'
 import * as Router from '../../http/router'
+import { LINGER_BYTES } from '../../http/server'
 import type { SocialTestServer } from '../social/support'
 import { startSocialServer } from '../social/support'
 import * as F from '../support/fixtures'
@@ -284,11 +285,11 @@ describe('request bodies', () => {
     expect(r.closed).toBe(true)
   })
 
-  it('answers at once, without reading, a body declared more than 32 MB over the limit', async () => {
+  it('answers at once, without reading, a body declared more than LINGER_BYTES (32 MB) over the limit', async () => {
     const r = await exchange(
       s.port,
       [
-        `POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${LIMIT + 32 * 1024 * 1024 + 1}\r\n\r\n`,
+        `POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${LIMIT + LINGER_BYTES + 1}\r\n\r\n`,
       ],
       ['POST'],
       { untilClose: true },

@@ -111,15 +111,6 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       if (close) res.writeHeader('Connection', 'close')
       res.endWithoutBody()
     }
-    if (closing) {
-      res.cork(() => {
-        res.writeStatus('503 Service Unavailable')
-        res.writeHeader('Content-Type', 'application/json')
-        res.writeHeader('Retry-After', '1')
-        end('{"error":{"code":"unavailable","message":"Shutting down; try again."}}', true)
-      })
-      return
-    }
     let aborted = false
     // Whatever waits on the socket (a streamed answer draining, a streamed body's reader) wakes
     // up when the client goes away.
@@ -141,6 +132,10 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     req.forEach((k, v) => {
       headers.set(k, v)
     })
+    if (closing) {
+      refuseWhileClosing(res, headers, end)
+      return
+    }
     // The peer's address, read when first asked (http/request.ts) or when the request outlives
     // this callback (`watch`): a handler that asks after an await still gets it, even if the
     // client has gone by then. Only a request answered at once may never read it.
@@ -304,6 +299,43 @@ export const LINGER_BYTES = 32 * 1024 * 1024
 
 /** Whether a body past its limit has been dropped long enough for the 413 to go out. */
 const lingered = (size: number, limit: number, isLast: boolean) => isLast || size - limit > LINGER_BYTES
+
+/**
+ * A request on a kept-alive connection once the node has stopped listening: 503, told to retry
+ * elsewhere, and the connection closed. A body still coming is read to its end and dropped first,
+ * as for a 413 (`LINGER_BYTES`): closed with bytes unread, the connection would be reset, and a
+ * client still writing its body would see the reset instead of the 503 it can retry on.
+ */
+const refuseWhileClosing = (
+  res: uws.HttpResponse,
+  headers: ReadonlyMap<string, string>,
+  end: (body: string, close: boolean) => void,
+) => {
+  const refuse = () =>
+    res.cork(() => {
+      res.writeStatus('503 Service Unavailable')
+      res.writeHeader('Content-Type', 'application/json')
+      res.writeHeader('Retry-After', '1')
+      end('{"error":{"code":"unavailable","message":"Shutting down; try again."}}', true)
+    })
+  const declared = Number(headers.get('content-length') ?? 0)
+  if (!(declared > 0 || headers.has('transfer-encoding')) || declared > LINGER_BYTES) {
+    refuse()
+    return
+  }
+  let done = false
+  let size = 0
+  res.onAborted(() => {
+    done = true
+  })
+  res.onData((chunk, isLast) => {
+    if (done) return
+    size += chunk.byteLength
+    if (!lingered(size, 0, isLast)) return
+    done = true
+    refuse()
+  })
+}
 
 /** Chunks queued before the socket is paused; it resumes once the reader is down to a quarter. */
 const HIGH_WATER = 16

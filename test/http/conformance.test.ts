@@ -332,6 +332,43 @@ describe('request bodies', () => {
   })
 })
 
+describe('a node stopping', () => {
+  // A kept-alive connection's next request, once the node has stopped listening, is told to retry
+  // elsewhere (503). Answered as soon as its headers came, with the connection closed and the body
+  // unread, it was reset under a client still writing the body: fetch reports EPIPE, not the 503.
+  it('answers a request whose body is still coming with 503 and Retry-After once the body is read, then closes', async () => {
+    const node = await startTestServer()
+    let stopped: Promise<void> | undefined
+    try {
+      const r = await exchange(
+        node.port,
+        [
+          health,
+          { answers: 1 },
+          {
+            run: async () => {
+              // `stop` refuses new requests at once, then waits for the node's services.
+              stopped = node.stop()
+              await new Promise((go) => setTimeout(go, 100))
+            },
+          },
+          `POST /v1/plan-requests HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${LIMIT * 4}\r\n\r\n`,
+          ...Array.from({ length: 4 }, () => [{ waitMs: 30 }, 'x'.repeat(LIMIT)]).flat(),
+        ],
+        ['GET', 'POST'],
+        { untilClose: true, sendAll: true },
+      )
+      expect(r.error).toBeUndefined()
+      expect(r.responses.map((x) => x.status)).toEqual([200, 503])
+      expect(r.responses[1]!.headers.get('retry-after')).toBe('1')
+      expect(r.responses[1]!.json().error.code).toBe('unavailable')
+      expect(r.closed).toBe(true)
+    } finally {
+      await (stopped ?? node.stop())
+    }
+  })
+})
+
 describe('slow and idle clients', () => {
   it('keeps serving others while a client sends one byte a second; the slow one ends by itself', {
     timeout: 30_000,

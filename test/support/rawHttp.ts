@@ -72,8 +72,9 @@ export interface Exchange extends Parsed {
 }
 
 /**
- * Bytes to send, a pause, a wait until the bytes received match, or a wait until that many final
- * answers have come (to send the next request on a kept-alive connection, not pipelined).
+ * Bytes to send, a pause, a wait until the bytes received match, a wait until that many final
+ * answers have come (to send the next request on a kept-alive connection, not pipelined), or
+ * something done to the server between two steps (stopping it), awaited.
  */
 export type Step =
   | string
@@ -81,6 +82,7 @@ export type Step =
   | { readonly waitMs: number }
   | { readonly until: RegExp }
   | { readonly answers: number }
+  | { readonly run: () => Promise<unknown> }
 
 export interface ExchangeOptions {
   readonly timeoutMs?: number
@@ -162,6 +164,7 @@ export const exchange = (
         if (typeof step === 'string') socket.write(Buffer.from(step, 'latin1'))
         else if (Buffer.isBuffer(step)) socket.write(step)
         else if ('waitMs' in step) await new Promise((r) => setTimeout(r, step.waitMs))
+        else if ('run' in step) await step.run()
         else if (!met(step)) await new Promise<void>((go) => waiting.push({ step, go }))
       }
       sent = true

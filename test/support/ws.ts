@@ -54,7 +54,18 @@ export const connect = (url: string): Promise<Client> =>
           if (i >= 0) return Promise.resolve(frames.splice(i, 1)[0]!)
           return new Promise((res, rej) => {
             const asked = Date.now()
+            const waiter = {
+              match,
+              resolve: (f: Record<string, unknown>) => {
+                clearTimeout(timer)
+                res(f)
+              },
+            }
             const timer = setTimeout(() => {
+              // A waiter that gave up takes no frame: one arriving later is queued for the next
+              // `next`, not handed to a promise nobody awaits any more.
+              const at = waiters.indexOf(waiter)
+              if (at >= 0) waiters.splice(at, 1)
               const now = Date.now()
               const last = lastFrame
                 ? `last frame ${JSON.stringify({ op: lastFrame.op, event: lastFrame.event })} ${now - lastFrame.at} ms ago`
@@ -67,13 +78,7 @@ export const connect = (url: string): Promise<Client> =>
                 ),
               )
             }, timeoutMs)
-            waiters.push({
-              match,
-              resolve: (f) => {
-                clearTimeout(timer)
-                res(f)
-              },
-            })
+            waiters.push(waiter)
           })
         },
       }),

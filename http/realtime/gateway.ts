@@ -1,11 +1,15 @@
 import type uws from 'uWebSockets.js'
-import { Effect } from 'effect'
+import { Cause, Effect } from 'effect'
+import { ApiError } from '../../actors/errors'
+import { pickLocale } from '../../actors/i18n'
 import type { BusShape } from '../../engine/bus/Bus'
 import { systemMillis } from '../../engine/clock'
 import { type ControlMessage, RECHECK_FRAME, userControlTopic } from '../../engine/events'
 import type { Logger } from '../../engine/log'
 import * as Livechat from '../../store/livechat'
 import * as Members from '../../store/members'
+import { unavailableIn } from '../../store/pool'
+import { errorBody } from '../envelope'
 import type { Services } from '../route'
 import { authorize } from './channels'
 import { makeHub } from './hub'
@@ -192,6 +196,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
           const key = req.getHeader('sec-websocket-key')
           const protocol = req.getHeader('sec-websocket-protocol')
           const extensions = req.getHeader('sec-websocket-extensions')
+          const locale = pickLocale(req.getHeader('x-locale') || undefined)
           let aborted = false
           res.onAborted(() => {
             aborted = true
@@ -203,6 +208,26 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
                 .writeHeader('Content-Type', 'application/json')
                 .end(text({ error: { code, message } }))
             })
+          // As the request pipeline answers (http/pipeline.ts `failureResponse`): the database busy
+          // or out of reach is 503 with Retry-After, which the app's reconnect waits out; anything
+          // else is a fault, logged.
+          const failed = (cause: Cause.Cause<unknown>) => {
+            const busy = unavailableIn(Cause.squash(cause))
+            const err = busy
+              ? new ApiError({
+                  code: 'unavailable',
+                  headers: { 'Retry-After': busy.why === 'down' ? '1' : '2' },
+                })
+              : new ApiError({ code: 'server_error' })
+            if (busy) deps.log.warn('realtime upgrade: database unavailable', { error: busy.error.message })
+            else deps.log.error('realtime upgrade failed', { cause: Cause.pretty(cause) })
+            res.cork(() => {
+              res.writeStatus(busy ? '503 Service Unavailable' : '500 Internal Server Error')
+              res.writeHeader('Content-Type', 'application/json')
+              for (const [k, v] of Object.entries(err.headers ?? {})) res.writeHeader(k, v)
+              res.end(errorBody(err, locale))
+            })
+          }
           const grant: Grant | null = verify(deps.signingKey, query.get('token'), systemMillis())
           if (!grant) {
             refuse('401 Unauthorized', 'unauthorized', 'Missing, invalid or expired real-time token.')
@@ -213,10 +238,14 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
             grant.v === undefined
               ? Effect.map(Members.activeMembership(grant.u, grant.w), (m) => m !== null)
               : Effect.map(Livechat.liveSession(grant.v, grant.w), (v) => v !== null)
-          deps.run(admitted).then(
-            (membership) => {
+          deps.run(Effect.exit(admitted)).then(
+            (exit) => {
               if (aborted) return
-              if (!membership) {
+              if (exit._tag === 'Failure') {
+                failed(exit.cause)
+                return
+              }
+              if (!exit.value) {
                 refuse('401 Unauthorized', 'unauthorized', 'No longer a member of this workspace.')
                 return
               }
@@ -238,8 +267,8 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
                 )
               })
             },
-            () => {
-              if (!aborted) refuse('500 Internal Server Error', 'server_error', 'Server fault.')
+            (e: unknown) => {
+              if (!aborted) failed(Cause.die(e))
             },
           )
         },

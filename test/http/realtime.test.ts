@@ -1,10 +1,12 @@
+import { SqlClient } from '@effect/sql'
+import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { disconnectUser, publishEvent, revokeSubscription } from '../../engine/events'
 import { sign } from '../../http/realtime/token'
 import * as ServerKeys from '../../store/serverKeys'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
-import { type Client, connect, refusedStatus } from '../support/ws'
+import { type Client, connect, refusal, refusedStatus } from '../support/ws'
 
 let s: TestServer
 let w: F.Seeded
@@ -200,5 +202,40 @@ describe('delivery', () => {
     ;(slow.ws as unknown as { _socket: { resume: () => void } })._socket.resume()
     expect((await slow.closed).code).toBe(4008)
     fast.close()
+  })
+})
+
+describe('an upgrade while the database cannot serve', () => {
+  // The membership is looked up at every upgrade. With every connection of the pool busy past
+  // DB_WAIT_MS the look-up fails as the request pipeline's do, and the answer is theirs: 503 with
+  // Retry-After, which the app's reconnect waits out. It was a 500, and nothing was logged.
+  it('answers 503 `unavailable` with Retry-After, then opens once the database is free', async () => {
+    const node = await startTestServer({ DB_WAIT_MS: '300' })
+    try {
+      const seeded = await F.workspace(node, { plan: 'pro' })
+      const session = await F.signIn(node, seeded.ownerEmail)
+      const res = await node.fetch('/v1/realtime/token', F.json({}, session.headers()))
+      const { url } = ((await res.json()) as { data: { url: string } }).data
+      // The node's pool: 20 connections on PostgreSQL, the embedded database's one.
+      const connections = node.env.DATABASE_URL ? 20 : 1
+      const held = node.run(
+        Effect.all(
+          Array.from({ length: connections }, () =>
+            Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_sleep(2)`),
+          ),
+          { concurrency: 'unbounded' },
+        ),
+      )
+      await new Promise((r) => setTimeout(r, 300))
+      const refused = await refusal(url)
+      expect(refused.status).toBe(503)
+      expect(refused.headers['retry-after']).toBe('2')
+      expect(JSON.parse(refused.body).error.code).toBe('unavailable')
+      await held
+      const c = await connect(url)
+      c.close()
+    } finally {
+      await node.stop()
+    }
   })
 })

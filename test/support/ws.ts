@@ -96,3 +96,23 @@ export const refusedStatus = (url: string): Promise<number> =>
     })
     ws.on('error', () => undefined)
   })
+
+/** A refused upgrade's status, headers (names in lower case) and body. */
+export const refusal = (
+  url: string,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> =>
+  new Promise((resolve, reject) => {
+    const ws = new WebSocket(url)
+    ws.on('unexpected-response', (_req, res) => {
+      let body = ''
+      res.on('data', (d: Buffer) => {
+        body += d.toString('utf8')
+      })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body }))
+    })
+    ws.on('open', () => {
+      ws.close()
+      reject(new Error('upgrade was accepted'))
+    })
+    ws.on('error', () => undefined)
+  })

@@ -1,5 +1,5 @@
 import type uws from 'uWebSockets.js'
-import { Cause, Effect } from 'effect'
+import { Cause, Effect, Exit } from 'effect'
 import { ApiError } from '../../actors/errors'
 import { pickLocale } from '../../actors/i18n'
 import type { BusShape } from '../../engine/bus/Bus'
@@ -11,7 +11,7 @@ import * as Members from '../../store/members'
 import { unavailableIn } from '../../store/pool'
 import { errorBody } from '../envelope'
 import type { Services } from '../route'
-import { authorize } from './channels'
+import { authorize, type Verdict } from './channels'
 import { makeHub } from './hub'
 import { type ClientFrame, closeCodes, parseFrame, SLOW_CONSUMER_BYTES } from './protocol'
 import { type Grant, verify } from './token'
@@ -98,8 +98,26 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
 
   const subscribe = async (ws: Socket, channel: string, since: string | undefined, ref: unknown) => {
     const data = ws.getUserData()
-    const verdict = await deps.run(authorize(whoOf(data), channel)).catch(() => 'error' as const)
+    const exit = await deps
+      .run(Effect.exit(authorize(whoOf(data), channel)))
+      .catch((e: unknown) => Exit.die(e))
+    let verdict: Verdict | 'unavailable' | 'error'
+    if (Exit.isSuccess(exit)) verdict = exit.value
+    else {
+      // The database unable to serve now is no answer about the channel: a `refused` would stand
+      // until the client reconnects. The socket closes with a code that reconnects (with backoff)
+      // and resumes every channel from its cursor, so nothing is missed meanwhile.
+      const busy = unavailableIn(Cause.squash(exit.cause))
+      if (busy)
+        deps.log.warn('realtime subscribe: database unavailable', { channel, error: busy.error.message })
+      else deps.log.error('realtime subscribe failed', { channel, cause: Cause.pretty(exit.cause) })
+      verdict = busy ? 'unavailable' : 'error'
+    }
     if (data.closed) return
+    if (verdict === 'unavailable') {
+      ws.end(closeCodes.unavailable.code, closeCodes.unavailable.reason)
+      return
+    }
     if (verdict !== 'granted') {
       const code = verdict === 'error' ? 'server_error' : verdict
       send(ws, { op: 'refused', channel, code, message: refusalText[code], ref })

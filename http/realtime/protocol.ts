@@ -23,6 +23,8 @@ import { MAX_JSON_DEPTH, nestsDeeper } from '../validation'
  */
 export const closeCodes = {
   slowConsumer: { code: 4008, reason: 'slow_consumer', reconnect: true },
+  /** A subscription could not be authorised because the database cannot serve now. */
+  unavailable: { code: 4013, reason: 'unavailable', reconnect: true },
   accessLost: { code: 4503, reason: 'access_lost', reconnect: false },
 } as const
 

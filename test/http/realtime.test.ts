@@ -1,8 +1,10 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { disconnectUser, publishEvent, revokeSubscription } from '../../engine/events'
 import { sign } from '../../http/realtime/token'
+import { DatabaseLink } from '../../store/database'
 import * as ServerKeys from '../../store/serverKeys'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
@@ -205,35 +207,96 @@ describe('delivery', () => {
   })
 })
 
-describe('an upgrade while the database cannot serve', () => {
+/**
+ * Every connection of the node's pool busy for `seconds`, resolved once they all are (the run's
+ * statements seen in PostgreSQL; the embedded database's one connection is taken at once). The
+ * `ended` settles when they end; a sleeper that found no connection is ignored.
+ */
+const holdPool = async (node: TestServer, seconds: number) => {
+  const connections = await node.run(Effect.map(DatabaseLink, (l) => l.connections))
+  const held = node.run(
+    Effect.all(
+      Array.from({ length: connections }, () =>
+        // A new connection may take longer to open than DB_WAIT_MS: such a sleeper asks again.
+        Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_sleep(${seconds}::float8)`).pipe(
+          Effect.retry({ times: 20 }),
+          Effect.ignore,
+        ),
+      ),
+      { concurrency: 'unbounded' },
+    ),
+  )
+  const url = node.env.DATABASE_URL
+  if (!url) {
+    await new Promise((r) => setTimeout(r, 300))
+    return { ended: held }
+  }
+  const admin = new pg.Client({ connectionString: url })
+  await admin.connect()
+  try {
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await admin.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'active' AND query LIKE '%pg_sleep%' AND pid <> pg_backend_pid()",
+      )
+      if (rows[0]!.n >= connections) return { ended: held }
+      await new Promise((r) => setTimeout(r, 20))
+    }
+    throw new Error('the pool never had every connection busy')
+  } finally {
+    await admin.end()
+  }
+}
+
+describe('the database unable to serve', () => {
   // The membership is looked up at every upgrade. With every connection of the pool busy past
   // DB_WAIT_MS the look-up fails as the request pipeline's do, and the answer is theirs: 503 with
   // Retry-After, which the app's reconnect waits out. It was a 500, and nothing was logged.
-  it('answers 503 `unavailable` with Retry-After, then opens once the database is free', async () => {
+  it('answers an upgrade 503 `unavailable` with Retry-After, then opens once the database is free', async () => {
     const node = await startTestServer({ DB_WAIT_MS: '300' })
     try {
       const seeded = await F.workspace(node, { plan: 'pro' })
       const session = await F.signIn(node, seeded.ownerEmail)
       const res = await node.fetch('/v1/realtime/token', F.json({}, session.headers()))
       const { url } = ((await res.json()) as { data: { url: string } }).data
-      // The node's pool: 20 connections on PostgreSQL, the embedded database's one.
-      const connections = node.env.DATABASE_URL ? 20 : 1
-      const held = node.run(
-        Effect.all(
-          Array.from({ length: connections }, () =>
-            Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_sleep(2)`),
-          ),
-          { concurrency: 'unbounded' },
-        ),
-      )
-      await new Promise((r) => setTimeout(r, 300))
+      const pool = await holdPool(node, 3)
       const refused = await refusal(url)
       expect(refused.status).toBe(503)
       expect(refused.headers['retry-after']).toBe('2')
       expect(JSON.parse(refused.body).error.code).toBe('unavailable')
-      await held
+      await pool.ended
       const c = await connect(url)
       c.close()
+    } finally {
+      await node.stop()
+    }
+  })
+  // A subscription is authorised against the database too. A `refused` would stand until the
+  // client reconnected (the app takes it as the server's answer about the channel), so the
+  // socket is closed with 4013, which the client reconnects after, resuming every channel.
+  it('closes a socket whose subscription cannot be authorised with 4013, and the next socket is served', async () => {
+    const node = await startTestServer({ DB_WAIT_MS: '300' })
+    try {
+      const seeded = await F.workspace(node, { plan: 'pro' })
+      const session = await F.signIn(node, seeded.ownerEmail)
+      const token = async () => {
+        const res = await node.fetch('/v1/realtime/token', F.json({}, session.headers()))
+        return ((await res.json()) as { data: { url: string } }).data.url
+      }
+      const c = await connect(await token())
+      const channel = `ws:${seeded.workspaceId}`
+      const pool = await holdPool(node, 3)
+      c.send({ op: 'subscribe', channel, ref: 1 })
+      const closed = await Promise.race([
+        c.closed,
+        new Promise((r) => setTimeout(() => r({ still: 'open', frames: c.frames }), 10_000)),
+      ])
+      expect(closed).toEqual({ code: 4013, reason: 'unavailable' })
+      expect(c.frames.filter((f) => f.op === 'refused')).toEqual([])
+      await pool.ended
+      const again = await connect(await token())
+      again.send({ op: 'subscribe', channel, ref: 2 })
+      expect(await again.next((f) => f.channel === channel)).toMatchObject({ op: 'subscribed', ref: 2 })
+      again.close()
     } finally {
       await node.stop()
     }

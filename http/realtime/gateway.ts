@@ -53,6 +53,22 @@ export interface Gateway {
 }
 
 const text = (v: unknown) => JSON.stringify(v)
+
+/**
+ * Why a look-up of the gateway failed, logged: the database busy or out of reach (a warning, and
+ * returned: the caller answers "try again") or a fault (an error, with its cause).
+ */
+const diagnose = (
+  log: Logger,
+  what: string,
+  cause: Cause.Cause<unknown>,
+  context: Record<string, unknown>,
+) => {
+  const busy = unavailableIn(Cause.squash(cause))
+  if (busy) log.warn(`${what}: database unavailable`, { ...context, error: busy.error.message })
+  else log.error(`${what} failed`, { ...context, cause: Cause.pretty(cause) })
+  return busy
+}
 const CONTROL_PREFIX = userControlTopic(0).slice(0, -1)
 const RECHECK = Buffer.from(RECHECK_FRAME)
 const whoOf = (d: SocketData) =>
@@ -107,11 +123,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
       // The database unable to serve now is no answer about the channel: a `refused` would stand
       // until the client reconnects. The socket closes with a code that reconnects (with backoff)
       // and resumes every channel from its cursor, so nothing is missed meanwhile.
-      const busy = unavailableIn(Cause.squash(exit.cause))
-      if (busy)
-        deps.log.warn('realtime subscribe: database unavailable', { channel, error: busy.error.message })
-      else deps.log.error('realtime subscribe failed', { channel, cause: Cause.pretty(exit.cause) })
-      verdict = busy ? 'unavailable' : 'error'
+      verdict = diagnose(deps.log, 'realtime subscribe', exit.cause, { channel }) ? 'unavailable' : 'error'
     }
     if (data.closed) return
     if (verdict === 'unavailable') {
@@ -230,15 +242,13 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
           // or out of reach is 503 with Retry-After, which the app's reconnect waits out; anything
           // else is a fault, logged.
           const failed = (cause: Cause.Cause<unknown>) => {
-            const busy = unavailableIn(Cause.squash(cause))
+            const busy = diagnose(deps.log, 'realtime upgrade', cause, {})
             const err = busy
               ? new ApiError({
                   code: 'unavailable',
                   headers: { 'Retry-After': busy.why === 'down' ? '1' : '2' },
                 })
               : new ApiError({ code: 'server_error' })
-            if (busy) deps.log.warn('realtime upgrade: database unavailable', { error: busy.error.message })
-            else deps.log.error('realtime upgrade failed', { cause: Cause.pretty(cause) })
             res.cork(() => {
               res.writeStatus(busy ? '503 Service Unavailable' : '500 Internal Server Error')
               res.writeHeader('Content-Type', 'application/json')

@@ -157,18 +157,27 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
     }
   }
 
-  /** Access to a topic may have changed: re-authorise this node's subscribers of it. */
+  /**
+   * Access to a topic may have changed: re-authorise this node's subscribers of it. A check that
+   * cannot be made (the database unable to serve, or a fault) closes the socket with 4013 rather
+   * than leave the subscription as it was: the change may have taken the access away, and the
+   * client reconnects and has every channel authorised again.
+   */
   const recheck = (topic: string) => {
     for (const ws of [...(byTopic.get(topic) ?? [])]) {
       const data = ws.getUserData()
       deps
-        .run(authorize(whoOf(data), topic))
-        .then((verdict) => {
-          if (verdict !== 'granted' && leave(ws, topic)) {
+        .run(Effect.exit(authorize(whoOf(data), topic)))
+        .catch((e: unknown) => Exit.die(e))
+        .then((exit) => {
+          if (data.closed) return
+          if (Exit.isFailure(exit)) {
+            diagnose(deps.log, 'realtime recheck', exit.cause, { topic })
+            ws.end(closeCodes.unavailable.code, closeCodes.unavailable.reason)
+          } else if (exit.value !== 'granted' && leave(ws, topic)) {
             send(ws, { op: 'unsubscribed', channel: topic, reason: 'access_lost' })
           }
         })
-        .catch((err: unknown) => deps.log.error('realtime recheck failed', { topic, cause: String(err) }))
     }
   }
 

@@ -2,7 +2,7 @@ import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { disconnectUser, publishEvent, revokeSubscription } from '../../engine/events'
+import { disconnectUser, publishEvent, recheckTopic, revokeSubscription } from '../../engine/events'
 import { sign } from '../../http/realtime/token'
 import { DatabaseLink } from '../../store/database'
 import * as ServerKeys from '../../store/serverKeys'
@@ -297,6 +297,30 @@ describe('the database unable to serve', () => {
       again.send({ op: 'subscribe', channel, ref: 2 })
       expect(await again.next((f) => f.channel === channel)).toMatchObject({ op: 'subscribed', ref: 2 })
       again.close()
+    } finally {
+      await node.stop()
+    }
+  })
+  // A re-check comes when access may have been taken away (a reassignment): one that cannot be
+  // made must not leave the subscription delivering as before.
+  it('closes a socket with 4013 when a re-check of its subscription cannot be made', async () => {
+    const node = await startTestServer({ DB_WAIT_MS: '300' })
+    try {
+      const seeded = await F.workspace(node, { plan: 'pro' })
+      const session = await F.signIn(node, seeded.ownerEmail)
+      const res = await node.fetch('/v1/realtime/token', F.json({}, session.headers()))
+      const c = await connect(((await res.json()) as { data: { url: string } }).data.url)
+      const channel = `ws:${seeded.workspaceId}`
+      c.send({ op: 'subscribe', channel, ref: 1 })
+      expect(await c.next((f) => f.channel === channel)).toMatchObject({ op: 'subscribed' })
+      const pool = await holdPool(node, 3)
+      await node.run(recheckTopic(channel))
+      const closed = await Promise.race([
+        c.closed,
+        new Promise((r) => setTimeout(() => r({ still: 'open', frames: c.frames }), 10_000)),
+      ])
+      expect(closed).toEqual({ code: 4013, reason: 'unavailable' })
+      await pool.ended
     } finally {
       await node.stop()
     }

@@ -1,6 +1,6 @@
 import type uws from 'uWebSockets.js'
+import { STATUS_CODES } from 'node:http'
 import { Cause, Effect, Exit } from 'effect'
-import { ApiError } from '../../actors/errors'
 import { pickLocale } from '../../actors/i18n'
 import type { BusShape } from '../../engine/bus/Bus'
 import { systemMillis } from '../../engine/clock'
@@ -9,9 +9,9 @@ import type { Logger } from '../../engine/log'
 import * as Livechat from '../../store/livechat'
 import * as Members from '../../store/members'
 import { unavailableIn } from '../../store/pool'
-import { errorBody } from '../envelope'
+import { failureResponse } from '../pipeline'
 import type { Services } from '../route'
-import { authorize, type Verdict } from './channels'
+import { authorize } from './channels'
 import { makeHub } from './hub'
 import { type ClientFrame, closeCodes, parseFrame, SLOW_CONSUMER_BYTES } from './protocol'
 import { type Grant, verify } from './token'
@@ -55,8 +55,8 @@ export interface Gateway {
 const text = (v: unknown) => JSON.stringify(v)
 
 /**
- * Why a look-up of the gateway failed, logged: the database busy or out of reach (a warning, and
- * returned: the caller answers "try again") or a fault (an error, with its cause).
+ * Why a socket's channel check failed, logged: the database busy or out of reach (a warning, and
+ * returned: the socket is closed to reconnect) or a fault (an error, with its cause).
  */
 const diagnose = (
   log: Logger,
@@ -117,14 +117,14 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
     const exit = await deps
       .run(Effect.exit(authorize(whoOf(data), channel)))
       .catch((e: unknown) => Exit.die(e))
-    let verdict: Verdict | 'unavailable' | 'error'
-    if (Exit.isSuccess(exit)) verdict = exit.value
-    else {
-      // The database unable to serve now is no answer about the channel: a `refused` would stand
-      // until the client reconnects. The socket closes with a code that reconnects (with backoff)
-      // and resumes every channel from its cursor, so nothing is missed meanwhile.
-      verdict = diagnose(deps.log, 'realtime subscribe', exit.cause, { channel }) ? 'unavailable' : 'error'
-    }
+    // The database unable to serve now is no answer about the channel: a `refused` would stand
+    // until the client reconnects. The socket closes with a code that reconnects (with backoff)
+    // and resumes every channel from its cursor, so nothing is missed meanwhile.
+    const verdict = Exit.isSuccess(exit)
+      ? exit.value
+      : diagnose(deps.log, 'realtime subscribe', exit.cause, { channel })
+        ? ('unavailable' as const)
+        : ('error' as const)
     if (data.closed) return
     if (verdict === 'unavailable') {
       ws.end(closeCodes.unavailable.code, closeCodes.unavailable.reason)
@@ -247,22 +247,17 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
                 .writeHeader('Content-Type', 'application/json')
                 .end(text({ error: { code, message } }))
             })
-          // As the request pipeline answers (http/pipeline.ts `failureResponse`): the database busy
-          // or out of reach is 503 with Retry-After, which the app's reconnect waits out; anything
-          // else is a fault, logged.
+          // Answered as the request pipeline answers a failure (the database busy or out of reach
+          // is 503 with Retry-After, which the app's reconnect waits out; a fault is a logged 500).
           const failed = (cause: Cause.Cause<unknown>) => {
-            const busy = diagnose(deps.log, 'realtime upgrade', cause, {})
-            const err = busy
-              ? new ApiError({
-                  code: 'unavailable',
-                  headers: { 'Retry-After': busy.why === 'down' ? '1' : '2' },
-                })
-              : new ApiError({ code: 'server_error' })
+            const out = failureResponse(cause, { headers: [], locale, requestId: '' }, deps.log, {
+              route: REALTIME_PATH,
+              method: 'GET',
+            })
             res.cork(() => {
-              res.writeStatus(busy ? '503 Service Unavailable' : '500 Internal Server Error')
-              res.writeHeader('Content-Type', 'application/json')
-              for (const [k, v] of Object.entries(err.headers ?? {})) res.writeHeader(k, v)
-              res.end(errorBody(err, locale))
+              res.writeStatus(`${out.status} ${STATUS_CODES[out.status] ?? ''}`)
+              for (const [k, v] of out.headers) res.writeHeader(k, v)
+              res.end(out.body)
             })
           }
           const grant: Grant | null = verify(deps.signingKey, query.get('token'), systemMillis())

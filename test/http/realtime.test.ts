@@ -1,7 +1,7 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import pg from 'pg'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { disconnectUser, publishEvent, recheckTopic, revokeSubscription } from '../../engine/events'
 import { sign } from '../../http/realtime/token'
 import { DatabaseLink } from '../../store/database'
@@ -248,81 +248,77 @@ const holdPool = async (node: TestServer, seconds: number) => {
 }
 
 describe('the database unable to serve', () => {
+  let node: TestServer
+  let seeded: F.Seeded
+  let session: F.Session
+  beforeAll(async () => {
+    node = await startTestServer({ DB_WAIT_MS: '300' })
+    seeded = await F.workspace(node, { plan: 'pro' })
+    session = await F.signIn(node, seeded.ownerEmail)
+  })
+  afterAll(() => node?.stop())
+  // The pool a test held is free again before the next test, whether the test passed or not.
+  let held: Promise<unknown> = Promise.resolve()
+  afterEach(() => held)
+  const hold = async () => {
+    const pool = await holdPool(node, 3)
+    held = pool.ended
+    return pool
+  }
+
+  const socketUrl = async () => {
+    const res = await node.fetch('/v1/realtime/token', F.json({}, session.headers()))
+    return ((await res.json()) as { data: { url: string } }).data.url
+  }
+  /** How the socket closed, or what it holds when still open 10 s later. */
+  const closing = (c: Client) =>
+    Promise.race([
+      c.closed,
+      new Promise((r) => setTimeout(() => r({ still: 'open', frames: c.frames }), 10_000)),
+    ])
+
   // The membership is looked up at every upgrade. With every connection of the pool busy past
   // DB_WAIT_MS the look-up fails as the request pipeline's do, and the answer is theirs: 503 with
   // Retry-After, which the app's reconnect waits out. It was a 500, and nothing was logged.
   it('answers an upgrade 503 `unavailable` with Retry-After, then opens once the database is free', async () => {
-    const node = await startTestServer({ DB_WAIT_MS: '300' })
-    try {
-      const seeded = await F.workspace(node, { plan: 'pro' })
-      const session = await F.signIn(node, seeded.ownerEmail)
-      const res = await node.fetch('/v1/realtime/token', F.json({}, session.headers()))
-      const { url } = ((await res.json()) as { data: { url: string } }).data
-      const pool = await holdPool(node, 3)
-      const refused = await refusal(url)
-      expect(refused.status).toBe(503)
-      expect(refused.headers['retry-after']).toBe('2')
-      expect(JSON.parse(refused.body).error.code).toBe('unavailable')
-      await pool.ended
-      const c = await connect(url)
-      c.close()
-    } finally {
-      await node.stop()
-    }
+    const url = await socketUrl()
+    const pool = await hold()
+    const refused = await refusal(url)
+    expect(refused.status).toBe(503)
+    expect(refused.headers['retry-after']).toBe('2')
+    expect(JSON.parse(refused.body).error.code).toBe('unavailable')
+    await pool.ended
+    const c = await connect(url)
+    c.close()
   })
+
   // A subscription is authorised against the database too. A `refused` would stand until the
   // client reconnected (the app takes it as the server's answer about the channel), so the
   // socket is closed with 4013, which the client reconnects after, resuming every channel.
   it('closes a socket whose subscription cannot be authorised with 4013, and the next socket is served', async () => {
-    const node = await startTestServer({ DB_WAIT_MS: '300' })
-    try {
-      const seeded = await F.workspace(node, { plan: 'pro' })
-      const session = await F.signIn(node, seeded.ownerEmail)
-      const token = async () => {
-        const res = await node.fetch('/v1/realtime/token', F.json({}, session.headers()))
-        return ((await res.json()) as { data: { url: string } }).data.url
-      }
-      const c = await connect(await token())
-      const channel = `ws:${seeded.workspaceId}`
-      const pool = await holdPool(node, 3)
-      c.send({ op: 'subscribe', channel, ref: 1 })
-      const closed = await Promise.race([
-        c.closed,
-        new Promise((r) => setTimeout(() => r({ still: 'open', frames: c.frames }), 10_000)),
-      ])
-      expect(closed).toEqual({ code: 4013, reason: 'unavailable' })
-      expect(c.frames.filter((f) => f.op === 'refused')).toEqual([])
-      await pool.ended
-      const again = await connect(await token())
-      again.send({ op: 'subscribe', channel, ref: 2 })
-      expect(await again.next((f) => f.channel === channel)).toMatchObject({ op: 'subscribed', ref: 2 })
-      again.close()
-    } finally {
-      await node.stop()
-    }
+    const c = await connect(await socketUrl())
+    const channel = `ws:${seeded.workspaceId}`
+    const pool = await hold()
+    c.send({ op: 'subscribe', channel, ref: 1 })
+    expect(await closing(c)).toEqual({ code: 4013, reason: 'unavailable' })
+    expect(c.frames.filter((f) => f.op === 'refused')).toEqual([])
+    await pool.ended
+    const again = await connect(await socketUrl())
+    again.send({ op: 'subscribe', channel, ref: 2 })
+    expect(await again.next((f) => f.channel === channel)).toMatchObject({ op: 'subscribed', ref: 2 })
+    again.close()
   })
+
   // A re-check comes when access may have been taken away (a reassignment): one that cannot be
   // made must not leave the subscription delivering as before.
   it('closes a socket with 4013 when a re-check of its subscription cannot be made', async () => {
-    const node = await startTestServer({ DB_WAIT_MS: '300' })
-    try {
-      const seeded = await F.workspace(node, { plan: 'pro' })
-      const session = await F.signIn(node, seeded.ownerEmail)
-      const res = await node.fetch('/v1/realtime/token', F.json({}, session.headers()))
-      const c = await connect(((await res.json()) as { data: { url: string } }).data.url)
-      const channel = `ws:${seeded.workspaceId}`
-      c.send({ op: 'subscribe', channel, ref: 1 })
-      expect(await c.next((f) => f.channel === channel)).toMatchObject({ op: 'subscribed' })
-      const pool = await holdPool(node, 3)
-      await node.run(recheckTopic(channel))
-      const closed = await Promise.race([
-        c.closed,
-        new Promise((r) => setTimeout(() => r({ still: 'open', frames: c.frames }), 10_000)),
-      ])
-      expect(closed).toEqual({ code: 4013, reason: 'unavailable' })
-      await pool.ended
-    } finally {
-      await node.stop()
-    }
+    const c = await connect(await socketUrl())
+    const channel = `ws:${seeded.workspaceId}`
+    c.send({ op: 'subscribe', channel, ref: 1 })
+    expect(await c.next((f) => f.channel === channel)).toMatchObject({ op: 'subscribed' })
+    const pool = await hold()
+    await node.run(recheckTopic(channel))
+    expect(await closing(c)).toEqual({ code: 4013, reason: 'unavailable' })
+    await pool.ended
   })
 })

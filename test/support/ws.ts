@@ -86,16 +86,7 @@ export const connect = (url: string): Promise<Client> =>
   })
 
 /** The HTTP status a refused upgrade answered with. */
-export const refusedStatus = (url: string): Promise<number> =>
-  new Promise((resolve, reject) => {
-    const ws = new WebSocket(url)
-    ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
-    ws.on('open', () => {
-      ws.close()
-      reject(new Error('upgrade was accepted'))
-    })
-    ws.on('error', () => undefined)
-  })
+export const refusedStatus = (url: string): Promise<number> => refusal(url).then((r) => r.status)
 
 /** A refused upgrade's status, headers (names in lower case) and body. */
 export const refusal = (

@@ -1,5 +1,6 @@
 import { Effect, Schema } from 'effect'
 import { notFound } from '../actors/errors'
+import { cleanMime } from '../engine/mime'
 import { FileStorage } from '../engine/storage/FileStorage'
 import type * as Files from '../store/files'
 import type { Reply } from './route'
@@ -37,7 +38,9 @@ export const fileReply = (file: Files.FileRow, range: string | undefined, downlo
     const storage = yield* FileStorage
     const size = yield* Effect.orDie(storage.size(file.storage_key))
     if (size === null) return yield* Effect.fail(notFound())
-    const attachment = download || ACTIVE.test(file.mime)
+    // Rows stored before types were normalised on the way in are normalised on the way out.
+    const mime = cleanMime(file.mime)
+    const attachment = download || ACTIVE.test(mime)
     const headers: Record<string, string> = {
       'Accept-Ranges': 'bytes',
       'Content-Disposition': `${attachment ? 'attachment' : 'inline'}; filename="${asciiName(file.name)}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,
@@ -59,7 +62,7 @@ export const fileReply = (file: Files.FileRow, range: string | undefined, downlo
     return {
       _tag: 'Raw',
       status: r ? 206 : 200,
-      contentType: file.mime,
+      contentType: mime,
       body: bytes,
       headers: r
         ? { ...headers, 'Content-Range': `bytes ${r.start}-${r.start + bytes.length - 1}/${size}` }

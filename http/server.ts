@@ -61,6 +61,15 @@ export interface ServerOptions {
 
 const statusLine = (status: number) => `${status} ${STATUS_CODES[status] ?? 'Unknown'}`
 
+/**
+ * uWS writes a header as given: a CR, LF or NUL in one would end it and start headers (or a body)
+ * of whoever chose the value. Values are the service's, but some carry what strangers sent (a
+ * file's type, a name): such a header is left out rather than split the response.
+ */
+const UNSAFE_HEADER = /[\r\n\0]/
+const writeHeaders = (res: uws.HttpResponse, headers: Outgoing['headers']) => {
+  for (const [k, v] of headers) if (!UNSAFE_HEADER.test(v) && !UNSAFE_HEADER.test(k)) res.writeHeader(k, v)
+}
 const BODYLESS = new Set(['GET', 'HEAD', 'DELETE', 'OPTIONS'])
 
 /**
@@ -161,7 +170,7 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
       ended = true
       res.cork(() => {
         res.writeStatus(statusLine(out.status))
-        for (const [k, v] of out.headers) res.writeHeader(k, v)
+        writeHeaders(res, out.headers)
         end(out.body, close)
       })
     }
@@ -169,7 +178,7 @@ export const listen = (opts: ServerOptions): Promise<Listening> => {
     const respondStream = async (out: Outgoing, stream: AsyncIterable<Uint8Array>) => {
       res.cork(() => {
         res.writeStatus(statusLine(out.status))
-        for (const [k, v] of out.headers) res.writeHeader(k, v)
+        writeHeaders(res, out.headers)
         if (out.body.length > 0) res.write(out.body)
       })
       try {

@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { cleanMime } from '../engine/mime'
 import { FileStorage } from '../engine/storage/FileStorage'
 
 /**
@@ -31,7 +32,7 @@ export const save = (workspaceId: number, file: NewFile, createdBy: number | nul
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql<FileRow>`
       INSERT INTO files (workspace_id, storage_key, name, mime, size, created_by)
-      VALUES (${workspaceId}, ${key}, ${file.name}, ${file.mime}, ${file.bytes.byteLength}, ${createdBy})
+      VALUES (${workspaceId}, ${key}, ${file.name}, ${cleanMime(file.mime)}, ${file.bytes.byteLength}, ${createdBy})
       RETURNING *`
     return row!
   })

@@ -8,6 +8,7 @@ import { type Appended, ConversationActor, presentMessage } from '../../actors/i
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { MAX_ATTACHMENT_BYTES, mediaType } from '../../actors/inbox/messages'
 import { Config } from '../../engine/config'
+import { MEDIA_TYPE } from '../../engine/mime'
 import { OutboundRefused, send } from '../../engine/net/outbound'
 import { andThen, recover } from '../../engine/step'
 import * as ChannelApi from '../../store/channelApi'
@@ -31,7 +32,7 @@ export const MAX_INBOUND_ATTACHMENTS = 10
 const Attachment = Schema.Struct({
   url: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(2000)),
   name: Schema.optional(Schema.String.pipe(Schema.maxLength(255))),
-  mime: Schema.optional(Schema.String.pipe(Schema.maxLength(100))),
+  mime: Schema.optional(Schema.String.pipe(Schema.maxLength(100), Schema.pattern(MEDIA_TYPE))),
 })
 
 export const InboundMessage = Schema.Struct({

@@ -12,6 +12,7 @@ import { publish, topics } from '../../actors/events'
 import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/inbox/ConversationActor'
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { currentTime } from '../../engine/clock'
+import { cleanMime } from '../../engine/mime'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
@@ -81,7 +82,7 @@ export const parse = (content: proto.IMessage): Parsed | null => {
         mimetype?: string | null
         fileName?: string | null
       }
-      const mime = m.mimetype?.split(';')[0]?.trim() || 'application/octet-stream'
+      const mime = cleanMime(m.mimetype)
       const type = kind === 'documentMessage' ? 'document' : kind.replace('Message', '')
       const ext = mime.split('/')[1]?.replace(/[^a-z0-9]/gi, '') || 'bin'
       return {

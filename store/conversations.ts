@@ -162,16 +162,18 @@ export interface Viewer {
 /**
  * The one visibility rule for conversations, as SQL over alias `c`, shared by list, detail, count
  * and real-time authorisation:
+ * - without `interactions.view` (Owner, admins and keys hold it) no conversation, even with
+ *   view-all: that flag widens what a permission shows, it does not grant one (as for leads);
  * - channel access always applies;
  * - those who see all data see every conversation;
- * - otherwise `interactions.view` is needed, and a conversation is visible when unassigned, when
- *   assigned to the viewer, or (no person assigned) when its Frontline team is one of theirs.
+ * - otherwise a conversation is visible when unassigned, when assigned to the viewer, or (no
+ *   person assigned) when its Frontline team is one of theirs.
  */
 export const visibleWhere = (sql: SqlClient.SqlClient, v: Viewer) => {
+  if (!v.canView) return sql`false`
   const channel =
     v.channelIds === null ? sql`true` : sql`c.channel_id = ANY(${`{${v.channelIds.join(',')}}`}::int[])`
   if (v.seesAll) return sql`c.workspace_id = ${v.workspaceId} AND ${channel}`
-  if (!v.canView) return sql`false`
   // The viewer's teams are read once per statement (an uncorrelated subquery, one InitPlan), not
   // probed per row: a list walks hundreds of rows of an index to fill a page.
   return sql`c.workspace_id = ${v.workspaceId} AND ${channel} AND (
@@ -998,10 +1000,14 @@ export const countMemoLayer: Layer.Layer<CountMemo> = Layer.sync(CountMemo, () =
   Memo.make<TabCounts, SqlError.SqlError>(COUNTS_TTL_MS),
 )
 
-const viewerKey = (v: Viewer) =>
-  v.seesAll
-    ? `${v.workspaceId}|all|${v.channelIds?.join(',') ?? '*'}`
-    : `${v.workspaceId}|${v.userId}|${v.canView}|${v.channelIds?.join(',') ?? '*'}`
+/**
+ * Whose counts these are. Those who see all data share them, unless a filter names the viewer
+ * (`assignee=me`, `team=mine`): then the counts are their own.
+ */
+const viewerKey = (v: Viewer, f: ListFilter) =>
+  v.seesAll && f.assignee !== 'me' && f.team !== 'mine'
+    ? `${v.workspaceId}|all|${v.canView}|${v.channelIds?.join(',') ?? '*'}`
+    : `${v.workspaceId}|${v.userId}|${v.seesAll}|${v.canView}|${v.channelIds?.join(',') ?? '*'}`
 
 /**
  * How many visible conversations each tab holds under the other filters (`meta.counts`), and the
@@ -1036,7 +1042,7 @@ export const countsAndTeams = (v: Viewer, f: ListFilter, words: WordsBy = 'index
             .sort((a, b) => a - b)
             .join(',')
       const counts = yield* memo.get(
-        `${viewerKey(v)}|${mine}|${JSON.stringify(f)}`,
+        `${viewerKey(v, f)}|${mine}|${JSON.stringify(f)}`,
         version?.v ?? '0',
         countTabs(sql, v, f, words),
       )

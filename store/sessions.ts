@@ -1,6 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
-import { invalidateCredentials } from '../engine/events'
+import { disconnectSession, invalidateCredentials } from '../engine/events'
 import { digest, randomToken } from '../engine/tokens'
 
 export interface SessionRow {
@@ -78,21 +78,30 @@ export const findActive = (token: string) =>
     ),
   )
 
+/**
+ * What ending a session tells the nodes: cached credentials of its user go, and the real-time
+ * sockets it opened close (4503), so a signed-out browser stops receiving at once.
+ */
+const ended = (r: ReadonlyArray<{ readonly id: number; readonly user_id: number }>) =>
+  r[0]
+    ? Effect.zipRight(
+        invalidateCredentials({ userId: r[0].user_id }),
+        disconnectSession(r[0].user_id, r[0].id),
+      )
+    : Effect.void
+
 export const end = (id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ user_id: number }>`UPDATE sessions SET ended_at = now() WHERE id = ${id} RETURNING user_id`.pipe(
-      Effect.tap((r) => (r[0] ? invalidateCredentials({ userId: r[0].user_id }) : Effect.void)),
-    ),
+    sql<{ id: number; user_id: number }>`
+      UPDATE sessions SET ended_at = now() WHERE id = ${id} RETURNING id, user_id`.pipe(Effect.tap(ended)),
   )
 
 /** Ends the session a cookie names, whoever's it is, if it is still going. */
 export const endByToken = (token: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ user_id: number }>`
+    sql<{ id: number; user_id: number }>`
       UPDATE sessions SET ended_at = now() WHERE token_hash = ${digest(token)} AND ended_at IS NULL
-      RETURNING user_id`.pipe(
-      Effect.tap((r) => (r[0] ? invalidateCredentials({ userId: r[0].user_id }) : Effect.void)),
-    ),
+      RETURNING id, user_id`.pipe(Effect.tap(ended)),
   )
 
 /**

@@ -69,13 +69,14 @@ export interface Viewer {
  * The one visibility rule for tickets (spec 2 §1 rule 3), as SQL over alias `t`, shared by the
  * list, counts, detail, every sub-route, files, the contact's tickets, the conversation's
  * `can_open` and the `ticket:` subscription:
+ * - without `tickets.view` (Owner, admins and keys hold it) no ticket, even with view-all;
  * - those who see all data see every ticket of the workspace;
- * - otherwise `tickets.view` is needed, and a ticket is visible to its participants (assignees,
- *   creator, people mentioned) and, while nobody is assigned, to its Back Office team's members.
+ * - otherwise a ticket is visible to its participants (assignees, creator, people mentioned)
+ *   and, while nobody is assigned, to its Back Office team's members.
  */
 export const visibleWhere = (sql: SqlClient.SqlClient, v: Viewer): Fragment => {
-  if (v.seesAll) return sql`t.workspace_id = ${v.workspaceId}`
   if (!v.canView) return sql`false`
+  if (v.seesAll) return sql`t.workspace_id = ${v.workspaceId}`
   return sql`t.workspace_id = ${v.workspaceId} AND (
     EXISTS (SELECT 1 FROM ticket_participants p WHERE p.ticket_id = t.id AND p.user_id = ${v.userId})
     OR (NOT EXISTS (SELECT 1 FROM ticket_participants p WHERE p.ticket_id = t.id AND p.role = 'assignee')

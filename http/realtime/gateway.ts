@@ -4,7 +4,13 @@ import { Cause, Effect, Exit } from 'effect'
 import { pickLocale } from '../../actors/i18n'
 import type { BusShape } from '../../engine/bus/Bus'
 import { systemMillis } from '../../engine/clock'
-import { type ControlMessage, RECHECK_FRAME, userControlTopic } from '../../engine/events'
+import {
+  type ControlMessage,
+  CREDENTIALS_TOPIC,
+  type CredentialScope,
+  RECHECK_FRAME,
+  userControlTopic,
+} from '../../engine/events'
 import type { Logger } from '../../engine/log'
 import * as Livechat from '../../store/livechat'
 import * as Members from '../../store/members'
@@ -82,6 +88,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
   const byTopic = new Map<string, Set<Socket>>()
   let hub: ReturnType<typeof makeHub> | undefined
   let sweeper: NodeJS.Timeout | undefined
+  let stopCredentials: Effect.Effect<void> | undefined
   const fire = <A>(e: Effect.Effect<A>) => {
     deps.run(e).catch((err: unknown) => deps.log.error('realtime bus call failed', { cause: String(err) }))
   }
@@ -163,21 +170,50 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
    * than leave the subscription as it was: the change may have taken the access away, and the
    * client reconnects and has every channel authorised again.
    */
+  const recheckOne = (ws: Socket, topic: string) => {
+    const data = ws.getUserData()
+    deps
+      .run(Effect.exit(authorize(whoOf(data), topic)))
+      .catch((e: unknown) => Exit.die(e))
+      .then((exit) => {
+        if (data.closed || !data.channels.has(topic)) return
+        if (Exit.isFailure(exit)) {
+          diagnose(deps.log, 'realtime recheck', exit.cause, { topic })
+          ws.end(closeCodes.unavailable.code, closeCodes.unavailable.reason)
+        } else if (exit.value !== 'granted' && leave(ws, topic)) {
+          send(ws, { op: 'unsubscribed', channel: topic, reason: 'access_lost' })
+        }
+      })
+  }
   const recheck = (topic: string) => {
-    for (const ws of [...(byTopic.get(topic) ?? [])]) {
+    for (const ws of [...(byTopic.get(topic) ?? [])]) recheckOne(ws, topic)
+  }
+
+  /**
+   * A member, role, team or workspace changed (every such change drops the cached credentials it
+   * made stale, engine/events.ts `invalidateCredentials`): what its sockets may see can have
+   * changed with it (view-all turned off, channel access narrowed, a team left, a role's
+   * permissions), so their conversation and ticket channels are authorised again. Workspace and
+   * user channels need only the membership, whose end closes the sockets (`disconnect`).
+   */
+  const onCredentials = (payload: Uint8Array) => {
+    let scope: CredentialScope
+    try {
+      scope = JSON.parse(Buffer.from(payload).toString('utf8')) as CredentialScope
+    } catch {
+      scope = { all: true }
+    }
+    const affected =
+      'userId' in scope
+        ? [...(byUser.get(scope.userId) ?? [])]
+        : 'workspaceId' in scope
+          ? [...sockets].filter((ws) => ws.getUserData().workspaceId === scope.workspaceId)
+          : [...sockets]
+    for (const ws of affected) {
       const data = ws.getUserData()
-      deps
-        .run(Effect.exit(authorize(whoOf(data), topic)))
-        .catch((e: unknown) => Exit.die(e))
-        .then((exit) => {
-          if (data.closed) return
-          if (Exit.isFailure(exit)) {
-            diagnose(deps.log, 'realtime recheck', exit.cause, { topic })
-            ws.end(closeCodes.unavailable.code, closeCodes.unavailable.reason)
-          } else if (exit.value !== 'granted' && leave(ws, topic)) {
-            send(ws, { op: 'unsubscribed', channel: topic, reason: 'access_lost' })
-          }
-        })
+      if (data.visitor !== undefined) continue
+      for (const channel of data.channels)
+        if (channel.startsWith('conv:') || channel.startsWith('ticket:')) recheckOne(ws, channel)
     }
   }
 
@@ -211,6 +247,11 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
         }
         return false
       })
+      fire(
+        Effect.map(deps.bus.subscribe(CREDENTIALS_TOPIC, onCredentials), (unsubscribe) => {
+          stopCredentials = unsubscribe
+        }),
+      )
       // Slow consumers: uWS keeps unsent bytes per socket; past the limit the socket is closed
       // with its own code rather than letting memory grow (the client resumes with a cursor).
       sweeper = setInterval(() => {
@@ -351,6 +392,7 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
     close: () => {
       if (sweeper) clearInterval(sweeper)
       for (const ws of [...sockets]) ws.end(1001, 'going_away')
+      if (stopCredentials) fire(stopCredentials)
       hub?.close()
     },
   }

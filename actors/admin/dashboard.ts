@@ -1,5 +1,6 @@
 import { Effect } from 'effect'
 import { currentTime } from '../../engine/clock'
+import * as Conversations from '../../store/conversations'
 import * as Dashboard from '../../store/dashboard'
 import { addMessages, type Locale, t } from '../i18n'
 import { latest } from './audit'
@@ -34,6 +35,15 @@ export const summary = (ctx: InWorkspace, locale: Locale, asked: readonly Part[]
     const now = yield* currentTime
     const zone = caller.user.timezone ?? workspace.timezone
     const want = (p: Part) => asked.includes(p)
+    // Activity and the teams' open conversations count only the channels the caller has access
+    // to, as reports do (docs/decisions.md, "Reports and KPIs").
+    // (The conversation viewer's rule, store/conversations.ts `viewerOf`; a key sees every channel.)
+    const channelIds =
+      caller.via === 'key'
+        ? null
+        : caller.member && caller.role
+          ? Conversations.viewerOf(caller.member, caller.role, workspace.owner_user_id).channelIds
+          : []
     const gettingStarted =
       want('getting_started') && holds(caller, 'settings.workspace')
         ? yield* Effect.map(Dashboard.steps(workspace.id), (done) => {
@@ -51,11 +61,11 @@ export const summary = (ctx: InWorkspace, locale: Locale, asked: readonly Part[]
         : null
     const activity =
       want('activity') && holds(caller, 'reports.view')
-        ? { timezone: zone, days: yield* Dashboard.activity(workspace.id, zone, now) }
+        ? { timezone: zone, days: yield* Dashboard.activity(workspace.id, channelIds, zone, now) }
         : null
     const recent =
       want('recent') && holds(caller, 'settings.audit') ? yield* latest(workspace.id, 10, locale) : null
-    const teams = want('teams') ? yield* Dashboard.teamSummary(workspace.id) : null
+    const teams = want('teams') ? yield* Dashboard.teamSummary(workspace.id, channelIds) : null
     const data = { getting_started: gettingStarted, quota, activity, recent, teams }
     return { data, hidden: parts.filter((p) => want(p) && data[p] === null) }
   })

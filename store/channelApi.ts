@@ -322,6 +322,19 @@ export const recordAttempt = (
   )
 
 /**
+ * Ends a delivery without sending it (a reply unsent before it went out): `failed`, with the
+ * reason in its log, as an attempt that never left.
+ */
+export const dropUnsent = (id: number, at: string, error: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+      UPDATE webhook_deliveries SET status = 'failed', error = ${error}, http_status = NULL, duration_ms = 0,
+        log = log || ${JSON.stringify([{ at, http_status: null, duration_ms: 0, error }])}::jsonb,
+        updated_at = now()
+      WHERE id = ${id} AND status = 'pending'`.pipe(Effect.asVoid),
+  )
+
+/**
  * Agent replies of API channels not queued yet: outgoing messages (never internal notes) of live
  * channels with a webhook URL, above the channel's cursor, without a `message.created` delivery. Several nodes may run
  * this at once; the unique `(channel_id, subject)` keeps each reply queued once.

@@ -179,14 +179,33 @@ export const queueReplies = Effect.gen(function* () {
   return pending.length
 })
 
+/** The reply a `message.created` delivery carries. */
+const replyIdOf = (d: ChannelApi.DeliveryRow) => {
+  const id = Number(/^message\.created:(\d+)$/.exec(d.subject ?? '')?.[1] ?? Number.NaN)
+  return Number.isSafeInteger(id) ? id : null
+}
+
+/**
+ * Whether the reply a delivery carries was unsent since it was queued: an agent who takes a reply
+ * back while the customer's system is not answering must not see it delivered once it is.
+ */
+const unsentReply = (d: ChannelApi.DeliveryRow) =>
+  Effect.gen(function* () {
+    const id = d.event === 'message.created' ? replyIdOf(d) : null
+    if (id === null) return false
+    const sql = yield* SqlClient.SqlClient
+    const [m] = yield* sql<{ deleted_at: Date | null }>`SELECT deleted_at FROM messages WHERE id = ${id}`
+    return m?.deleted_at != null
+  })
+
 /**
  * A reply whose `message.created` failed for good is `failed` on the message too, with the
  * reason, so the agent sees it and may retry (through the ConversationActor, like every delivery).
  */
 const replyFailed = (d: ChannelApi.DeliveryRow, error: string | null) =>
   Effect.gen(function* () {
-    const id = Number(/^message\.created:(\d+)$/.exec(d.subject ?? '')?.[1] ?? Number.NaN)
-    if (!Number.isSafeInteger(id)) return
+    const id = replyIdOf(d)
+    if (id === null) return
     const sql = yield* SqlClient.SqlClient
     const [m] = yield* sql<{ conversation_id: number }>`SELECT conversation_id FROM messages WHERE id = ${id}`
     if (!m) return
@@ -251,6 +270,8 @@ export const queueConversationUpdates = Effect.gen(function* () {
   }
 })
 
+const UNSENT = 'unsent before it was delivered'
+
 /** Sends the due deliveries once each; the lease keeps another node off them meanwhile. */
 export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
   Effect.gen(function* () {
@@ -269,6 +290,10 @@ export const sendDue = (policy: OutboundPolicy, retryBaseMs: number) =>
       // leaving them leased (and late) until the lease runs out.
       Effect.uninterruptible(
         Effect.gen(function* () {
+          if (yield* unsentReply(d)) {
+            yield* ChannelApi.dropUnsent(d.id, iso(yield* currentTime)!, UNSENT)
+            return
+          }
           const api = yield* ChannelApi.byChannel(d.channel_id)
           const result: AttemptResult = api?.webhook_url
             ? yield* attempt(api.webhook_url, api.webhook_secret, d.event, d.uid, d.body, policy)

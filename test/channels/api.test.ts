@@ -412,6 +412,50 @@ describe('API channel', () => {
     }
   })
 
+  it('never delivers a reply unsent while its delivery was still being retried', async () => {
+    let secret = ''
+    const rx = await receiver(() => secret)
+    try {
+      const ch = await createApi({ webhook_url: rx.url, retries: 5 })
+      secret = ch.credentials.webhook_secret
+      const msg = await body(
+        await inbound(ch.credentials.key, { conversation_id: 'u-1', message: { id: 'u1', text: 'Halo' } }),
+      )
+      const convId = msg.data.interaction_id as number
+      rx.failNext(1000)
+      const reply = await body(
+        await s.fetch(
+          `/v1/interactions/${convId}/messages`,
+          F.json({ text: 'Oops, not for you' }, owner.headers()),
+        ),
+      )
+      const mine = () => rx.got.filter((x) => x.json.event === 'message.created').length
+      // Refused twice: the delivery waits for its next attempt.
+      await rx.until(() => mine() >= 2)
+      const un = await s.fetch(`/v1/interactions/${convId}/messages/${reply.data.id}`, {
+        method: 'DELETE',
+        headers: owner.headers(),
+      })
+      expect(un.status).toBe(200)
+      const before = mine()
+      rx.failNext(0)
+      const delivery = async () =>
+        (
+          await body(await s.fetch(`/v1/channels/${ch.id}/api`, { headers: owner.headers() }))
+        ).data.api.deliveries.find((x: any) => x.event === 'message.created')
+      let d = await delivery()
+      for (let i = 0; i < 100 && d.status === 'pending'; i++) {
+        await sleep(50)
+        d = await delivery()
+      }
+      expect(d).toMatchObject({ status: 'failed', error: 'unsent before it was delivered' })
+      expect(mine()).toBe(before)
+      await retire(ch)
+    } finally {
+      await rx.close()
+    }
+  })
+
   it('sends agent replies over HTTP to the webhook but never internal notes; receipts go through the conversation', async () => {
     let secret = ''
     const rx = await receiver(() => secret)

@@ -37,6 +37,11 @@ export interface AppConfig {
         readonly clientSecret: string
         /** Allows an `http://` issuer (local identity providers, tests). */
         readonly allowInsecure: boolean
+        /**
+         * Takes the provider's e-mail addresses as verified without `email_verified: true` (a
+         * company directory that only issues addresses its people own, and omits the claim).
+         */
+        readonly trustEmail: boolean
       }
     | undefined
   readonly allowUwsFallback: boolean
@@ -258,7 +263,13 @@ export const loadConfig = (env: NodeJS.ProcessEnv = process.env): AppConfig => {
     redisPrefix: nonEmpty(env, 'REDIS_PREFIX') ?? 'kotak:',
     oidc:
       issuer && clientId && clientSecret
-        ? { issuer, clientId, clientSecret, allowInsecure: bool(env, 'OIDC_ALLOW_INSECURE') }
+        ? {
+            issuer,
+            clientId,
+            clientSecret,
+            allowInsecure: bool(env, 'OIDC_ALLOW_INSECURE'),
+            trustEmail: bool(env, 'OIDC_TRUST_EMAIL'),
+          }
         : undefined,
     allowUwsFallback: bool(env, 'UWS_ALLOW_FALLBACK'),
     maxBodyBytes: int(env, 'MAX_BODY_BYTES', 1_048_576, 1024, 1_073_741_824),

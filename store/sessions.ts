@@ -69,6 +69,15 @@ export const endOf = (userId: number, id: number) =>
     ),
   )
 
+/** Whether a session is still going: a real-time token names the session that asked for it. */
+export const isActive = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ id: number }>`
+      SELECT id FROM sessions WHERE id = ${id} AND ended_at IS NULL AND expires_at > now()`.pipe(
+      Effect.map((r) => r.length > 0),
+    ),
+  )
+
 export const findActive = (token: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<SessionRow>`

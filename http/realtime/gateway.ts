@@ -15,6 +15,7 @@ import type { Logger } from '../../engine/log'
 import * as Livechat from '../../store/livechat'
 import * as Members from '../../store/members'
 import { unavailableIn } from '../../store/pool'
+import * as Sessions from '../../store/sessions'
 import { failureResponse } from '../pipeline'
 import type { Services } from '../route'
 import { authorize } from './channels'
@@ -306,10 +307,18 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
             refuse('401 Unauthorized', 'unauthorized', 'Missing, invalid or expired real-time token.')
             return
           }
-          // A member's token needs a live membership; a visitor's token a live chat session.
+          // A member's token needs a live membership and the session that asked for it still
+          // going (a token taken just before signing out opens nothing); a visitor's token a live
+          // chat session.
           const admitted: Effect.Effect<boolean, unknown, Services> =
             grant.v === undefined
-              ? Effect.map(Members.activeMembership(grant.u, grant.w), (m) => m !== null)
+              ? Effect.flatMap(Members.activeMembership(grant.u, grant.w), (m) =>
+                  m === null
+                    ? Effect.succeed(false)
+                    : grant.s === undefined
+                      ? Effect.succeed(true)
+                      : Sessions.isActive(grant.s),
+                )
               : Effect.map(Livechat.liveSession(grant.v, grant.w), (v) => v !== null)
           deps.run(Effect.exit(admitted)).then(
             (exit) => {
@@ -319,7 +328,11 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
                 return
               }
               if (!exit.value) {
-                refuse('401 Unauthorized', 'unauthorized', 'No longer a member of this workspace.')
+                refuse(
+                  '401 Unauthorized',
+                  'unauthorized',
+                  'No longer a member of this workspace, or signed out.',
+                )
                 return
               }
               res.cork(() => {

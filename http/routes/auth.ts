@@ -4,6 +4,7 @@ import * as SignInLinks from '../../actors/admin/signInLinks'
 import { ApiError } from '../../actors/errors'
 import { Email, LinkToken } from '../../actors/fields'
 import { Config } from '../../engine/config'
+import { safeEqual } from '../../engine/tokens'
 import * as Sessions from '../../store/sessions'
 import * as Users from '../../store/users'
 import { clearedSessionCookies, sameSiteJson } from '../auth'
@@ -72,6 +73,11 @@ const safeReturnTo = (v: string | undefined, publicUrl: string): string => {
     : '/app'
 }
 
+/** The sign-in a browser started with the provider: its `state`, for 10 minutes, on `/auth` only. */
+const OIDC_STATE_COOKIE = 'kotak_oidc_state'
+const oidcStateCookie = (state: string, maxAgeSeconds: number, secure: boolean) =>
+  `${OIDC_STATE_COOKIE}=${state}; HttpOnly; Path=/auth; SameSite=Lax; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`
+
 const startSession = (userId: number, via: 'oidc' | 'link', returnTo: string, from: SignInFrom) =>
   Effect.map(startSessionOf(userId, via, from), (cookies) => redirect(returnTo, cookies))
 
@@ -105,7 +111,9 @@ export const routes: readonly Route[] = [
           state,
           nonce,
         })
-        return redirect(url.href)
+        // The browser that starts a sign-in is the one that finishes it: the state goes with it as
+        // a cookie, so a callback URL someone else started signs nobody in here (login CSRF).
+        return redirect(url.href, [oidcStateCookie(state, 600, cfg.publicUrl.startsWith('https:'))])
       }),
   }),
   route({
@@ -119,8 +127,10 @@ export const routes: readonly Route[] = [
       Effect.gen(function* () {
         const cfg = yield* Config
         const { client, config } = yield* oidcConfiguration
-        const pending = yield* Sessions.takeAuthRequest(query.state)
         const failed = new ApiError({ code: 'unauthorized', message: 'auth.sign_in_failed' })
+        const started = cookie(OIDC_STATE_COOKIE)
+        if (!started || !safeEqual(started, query.state)) return yield* Effect.fail(failed)
+        const pending = yield* Sessions.takeAuthRequest(query.state)
         if (!pending) return yield* Effect.fail(failed)
         const current = new URL(`${cfg.publicUrl}${path}?${rawQuery}`)
         const tokens = yield* Effect.tryPromise({
@@ -134,14 +144,27 @@ export const routes: readonly Route[] = [
         })
         const claims = tokens.claims()
         const email = typeof claims?.email === 'string' ? claims.email : undefined
-        if (!email || claims?.email_verified === false) return yield* Effect.fail(failed)
+        // An address the provider does not say it verified names nobody here: anyone may put a
+        // colleague's address on an account at some providers. `OIDC_TRUST_EMAIL` is for one that
+        // only issues its people's own addresses and omits the claim.
+        const verified = claims?.email_verified === true || claims?.email_verified === 'true'
+        if (!email || !(verified || (cfg.oidc?.trustEmail ?? false))) return yield* Effect.fail(failed)
         const user = yield* Users.byEmail(email)
         if (!user) return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'auth.no_account' }))
         // Checked again: a request stored before the rule last changed follows today's rule.
-        return yield* startSession(user.id, 'oidc', safeReturnTo(pending.return_to, cfg.publicUrl), {
-          cookie,
-          device: deviceOf(ip(), header),
-        })
+        const signedIn = yield* startSession(
+          user.id,
+          'oidc',
+          safeReturnTo(pending.return_to, cfg.publicUrl),
+          {
+            cookie,
+            device: deviceOf(ip(), header),
+          },
+        )
+        return {
+          ...signedIn,
+          cookies: [...(signedIn.cookies ?? []), oidcStateCookie('', 0, cfg.publicUrl.startsWith('https:'))],
+        }
       }),
   }),
   route({

@@ -83,14 +83,19 @@ export const markHanded = (id: number, at: Date) =>
 export type Outcome =
   | { readonly _tag: 'Sent'; readonly externalId: string | null; readonly at: Date }
   | { readonly _tag: 'Failed'; readonly reason: string; readonly at: Date }
+  /** Not sent, on purpose: the contact opted out after the broadcast was scheduled. */
+  | { readonly _tag: 'Skipped'; readonly reason: 'opted_out' }
 
 export const finish = (id: number, o: Outcome) =>
   sqlOf((sql) =>
     o._tag === 'Sent'
       ? sql`UPDATE broadcast_recipients SET state = 'sent', external_id = ${o.externalId}, sent_at = ${o.at},
           reason = NULL WHERE id = ${id} AND state = 'sending'`
-      : sql`UPDATE broadcast_recipients SET state = 'failed', reason = ${o.reason}, failed_at = ${o.at}
-          WHERE id = ${id} AND state = 'sending'`,
+      : o._tag === 'Skipped'
+        ? sql`UPDATE broadcast_recipients SET state = 'skipped', reason = ${o.reason}
+            WHERE id = ${id} AND state = 'sending'`
+        : sql`UPDATE broadcast_recipients SET state = 'failed', reason = ${o.reason}, failed_at = ${o.at}
+            WHERE id = ${id} AND state = 'sending'`,
   )
 
 /** A claimed recipient given back (its message was never handed to the number). */

@@ -120,8 +120,14 @@ const sendOne = (
   Effect.gen(function* () {
     const at = yield* currentTime
     const contact = r.contact_id === null ? null : yield* Contacts.byId(workspace.id, r.contact_id)
-    if (!contact?.phone) {
+    // The audience was fixed at schedule; who a contact is now decides whether they get it: one
+    // merged away or being deleted is gone, and one who opted out since is not messaged.
+    if (!contact?.phone || contact.merged_into !== null || contact.deleting_at !== null) {
       yield* Recipients.finish(r.id, { _tag: 'Failed', reason: 'The contact or its phone was removed.', at })
+      return { restricted: false }
+    }
+    if (contact.broadcast_opt_out) {
+      yield* Recipients.finish(r.id, { _tag: 'Skipped', reason: 'opted_out' })
       return { restricted: false }
     }
     const variant = b.messages[r.variant] ?? b.messages[0]!

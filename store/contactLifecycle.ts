@@ -91,6 +91,7 @@ export const finishMerge = (target: ContactRow, source: ContactRow) =>
             address = COALESCE(t.address, s.address), city = COALESCE(t.city, s.city),
             language = COALESCE(t.language, s.language), owner_id = COALESCE(t.owner_id, s.owner_id),
             avatar_file_id = COALESCE(t.avatar_file_id, s.avatar_file_id),
+            client_id = COALESCE(t.client_id, s.client_id),
             custom = s.custom || t.custom, broadcast_opt_out = t.broadcast_opt_out OR s.broadcast_opt_out,
             created_at = LEAST(t.created_at, s.created_at), updated_at = now()
           FROM contacts s WHERE t.id = ${target.id} AND s.id = ${source.id} RETURNING t.*`

@@ -354,45 +354,49 @@ const writeBatch = (
     const phones = [...new Set(rows.flatMap((r) => (r.phone ? [r.phone] : [])))]
     const emails = [...new Set(rows.flatMap((r) => (r.email ? [r.email] : [])))]
     const found = yield* Import.matches(ctx.workspaceId, phones, emails)
-    const byPhone = new Map<string, number>()
-    const byEmail = new Map<string, number>()
-    for (const f of found) {
-      if (f.phone && !byPhone.has(f.phone)) byPhone.set(f.phone, f.id)
-      if (f.email && !byEmail.has(f.email.toLowerCase())) byEmail.set(f.email.toLowerCase(), f.id)
+    // Who each phone and e-mail of the batch names: an existing contact, or a group of this
+    // batch's rows that will create one. One value names one target, so no two contacts end up
+    // holding it ("one phone or one e-mail is one live contact"). The phone decides first; an
+    // e-mail that names another target stays where it is (the row goes without it).
+    type Target = { readonly id: number } | { readonly rows: RowValues[] }
+    const phoneOwner = new Map<string, Target>()
+    const emailOwner = new Map<string, Target>()
+    const existing = new Map<number, Target>()
+    const targetOf = (id: number) => {
+      let t = existing.get(id)
+      if (!t) {
+        t = { id }
+        existing.set(id, t)
+      }
+      return t
     }
-    // Rows of this batch that name the same person: the first creates, later ones update it.
-    const pendingPhone = new Map<string, RowValues[]>()
-    const pendingEmail = new Map<string, RowValues[]>()
+    for (const f of found) {
+      if (f.phone && !phoneOwner.has(f.phone)) phoneOwner.set(f.phone, targetOf(f.id))
+      if (f.email && !emailOwner.has(f.email.toLowerCase())) emailOwner.set(f.email.toLowerCase(), targetOf(f.id))
+    }
     const creates: RowValues[][] = []
     const updates = new Map<number, RowValues[]>()
     for (const r of rows) {
-      const id = (r.phone ? byPhone.get(r.phone) : undefined) ?? (r.email ? byEmail.get(r.email) : undefined)
-      if (id !== undefined) {
-        // Phone wins: an e-mail that is another contact's stays where it is.
-        const emailOwner = r.email ? byEmail.get(r.email) : undefined
-        const row = emailOwner !== undefined && emailOwner !== id ? { ...r, email: null } : r
-        updates.set(id, [...(updates.get(id) ?? []), row])
-        continue
+      let target = (r.phone ? phoneOwner.get(r.phone) : undefined) ?? (r.email ? emailOwner.get(r.email) : undefined)
+      if (!target) {
+        const fresh: RowValues[] = []
+        creates.push(fresh)
+        target = { rows: fresh }
       }
-      const group =
-        (r.phone ? pendingPhone.get(r.phone) : undefined) ?? (r.email ? pendingEmail.get(r.email) : undefined)
-      if (group) {
-        const emailTaken = r.email ? pendingEmail.get(r.email) : undefined
-        group.push(emailTaken !== undefined && emailTaken !== group ? { ...r, email: null } : r)
-        continue
-      }
-      const fresh = [r]
-      creates.push(fresh)
-      if (r.phone) pendingPhone.set(r.phone, fresh)
-      if (r.email) pendingEmail.set(r.email, fresh)
+      const emailElsewhere = r.email ? emailOwner.get(r.email) : undefined
+      const row = emailElsewhere !== undefined && emailElsewhere !== target ? { ...r, email: null } : r
+      if ('rows' in target) target.rows.push(row)
+      else updates.set(target.id, [...(updates.get(target.id) ?? []), row])
+      if (row.phone && !phoneOwner.has(row.phone)) phoneOwner.set(row.phone, target)
+      if (row.email && !emailOwner.has(row.email)) emailOwner.set(row.email, target)
     }
     /** Later rows of a group fill in over earlier ones, as separate imports would. */
     const fold = (group: readonly RowValues[]): RowValues =>
       group.reduce((a, b) => ({
         line: a.line,
         name: b.name ?? a.name,
-        phone: a.phone ?? b.phone,
-        email: a.email ?? b.email,
+        phone: b.phone ?? a.phone,
+        email: b.email ?? a.email,
         company: b.company ?? a.company,
         job_title: b.job_title ?? a.job_title,
         address: b.address ?? a.address,
@@ -409,6 +413,7 @@ const writeBatch = (
       if (m.phone) madeId.set(`p:${m.phone}`, m.id)
       if (m.email) madeId.set(`e:${m.email}`, m.id)
     }
+    // A created contact is found by its folded phone or e-mail (each names one target).
     const idOfNew = (r: RowValues) => madeId.get(`p:${r.phone}`) ?? madeId.get(`e:${r.email}`)!
     const changedRows = [...updates].map(([id, group]) => ({ id, row: fold(group) }))
     const changed = new Set(

@@ -2,14 +2,14 @@ import type { SqlClient } from '@effect/sql'
 import { Clock, Effect, Layer } from 'effect'
 import { Mailer } from '../../actors/admin/Mailer'
 import type { ConnectorShape, Delivery, OutboundMessage, Signal } from '../../actors/channels/Connector'
-import { widgetOf } from '../../actors/channels/livechatSettings'
+import { hostAllowed, hostOf, widgetOf } from '../../actors/channels/livechatSettings'
 import { visibleToVisitor, visitorMessage } from '../../actors/channels/visitorPresenters'
 import { publish, topics } from '../../actors/events'
 import { addMessages, pickLocale, t } from '../../actors/i18n'
 import { ownText } from '../../actors/livechat/visitors'
 import type { Bus } from '../../engine/bus/Bus'
 import { currentTime, type WallClock } from '../../engine/clock'
-import { Config } from '../../engine/config'
+import type { Config } from '../../engine/config'
 import { Log } from '../../engine/log'
 import type { ChannelRow } from '../../store/channels'
 import * as Livechat from '../../store/livechat'
@@ -69,15 +69,24 @@ const make = Effect.gen(function* () {
         yield* publish(topics.visitor(visitor.session), 'message', visitorMessage(view, lc.public_key))
       const widget = widgetOf(lc.widget)
       // A visitor who gave no address (the pre-chat form left it optional or hidden) gets the reply
-      // in the widget only.
+      // in the widget only. The address is the visitor's word, never proven: only a person's reply
+      // goes to it, so an automatic greeting cannot be made to mail whatever address a stranger
+      // typed, with the service's name on it.
+      const automatic = view?.sender.auto === true
       if (
         widget.email_fallback &&
         visitor.email !== null &&
+        !automatic &&
         isAway(visitor, yield* Clock.currentTimeMillis) &&
         message.body.trim() !== ''
       ) {
-        const cfg = yield* Config
-        const link = visitor.page_url ?? cfg.publicUrl
+        // Back to the page the chat began on only when the widget is limited to the site's own
+        // domains: otherwise the page is whatever the visitor said, a link of their choosing.
+        const page = visitor.page_url
+        const link =
+          page && widget.allowed_domains.length > 0 && hostAllowed(widget.allowed_domains, hostOf(page))
+            ? page
+            : null
         // In the language the visitor chatted in (the `locale` they started with).
         const locale = pickLocale(visitor.locale)
         // In the background: the channel's actor hands out one delivery at a time, and no reply on
@@ -86,7 +95,7 @@ const make = Effect.gen(function* () {
           .send({
             to: visitor.email,
             subject: t(locale, 'livechat.mail_subject', { title: ownText(widget, 'title', locale) }),
-            text: `${message.body}\n\n— ${channel.name}\n${t(locale, 'livechat.mail_continue', { link })}`,
+            text: `${message.body}\n\n— ${channel.name}${link ? `\n${t(locale, 'livechat.mail_continue', { link })}` : ''}`,
           })
           .pipe(
             Effect.catchAll((e) =>

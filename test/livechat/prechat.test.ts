@@ -222,6 +222,59 @@ describe('the e-mail fallback', () => {
       ),
     )
 
+  it('mails a person’s reply only, never an automatic one; links back only to a page of the widget’s own domains', async () => {
+    const ch = await createLivechat(s, owner, { title: 'Toko Teh' })
+    const set = await s.fetch(
+      `/v1/channels/${ch.id}/livechat`,
+      patch(
+        {
+          allowed_domains: ['shop.example'],
+          hours: { enabled: false, days: [] },
+          auto_reply: { greeting_on: true, greeting: 'Thanks, someone will be with you shortly.' },
+        },
+        owner.headers(),
+      ),
+    )
+    expect(set.status).toBe(200)
+    const d = (
+      await body(
+        await startWith(ch.livechat.key, {
+          name: 'Pat',
+          email: 'pat@example.com',
+          phone: '+62 813 333 333',
+          page_url: 'https://shop.example/cart',
+        }),
+      )
+    ).data
+    await ageVisitor(d.session)
+    const before = smtp.received.length
+    const first = await s.fetch(
+      `/v1/livechat/${ch.livechat.key}/messages`,
+      F.json({ text: 'Is the oolong in stock?', client_id: 'p1' }, v(d.token)),
+    )
+    expect(first.status).toBe(201)
+    // The greeting goes to the widget (stored as an outgoing message) but not by e-mail.
+    for (let i = 0; i < 50; i++) {
+      const list = await body(
+        await s.fetch(`/v1/interactions/${d.interaction_id}/messages`, { headers: owner.headers() }),
+      )
+      if (list.data.some((m: { body: string }) => m.body.startsWith('Thanks, someone'))) break
+      await sleep(100)
+    }
+    await s.fetch(
+      `/v1/interactions/${d.interaction_id}/messages`,
+      F.json({ text: 'Yes, two tins left' }, owner.headers()),
+    )
+    const mail = await smtp.waitFor(
+      (m) => m.to.includes('pat@example.com') && smtp.received.indexOf(m) >= before,
+    )
+    expect(mail.parsed.text).toContain('Yes, two tins left')
+    expect(mail.parsed.text).toContain('Continue the chat: https://shop.example/cart')
+    await sleep(300)
+    const toPat = smtp.received.slice(before).filter((m) => m.to.includes('pat@example.com'))
+    expect(toPat.map((m) => (m.parsed.text ?? '').split('\n')[0])).toEqual(['Yes, two tins left'])
+  })
+
   it('a visitor without an address gets the reply in the widget only; one who chatted in Indonesian gets it in Indonesian', async () => {
     const ch = await createLivechat(s, owner, { title: 'Toko Kopi' })
     await s.fetch(
@@ -257,7 +310,8 @@ describe('the e-mail fallback', () => {
     const mail = await smtp.waitFor((m) => m.to.includes('dewi@example.com'))
     expect(mail.parsed.subject).toBe('Toko Kopi: balasan untuk obrolan Anda')
     expect(mail.parsed.text).toContain('Pesanan Anda siap')
-    expect(mail.parsed.text).toContain('Lanjutkan obrolan:')
+    // The widget takes any site: the page the chat began on is the visitor's word, not linked.
+    expect(mail.parsed.text).not.toContain('Lanjutkan obrolan:')
     await sleep(300)
     // Only Dewi's: the visitor without an address got none (and the reply was still sent).
     expect(smtp.received.slice(before).map((m) => m.to.join(','))).toEqual(['dewi@example.com'])

@@ -5,9 +5,13 @@ import { FileStorage } from '../engine/storage/FileStorage'
 import type * as Files from '../store/files'
 import type { Reply } from './route'
 
-/** Types a browser could run if shown inline: always sent as downloads. */
-export const ACTIVE =
-  /^(text\/html|application\/xhtml|image\/svg|text\/xml|application\/xml|application\/javascript|text\/javascript)/i
+/**
+ * Types shown inline: pictures, sound, video, PDF and plain text. Anything else is sent as a
+ * download (deny by default): a list of what a browser could run (HTML, SVG, XML and XSL, every
+ * spelling of JavaScript…) always misses one, and files come from strangers.
+ */
+export const INLINE =
+  /^(image\/(png|jpeg|gif|webp|avif|bmp)|audio\/[\w.+-]+|video\/[\w.+-]+|application\/pdf|text\/plain)$/
 
 export const asciiName = (name: string) => name.replace(/[^\x20-\x7e]|["\\]/g, '_')
 
@@ -40,7 +44,7 @@ export const fileReply = (file: Files.FileRow, range: string | undefined, downlo
     if (size === null) return yield* Effect.fail(notFound())
     // Rows stored before types were normalised on the way in are normalised on the way out.
     const mime = cleanMime(file.mime)
-    const attachment = download || ACTIVE.test(mime)
+    const attachment = download || !INLINE.test(mime)
     const headers: Record<string, string> = {
       'Accept-Ranges': 'bytes',
       'Content-Disposition': `${attachment ? 'attachment' : 'inline'}; filename="${asciiName(file.name)}"; filename*=UTF-8''${encodeURIComponent(file.name)}`,

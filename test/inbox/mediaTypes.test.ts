@@ -83,6 +83,22 @@ describe('an API channel attachment’s type', () => {
   })
 })
 
+describe('what is shown inline', () => {
+  it('only pictures, sound, video, PDF and plain text; every other type is a download', async () => {
+    const key = await apiKey('Shop 3')
+    const disposition = async (mime: string, i: number) => {
+      const res = await inbound(key, 'm-3', `in-3-${i}`, mime)
+      expect(res.status, mime).toBe(201)
+      const media = await s.fetch((await body(res)).data.message.media.url, { headers: owner.headers() })
+      return media.headers.get('content-disposition')!.split(';')[0]
+    }
+    const types = ['application/rss+xml', 'text/xsl', 'application/x-javascript', 'image/svg+xml', 'text/css']
+    for (const [i, mime] of types.entries()) expect(await disposition(mime, i), mime).toBe('attachment')
+    expect(await disposition('text/plain', 10)).toBe('inline')
+    expect(await disposition('application/pdf', 11)).toBe('inline')
+  })
+})
+
 describe('a messaging-app sender’s document type', () => {
   it('with CR and LF adds no header to the media link: the file is served as octet-stream', async () => {
     const { sock } = await linkedNumber(s, owner, '6281200000901')

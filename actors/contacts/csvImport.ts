@@ -372,12 +372,14 @@ const writeBatch = (
     }
     for (const f of found) {
       if (f.phone && !phoneOwner.has(f.phone)) phoneOwner.set(f.phone, targetOf(f.id))
-      if (f.email && !emailOwner.has(f.email.toLowerCase())) emailOwner.set(f.email.toLowerCase(), targetOf(f.id))
+      if (f.email && !emailOwner.has(f.email.toLowerCase()))
+        emailOwner.set(f.email.toLowerCase(), targetOf(f.id))
     }
     const creates: RowValues[][] = []
     const updates = new Map<number, RowValues[]>()
     for (const r of rows) {
-      let target = (r.phone ? phoneOwner.get(r.phone) : undefined) ?? (r.email ? emailOwner.get(r.email) : undefined)
+      let target =
+        (r.phone ? phoneOwner.get(r.phone) : undefined) ?? (r.email ? emailOwner.get(r.email) : undefined)
       if (!target) {
         const fresh: RowValues[] = []
         creates.push(fresh)

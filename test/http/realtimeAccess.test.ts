@@ -28,6 +28,19 @@ const memberIdOf = async (userId: number) => {
   return (r.data as Array<{ id: number; user: { id: number } }>).find((m) => m.user.id === userId)!.id
 }
 
+/** The owner changes the member `userId` is (PATCH /v1/members/{id}). */
+const editMember = async (userId: number, change: Record<string, unknown>) => {
+  const res = await s.fetch(`/v1/members/${await memberIdOf(userId)}`, I.patch(change, owner.headers()))
+  expect(res.status).toBe(200)
+}
+
+/** `who` subscribed to the conversation's channel. */
+const watching = async (who: F.Session, convId: number) => {
+  const { c, answer } = await I.socketFor(s, who, `conv:${convId}`)
+  expect(answer.op).toBe('subscribed')
+  return c
+}
+
 /**
  * An inbound message to `convId`, and the bodies of `message.created` that reached `c`: the
  * owner's socket on the same conversation is the marker (the node publishes to both at once).
@@ -69,13 +82,8 @@ describe('a change that takes a conversation out of sight ends its subscription'
     const x = await I.agent(s, w, 'Agent')
     await I.setMember(s, w, x.user.id, { viewAll: true })
     const conv = await I.conversation(s, w, { channelId, assigneeId: w.ownerId })
-    const { c, answer } = await I.socketFor(s, x.session, `conv:${conv.id}`)
-    expect(answer.op).toBe('subscribed')
-    const res = await s.fetch(
-      `/v1/members/${await memberIdOf(x.user.id)}`,
-      I.patch({ view_all: false }, owner.headers()),
-    )
-    expect(res.status).toBe(200)
+    const c = await watching(x.session, conv.id)
+    await editMember(x.user.id, { view_all: false })
     await losesAccess(c, conv.id)
     expect((await s.fetch(`/v1/interactions/${conv.id}`, { headers: x.session.headers() })).status).toBe(404)
     expect(await messagesAfterInbound(c, conv.id, 'after view-all was turned off')).toEqual([])
@@ -86,13 +94,8 @@ describe('a change that takes a conversation out of sight ends its subscription'
     const other = (await I.channel(s, w, 'api')).id
     const x = await I.agent(s, w, 'Agent')
     const conv = await I.conversation(s, w, { channelId })
-    const { c, answer } = await I.socketFor(s, x.session, `conv:${conv.id}`)
-    expect(answer.op).toBe('subscribed')
-    const res = await s.fetch(
-      `/v1/members/${await memberIdOf(x.user.id)}`,
-      I.patch({ channel_access: 'selected', channel_ids: [other] }, owner.headers()),
-    )
-    expect(res.status).toBe(200)
+    const c = await watching(x.session, conv.id)
+    await editMember(x.user.id, { channel_access: 'selected', channel_ids: [other] })
     await losesAccess(c, conv.id)
     expect(await messagesAfterInbound(c, conv.id, 'after channel access was narrowed')).toEqual([])
     c.close()
@@ -103,8 +106,7 @@ describe('a change that takes a conversation out of sight ends its subscription'
     const t1 = await I.team(s, w, [x.user.id])
     await I.team(s, w, [x.user.id]) // a second team: leaving the first is allowed
     const conv = await I.conversation(s, w, { channelId, teamId: t1 })
-    const { c, answer } = await I.socketFor(s, x.session, `conv:${conv.id}`)
-    expect(answer.op).toBe('subscribed')
+    const c = await watching(x.session, conv.id)
     expect((await s.fetch(`/v1/teams/${t1}`, I.patch({ member_ids: [] }, owner.headers()))).status).toBe(200)
     await losesAccess(c, conv.id)
     expect(await messagesAfterInbound(c, conv.id, 'after leaving the team')).toEqual([])
@@ -119,13 +121,8 @@ describe('a change that takes a conversation out of sight ends its subscription'
     }>
     const team = await I.team(s, w, [x.user.id])
     const conv = await I.conversation(s, w, { channelId, assigneeId: w.ownerId })
-    const { c, answer } = await I.socketFor(s, x.session, `conv:${conv.id}`)
-    expect(answer.op).toBe('subscribed')
-    const res = await s.fetch(
-      `/v1/members/${await memberIdOf(x.user.id)}`,
-      I.patch({ role_id: roles.find((r) => r.name === 'Agent')!.id, team_ids: [team] }, owner.headers()),
-    )
-    expect(res.status).toBe(200)
+    const c = await watching(x.session, conv.id)
+    await editMember(x.user.id, { role_id: roles.find((r) => r.name === 'Agent')!.id, team_ids: [team] })
     await losesAccess(c, conv.id)
     expect(await messagesAfterInbound(c, conv.id, 'after the demotion')).toEqual([])
     c.close()
@@ -135,13 +132,8 @@ describe('a change that takes a conversation out of sight ends its subscription'
     const other = (await I.channel(s, w, 'api')).id
     const x = await I.agent(s, w, 'Agent')
     const conv = await I.conversation(s, w, { channelId })
-    const { c, answer } = await I.socketFor(s, x.session, `conv:${conv.id}`)
-    expect(answer.op).toBe('subscribed')
-    const res = await s.fetch(
-      `/v1/members/${await memberIdOf(x.user.id)}`,
-      I.patch({ channel_access: 'selected', channel_ids: [channelId, other] }, owner.headers()),
-    )
-    expect(res.status).toBe(200)
+    const c = await watching(x.session, conv.id)
+    await editMember(x.user.id, { channel_access: 'selected', channel_ids: [channelId, other] })
     expect(await messagesAfterInbound(c, conv.id, 'still visible')).toEqual(['still visible'])
     expect(c.frames.filter((f) => f.op === 'unsubscribed')).toEqual([])
     c.close()

@@ -6786,7 +6786,7 @@ export interface operations {
                         attachments?: {
                             /**
                              * maxLength(100)
-                             * @description a string at most 100 character(s) long
+                             * @description a string matching the pattern ^ *[A-Za-z0-9][\w!#$&^.+-]*\/[A-Za-z0-9][\w!#$&^.+-]*( *;[ -~]*)?$
                              */
                             mime?: string;
                             /**

@@ -195,7 +195,8 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
    * made stale, engine/events.ts `invalidateCredentials`): what its sockets may see can have
    * changed with it (view-all turned off, channel access narrowed, a team left, a role's
    * permissions), so their conversation and ticket channels are authorised again. Workspace and
-   * user channels need only the membership, whose end closes the sockets (`disconnect`).
+   * user channels need only the membership, whose end closes the sockets (`disconnect`). A
+   * visitor's socket is checked again too: an archived channel ends its chats' subscriptions.
    */
   const onCredentials = (payload: Uint8Array) => {
     let scope: CredentialScope
@@ -212,9 +213,10 @@ export const makeGateway = (deps: GatewayDeps): Gateway => {
           : [...sockets]
     for (const ws of affected) {
       const data = ws.getUserData()
-      if (data.visitor !== undefined) continue
+      // A visitor's one channel lives while its chat's channel does (archived: no longer).
       for (const channel of data.channels)
-        if (channel.startsWith('conv:') || channel.startsWith('ticket:')) recheckOne(ws, channel)
+        if (data.visitor !== undefined || channel.startsWith('conv:') || channel.startsWith('ticket:'))
+          recheckOne(ws, channel)
     }
   }
 

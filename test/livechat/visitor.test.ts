@@ -59,6 +59,21 @@ const visitorSocket = async (token: string, k = key) => {
   return { c, channel: r.data.channel as string }
 }
 
+describe('a visitor’s socket and its channel', () => {
+  it('archiving the channel ends the visitor’s subscription (unsubscribed, access_lost)', async () => {
+    const other = await createLivechat(s, owner, { title: 'Archived soon' })
+    const d = await start(other.livechat.key)
+    const { c, channel } = await visitorSocket(d.token, other.livechat.key)
+    // A message of the visitor's makes a conversation, so the channel is archived, not deleted.
+    expect((await send(d.token, { text: 'hello', client_id: 'arch-1' }, other.livechat.key)).status).toBe(201)
+    const gone = await s.fetch(`/v1/channels/${other.id}`, { method: 'DELETE', headers: owner.headers() })
+    expect(gone.status).toBeLessThan(300)
+    const f = await c.next((x) => x.op === 'unsubscribed' && x.channel === channel)
+    expect(f.reason).toBe('access_lost')
+    c.close()
+  })
+})
+
 describe('config and start', () => {
   it('config answers the widget look, hours, form token, and CORS for any origin; nothing else is CORS-open', async () => {
     const r = await s.fetch(`/v1/livechat/${key}/config`, { headers: { origin: 'https://shop.example.com' } })

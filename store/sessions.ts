@@ -57,14 +57,26 @@ export const activeOf = (userId: number) =>
       ORDER BY created_at DESC, id DESC`,
   )
 
+/**
+ * What ending a session tells the nodes: cached credentials of its user go, and the real-time
+ * sockets it opened close (4503), so a signed-out browser stops receiving at once.
+ */
+const ended = (r: ReadonlyArray<{ readonly id: number; readonly user_id: number }>) =>
+  r[0]
+    ? Effect.zipRight(
+        invalidateCredentials({ userId: r[0].user_id }),
+        disconnectSession(r[0].user_id, r[0].id),
+      )
+    : Effect.void
+
 /** Ends one of a person's sessions if it is theirs and still going: whether it did. */
 export const endOf = (userId: number, id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ id: number }>`
+    sql<{ id: number; user_id: number }>`
       UPDATE sessions SET ended_at = now()
       WHERE id = ${id} AND user_id = ${userId} AND ended_at IS NULL AND expires_at > now()
-      RETURNING id`.pipe(
-      Effect.tap((r) => (r[0] ? invalidateCredentials({ userId }) : Effect.void)),
+      RETURNING id, user_id`.pipe(
+      Effect.tap(ended),
       Effect.map((r) => r.length > 0),
     ),
   )
@@ -86,18 +98,6 @@ export const findActive = (token: string) =>
       Effect.map((r) => r[0] ?? null),
     ),
   )
-
-/**
- * What ending a session tells the nodes: cached credentials of its user go, and the real-time
- * sockets it opened close (4503), so a signed-out browser stops receiving at once.
- */
-const ended = (r: ReadonlyArray<{ readonly id: number; readonly user_id: number }>) =>
-  r[0]
-    ? Effect.zipRight(
-        invalidateCredentials({ userId: r[0].user_id }),
-        disconnectSession(r[0].user_id, r[0].id),
-      )
-    : Effect.void
 
 export const end = (id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

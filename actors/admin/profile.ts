@@ -1,6 +1,5 @@
 import { Effect, Schema } from 'effect'
 import { currentTime } from '../../engine/clock'
-import { disconnectSession } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Members from '../../store/members'
 import * as Sessions from '../../store/sessions'
@@ -131,5 +130,4 @@ export const sessions = (caller: Caller) =>
 export const endSession = (caller: Caller, id: number) =>
   Effect.gen(function* () {
     if (!(yield* Sessions.endOf(caller.user.id, id))) return yield* Effect.fail(notFound())
-    yield* disconnectSession(caller.user.id, id)
   })

@@ -125,6 +125,42 @@ describe.skipIf(lacks('chromium'))('the account’s failures are shown', () => {
     await phone.context.close()
   }, 60_000)
 
+  it('a session ended while the browser holds a newer one: the socket comes back on the newer one', async () => {
+    const w = await F.workspace(s)
+    const first = await F.signIn(s, w.ownerEmail)
+    const { context, page, problems } = await signedIn(browser, s, first, {
+      viewport: { width: 1440, height: 900 },
+    })
+    await page.goto(`${s.url}/app/inbox`)
+    await settled(page)
+
+    // Signed in again in another tab of this browser: its cookies now hold the newer session,
+    // which then ends the first one (the profile's list), closing the socket the page opened on it.
+    const second = await F.signIn(s, w.ownerEmail)
+    const url = new URL(s.url)
+    await context.addCookies(
+      second.cookie.split('; ').map((c) => {
+        const [name, value] = c.split('=') as [string, string]
+        return { name, value, domain: url.hostname, path: '/' }
+      }),
+    )
+    const listed = await s.fetch('/v1/me/sessions', { headers: second.headers() })
+    const firstId = ((await listed.json()) as { data: Array<{ id: number; current: boolean }> }).data.find(
+      (r) => !r.current,
+    )!.id
+    const badge = page.getByTestId('connection')
+    const end = await s.fetch(`/v1/me/sessions/${firstId}`, { method: 'DELETE', headers: second.headers() })
+    expect(end.status).toBe(200)
+    await page.locator('[data-testid="connection"].conn-down').waitFor()
+    // Back by itself on the session the browser holds, without the Reconnect button.
+    await settled(page)
+    expect(await badge.getAttribute('class')).toContain('conn-open')
+    expect(new URL(page.url()).pathname).toBe('/app/inbox')
+    expect((await s.fetch('/v1/me', { headers: first.headers() })).status).toBe(401)
+    expect(problems).toEqual([])
+    await context.close()
+  }, 60_000)
+
   it('the passkeys page that cannot load its list shows the error and no list', async () => {
     const w = await F.workspace(s)
     const session = await F.signIn(s, w.ownerEmail)

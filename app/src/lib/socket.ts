@@ -136,12 +136,19 @@ const open = async () => {
     pending.clear()
     settled.set(true)
     clearInterval(pinger)
-    // 4500–4999: access is gone; the page reloads through the API instead of reconnecting alone.
-    // Asking who is signed in shows the sign-in page at once when the session ended (signed out
-    // of every device elsewhere): the API's 401 says so.
+    // 4500–4999: this socket's access is gone, so it does not simply reconnect. Asking who is
+    // signed in decides: a 401 (signed out of every device elsewhere) shows the sign-in page at
+    // once; an answer means the browser holds a session still (signed in again in another tab,
+    // which ended the one this socket had), and the socket comes back on it, with the usual
+    // growing waits should that keep happening.
     if (e.code >= 4500 && e.code < 5000) {
       connection.set('down')
-      void api.get('/v1/me').catch(() => undefined)
+      void api.get('/v1/me').then(
+        () => {
+          if (ws === null) schedule()
+        },
+        () => undefined,
+      )
       return
     }
     schedule()

@@ -44,6 +44,9 @@ const ATTACK = [
   'Photo: <img src="x" onerror="window.__pwned = \'onerror\'">',
   '',
   '[Open me](javascript:window.__pwned=%22link%22) and [our site](https://example.com/refunds)',
+  '',
+  // A path that the browser reads as another site, and one of the app's own.
+  'See [elsewhere](/\\evil.example/refunds) or [the list](/app/kb?q=refund#top).',
 ].join('\n')
 
 beforeAll(async () => {
@@ -156,6 +159,10 @@ describe.skipIf(lacks('chromium'))('the knowledge base in the app', () => {
     expect(await preview.getByRole('link', { name: 'Open me' }).count()).toBe(0)
     expect(await preview.getByRole('link', { name: 'our site' }).getAttribute('href')).toBe(
       'https://example.com/refunds',
+    )
+    expect(await preview.getByRole('link', { name: 'elsewhere' }).count()).toBe(0)
+    expect(await preview.getByRole('link', { name: 'the list' }).getAttribute('href')).toBe(
+      '/app/kb?q=refund#top',
     )
 
     await page.getByLabel('Category').selectOption({ label: 'Refunds and returns' })

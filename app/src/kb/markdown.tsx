@@ -14,9 +14,14 @@ const SAFE = /^(https?:|mailto:|tel:)/i
 /** The address a link may lead to, or null when it may not (`javascript:`, `data:`, …). */
 export const safeHref = (href: string): string | null => {
   const h = href.trim()
-  if (h.startsWith('/') && !h.startsWith('//')) return h
   if (h.startsWith('#')) return h
   try {
+    // A path of the app's own is read as the browser will read it: to it `/\host` and
+    // `/<tab>/host` are other sites, links that would look internal and leave in the same tab.
+    if (h.startsWith('/')) {
+      const u = new URL(h, location.origin)
+      return u.origin === location.origin ? `${u.pathname}${u.search}${u.hash}` : null
+    }
     const u = new URL(h)
     return SAFE.test(u.protocol) ? u.href : null
   } catch {

@@ -596,7 +596,9 @@
     }
   }
   window.addEventListener('message', (e) => {
-    if (!e.data || typeof e.data.kotak !== 'string') return
+    // Only the page that embeds the chat (the loader) says whether it is open: another frame of
+    // that page must not mark the agents' replies read.
+    if (e.source !== window.parent || !e.data || typeof e.data.kotak !== 'string') return
     if (e.data.kotak === 'open') open = true
     else if (e.data.kotak === 'closed') open = false
     heartbeat()

@@ -209,15 +209,19 @@ export interface LayoutStage extends NewStage {
 }
 
 /**
- * Replaces a workflow's stages with `layout` (in its order). Leads on a stage not kept move to
- * `destination(removedStage, newIds)`: the caller's rule, given the ids the kept and new stages
- * ended up with; each moved lead's history records it. Answers the leads moved (id, from, to).
+ * Replaces a workflow's stages with `layout` (in its order), unless `refuse(stages)` finds a
+ * problem with it against the stages as they are under the workflow's lock (another layout may
+ * have been applied since the caller read them): then nothing changes and the problems are
+ * answered. Leads on a stage not kept move to `destination(removedStage, stagesBefore, newIds)`:
+ * the caller's rule, given the ids the kept and new stages ended up with; each moved lead's
+ * history records it. Answers the leads moved (id, from, to).
  */
-export const applyLayout = (
+export const applyLayout = <P>(
   workspaceId: number,
   pipelineId: number,
   layout: readonly LayoutStage[],
-  destination: (removed: StageRow, ids: readonly number[]) => number,
+  refuse: (before: readonly StageRow[]) => P | null,
+  destination: (removed: StageRow, before: readonly StageRow[], ids: readonly number[]) => number,
   by: { readonly userId: number; readonly at: Date },
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -226,6 +230,8 @@ export const applyLayout = (
         yield* sql`SELECT id FROM pipelines WHERE id = ${pipelineId} FOR UPDATE`
         const before = yield* sql<StageRow>`SELECT id, pipeline_id, kind, label, color, probability, position
           FROM pipeline_stages WHERE pipeline_id = ${pipelineId} ORDER BY position, id`
+        const problems = refuse(before)
+        if (problems !== null) return { _tag: 'Refused' as const, problems }
         const ids: number[] = []
         for (const [i, s] of layout.entries()) {
           if (s.id !== undefined) {
@@ -242,7 +248,7 @@ export const applyLayout = (
         }
         const moved: Array<{ id: number; from: number; to: number }> = []
         for (const gone of before.filter((b) => !ids.includes(b.id))) {
-          const to = destination(gone, ids)
+          const to = destination(gone, before, ids)
           const rows = yield* sql<{ id: number }>`
             UPDATE leads SET stage_id = ${to}, stage_changed_at = now(), updated_at = now()
             WHERE stage_id = ${gone.id} RETURNING id`
@@ -256,7 +262,7 @@ export const applyLayout = (
           yield* sql`DELETE FROM pipeline_stages WHERE id = ${gone.id}`
         }
         yield* sql`UPDATE pipelines SET updated_at = now() WHERE id = ${pipelineId}`
-        return moved
+        return { _tag: 'Applied' as const, moved }
       }),
     ),
   )

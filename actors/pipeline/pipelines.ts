@@ -166,15 +166,21 @@ export const update = (ctx: Ctx, params: ById, body: typeof PatchBody.Type) =>
 export const setStages = (ctx: Ctx, params: ById, body: typeof StagesBody.Type) =>
   Effect.gen(function* () {
     const p = yield* pipelineOr404(ctx, params.id)
-    const before = yield* Pipelines.stagesOf([p.id])
     const layout = layoutOf(body.stages)
-    const problems = checkLayout(layout, before)
-    if (Object.keys(problems).length > 0) return yield* Effect.fail(invalid(problems))
-    const moved = yield* Pipelines.applyLayout(
+    const problemsWith = (before: readonly Pipelines.StageRow[]) => {
+      const problems = checkLayout(layout, before)
+      return Object.keys(problems).length > 0 ? problems : null
+    }
+    // Checked first without a lock (a refused layout takes none), then again under the workflow's
+    // lock, against the stages as another layout applied meanwhile may have left them.
+    const early = problemsWith(yield* Pipelines.stagesOf([p.id]))
+    if (early !== null) return yield* Effect.fail(invalid(early))
+    const applied = yield* Pipelines.applyLayout(
       ctx.workspace.id,
       p.id,
       layout,
-      (removed, ids) =>
+      problemsWith,
+      (removed, before, ids) =>
         destinationOf(
           removed,
           before,
@@ -182,6 +188,8 @@ export const setStages = (ctx: Ctx, params: ById, body: typeof StagesBody.Type) 
         ),
       { userId: ctx.caller.user.id, at: yield* currentTime },
     )
+    if (applied._tag === 'Refused') return yield* Effect.fail(invalid(applied.problems))
+    const { moved } = applied
     yield* pipelineChanged(ctx.workspace.id, null, p.id, 'stages')
     for (const m of moved) yield* pipelineChanged(ctx.workspace.id, m.id, p.id, 'lead_moved')
     return reply(yield* presentOne(ctx, p.id), {

@@ -150,6 +150,40 @@ describe('workflows', () => {
     expect(moved.data.stage.label).toBe('Closed won')
   })
 
+  it('decides a layout on the stages as they are when it is applied, not as they were read', async () => {
+    // Two managers edit one workflow at once: one replaces the New stage, the other renames the
+    // stages it read (the old New among them). Whichever is applied second must be judged on the
+    // first one's result: the second layout names a stage that is gone (422), or is applied to
+    // stages that all still exist. Before, the second was checked on the stages read before the
+    // first was applied: with a lead on the replaced stage it failed on the database (500); without
+    // one it deleted the new New stage and left the workflow with none.
+    const rounds = await Promise.all(
+      Array.from({ length: 6 }, async (_, i) => {
+        const p = await P.workflow(s, owner)
+        const l = i % 2 === 0 ? await P.lead(s, owner, { pipeline_id: p.id }) : null
+        const replaceNew = p.stages.map((x, j) =>
+          j === 0 ? { kind: 'new', label: 'Fresh' } : { id: x.id, kind: x.kind, label: x.label },
+        )
+        const rename = p.stages.map((x) => ({ id: x.id, kind: x.kind, label: `${x.label} (2)` }))
+        const put = (stages: unknown[]) => P.call(s, 'PUT', `/v1/pipelines/${p.id}/stages`, owner, { stages })
+        const answers = await Promise.all([put(replaceNew), put(rename)])
+        const after = await P.api(s, owner).get(`/v1/pipelines/${p.id}`)
+        const lead = l === null ? null : await P.api(s, owner).get(`/v1/leads/${l.id}`)
+        return { answers, after, lead }
+      }),
+    )
+    for (const { answers, after, lead } of rounds) {
+      for (const a of answers) expect([200, 422], JSON.stringify(a.error)).toContain(a.status)
+      if (answers[1]!.status === 422) expect(answers[1]!.error.fields['stages.0.id']).toBeDefined()
+      const kinds = after.data.stages.map((x: { kind: string }) => x.kind)
+      expect(kinds).toEqual(['new', 'progress', 'progress', 'progress', 'won', 'lost'])
+      if (lead !== null) {
+        expect(lead.status).toBe(200)
+        expect(lead.data.stage_id).toBe(after.data.stages[0].id)
+      }
+    }
+  })
+
   it('deletes a workflow without leads, archives one with leads, and restores it', async () => {
     const empty = await P.workflow(s, owner)
     const d = await P.api(s, owner).del(`/v1/pipelines/${empty.id}`)

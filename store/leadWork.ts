@@ -176,7 +176,11 @@ export const insertChecklist = (workspaceId: number, leadId: number, text: strin
       RETURNING id`.pipe(Effect.map((r) => r[0]!.id)),
   )
 
-/** Text and done flag; a new `position` moves the item and renumbers the lead's others. */
+/**
+ * Text and done flag; a new `position` moves the item and renumbers the lead's others. A move
+ * locks all the lead's items (in id order, before changing any) so that two moves at once wait
+ * for each other instead of each holding its item while waiting for the other's (a deadlock).
+ */
 export const updateChecklist = (
   item: ChecklistRow,
   c: { readonly text?: string; readonly done?: boolean; readonly position?: number },
@@ -186,6 +190,8 @@ export const updateChecklist = (
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
+        if (c.position !== undefined)
+          yield* sql`SELECT id FROM lead_checklist WHERE lead_id = ${item.lead_id} ORDER BY id FOR UPDATE`
         yield* sql`UPDATE lead_checklist SET text = COALESCE(${c.text ?? null}, text),
             done = COALESCE(${c.done ?? null}, done),
             done_at = CASE WHEN ${c.done === true} AND NOT done THEN ${at}
@@ -196,7 +202,7 @@ export const updateChecklist = (
           WHERE id = ${item.id}`
         if (c.position !== undefined) {
           const rows = yield* sql<{ id: number }>`
-            SELECT id FROM lead_checklist WHERE lead_id = ${item.lead_id} ORDER BY position, id FOR UPDATE`
+            SELECT id FROM lead_checklist WHERE lead_id = ${item.lead_id} ORDER BY position, id`
           const ids = rows.map((r) => r.id).filter((x) => x !== item.id)
           ids.splice(Math.min(c.position, ids.length), 0, item.id)
           yield* sql`UPDATE lead_checklist x SET position = o.ord - 1

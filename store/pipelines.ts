@@ -163,6 +163,10 @@ export const update = (workspaceId: number, id: number, p: PipelinePatch) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
+        // A move locks the workspace's workflows (in id order) before changing any, so two moves
+        // at once wait for each other instead of deadlocking on each other's row.
+        if (p.position !== undefined)
+          yield* sql`SELECT id FROM pipelines WHERE workspace_id = ${workspaceId} ORDER BY id FOR UPDATE`
         yield* sql`UPDATE pipelines SET
             name = COALESCE(${p.name ?? null}, name),
             description = CASE WHEN ${p.description !== undefined} THEN ${p.description ?? null} ELSE description END,
@@ -173,7 +177,7 @@ export const update = (workspaceId: number, id: number, p: PipelinePatch) =>
         if (p.teamIds !== undefined) yield* setTeams(sql, id, p.teamIds)
         if (p.position !== undefined) {
           const rows = yield* sql<{ id: number }>`
-            SELECT id FROM pipelines WHERE workspace_id = ${workspaceId} ORDER BY position, id FOR UPDATE`
+            SELECT id FROM pipelines WHERE workspace_id = ${workspaceId} ORDER BY position, id`
           const ids = rows.map((r) => r.id).filter((x) => x !== id)
           ids.splice(Math.min(p.position, ids.length), 0, id)
           yield* sql`UPDATE pipelines x SET position = o.ord - 1

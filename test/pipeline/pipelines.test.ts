@@ -205,6 +205,21 @@ describe('workflows', () => {
     expect(renamed.data).toMatchObject({ name: 'Renamed', position: 0 })
   })
 
+  it('reorders workflows moved by several managers at once, without failing any of them', async () => {
+    // Each move changed its own workflow, then locked the workspace's others: two moves at once
+    // each held a row the other waited for, and PostgreSQL ended one of them (answered 500).
+    const flows = [await P.workflow(s, owner), await P.workflow(s, owner), await P.workflow(s, owner)]
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        flows.map((p, i) => P.api(s, owner).patch(`/v1/pipelines/${p.id}`, { position: (i + round) % 3 })),
+      )
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200])
+    }
+    const all = await P.api(s, owner).get('/v1/pipelines?include_archived=1')
+    const positions = all.data.map((p: { position: number }) => p.position)
+    expect(positions).toEqual([...positions.keys()])
+  })
+
   it('reads and saves the settings (app only for saving)', async () => {
     const agent = await P.person(s, w, ['leads.view'])
     const got = await P.api(s, agent.who).get('/v1/pipeline/settings')

@@ -213,6 +213,29 @@ describe('the work on a lead', () => {
     expect((await P.api(s, writeKey).post(`/v1/leads/${l.id}/checklist`, { text: 'X' })).status).toBe(403)
   })
 
+  it('reorders a checklist that several people drag at once, without failing any of them', async () => {
+    // Each move changed its own item, then locked the lead's others: two moves at once each held
+    // an item the other waited for, and PostgreSQL ended one of them (a deadlock, answered 500).
+    const l = await P.lead(s, owner, { pipeline_id: flow.id })
+    const ids: number[] = []
+    for (const text of ['A', 'B', 'C', 'D'])
+      ids.push((await P.api(s, owner).post(`/v1/leads/${l.id}/checklist`, { text })).data.id)
+    for (let round = 0; round < 3; round++) {
+      const answers = await Promise.all(
+        ids.map((id, i) =>
+          P.api(s, owner).patch(`/v1/lead-checklist/${id}`, {
+            done: round % 2 === 0,
+            position: (i + round + 1) % 4,
+          }),
+        ),
+      )
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200])
+    }
+    const d = await P.api(s, owner).get(`/v1/leads/${l.id}`)
+    expect(d.data.checklist.map((c: { position: number }) => c.position)).toEqual([0, 1, 2, 3])
+    expect(d.data.checklist.every((c: { done: boolean }) => c.done)).toBe(true)
+  })
+
   it('records expenses with receipts; edit by recorder, payer or admin; delete removes the receipt', async () => {
     const ani = await P.person(s, w, MANAGE)
     const budi = await P.person(s, w, MANAGE)

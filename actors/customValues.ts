@@ -173,13 +173,24 @@ export const checkValues = (
   return { set, clear }
 }
 
+/**
+ * The value stored under a definition's key, or undefined: the record's own value only. A key may
+ * be a name every object inherits (`constructor`, made from the label "Constructor"), which a plain
+ * `custom[key]` reads as a function where the record has no value.
+ */
+export const customValue = (custom: Readonly<Record<string, unknown>>, key: string): unknown =>
+  Object.hasOwn(custom, key) ? custom[key] : undefined
+
 /** The values shown: only those of current definitions, in the definitions' order. */
 export const shownValues = (
   defs: readonly Pick<FieldRow, 'key'>[],
   custom: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
-  for (const d of defs) if (custom[d.key] !== undefined) out[d.key] = custom[d.key]
+  for (const d of defs) {
+    const v = customValue(custom, d.key)
+    if (v !== undefined) out[d.key] = v
+  }
   return out
 }
 
@@ -191,7 +202,7 @@ export const withValues = (defs: readonly FieldRow[], custom: Readonly<Record<st
     label: d.label,
     type: d.type,
     options: d.options,
-    value: custom[d.key] ?? null,
+    value: customValue(custom, d.key) ?? null,
   }))
 
 /** One entry of `withValues` as answers carry it (a field with its value), for response schemas. */

@@ -3,6 +3,7 @@ import { localParts, startOfLocalDay } from '../../engine/time'
 import type { BroadcastRow, Status } from '../../store/broadcasts'
 import type { ContactRow } from '../../store/contacts'
 import type { PlanState } from '../../store/plans'
+import { customValue } from '../customValues'
 import { BigId, Id, IsoDateTime, Text } from '../fields'
 
 /**
@@ -114,7 +115,7 @@ export const render = (
 ) => {
   const value = (name: string): string => {
     if (name.startsWith('cf:')) {
-      const x = c.custom[name.slice(3)]
+      const x = customValue(c.custom, name.slice(3))
       return x === undefined || x === null ? '' : typeof x === 'boolean' ? (x ? 'Yes' : 'No') : String(x)
     }
     switch (name) {

@@ -3,7 +3,7 @@ import { iso } from '../../engine/time'
 import * as Contacts from '../../store/contacts'
 import * as CustomFields from '../../store/customFields'
 import { csv } from '../cells'
-import { shownValues, toText } from '../customValues'
+import { customValue, shownValues, toText } from '../customValues'
 import { labelMap } from './contacts'
 
 /**
@@ -51,7 +51,7 @@ export const exportCsv = (workspaceId: number, filter: Contacts.ListFilter) =>
               c.broadcast_opt_out ? 'true' : 'false',
               c.owner_id ?? '',
               iso(c.created_at),
-              ...defs.map((d) => toText(custom[d.key])),
+              ...defs.map((d) => toText(customValue(custom, d.key))),
             ]
           })
           const chunk = rows.length === 0 ? Chunk.empty<Uint8Array>() : Chunk.of(encoder.encode(csv(lines)))

@@ -4,7 +4,7 @@ import * as CustomFields from '../../store/customFields'
 import type { ListFilter } from '../../store/leads'
 import * as Reports from '../../store/pipelineReports'
 import { type Cell, csv } from '../cells'
-import { shownValues, toText } from '../customValues'
+import { customValue, shownValues, toText } from '../customValues'
 import { IdFromString } from '../fields'
 import { type Ctx, leadViewerFor } from './access'
 import { dayStart, LocalDate } from './dates'
@@ -106,7 +106,7 @@ export const exportCsv = (ctx: Ctx, q: typeof ExportQuery.Type) =>
             l.source,
             iso(l.created_at)!,
             cell(iso(l.closed_at)),
-            ...defs.map((d) => toText(custom[d.key])),
+            ...defs.map((d) => toText(customValue(custom, d.key))),
           ]
         },
       )

@@ -1,4 +1,5 @@
 import { addBusinessMinutes, businessMs, type SlaPolicy, slaOf } from '../../store/sla'
+import { customValue } from '../customValues'
 
 /**
  * The rules of a ticket as pure functions of plain values (spec 2 §2, §3, §8): the one state
@@ -162,13 +163,15 @@ export const decidePatch = (t: Editable, p: Patch): Decision => {
   }
   const custom: Record<string, unknown> = { ...t.custom }
   for (const [k, v] of Object.entries(p.customSet ?? {})) {
-    if (custom[k] === v) continue
-    changes.push({ field: `custom.${k}`, old: custom[k] ?? null, new: v })
+    const old = customValue(custom, k)
+    if (old === v) continue
+    changes.push({ field: `custom.${k}`, old: old ?? null, new: v })
     custom[k] = v
   }
   for (const k of p.customClear ?? []) {
-    if (custom[k] === undefined) continue
-    changes.push({ field: `custom.${k}`, old: custom[k], new: null })
+    const old = customValue(custom, k)
+    if (old === undefined) continue
+    changes.push({ field: `custom.${k}`, old, new: null })
     delete custom[k]
   }
   next.custom = custom

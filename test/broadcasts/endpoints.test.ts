@@ -301,6 +301,21 @@ describe('before sending', () => {
     expect((await o.post(`/v1/broadcasts/${b.id}/test`, { phone: '081277709999' })).status).toBe(200)
     await advance(s, -3_600_000)
   })
+  it("fills a custom field's variable with nothing for a contact without a value, whatever its key", async () => {
+    // A field labelled "Constructor" gets the key `constructor`, a name every object inherits:
+    // the message read it as a function and sent "function Object() { [native code] }".
+    const o = api(s, owner)
+    const f = await o.post('/v1/custom-fields', { entity: 'contact', label: 'Constructor', type: 'text' })
+    expect(f.data.key).toBe('constructor')
+    const b = (
+      await o.post('/v1/broadcasts', { ...draft, channel_id: number.ch.id, audience: { label_ids: [label] } })
+    ).data
+    const p = await o.post(`/v1/broadcasts/${b.id}/preview`, { text: 'Hai {{cf:constructor}}.', footer: '' })
+    expect(p.status).toBe(200)
+    expect(p.data.map((x: { text: string }) => x.text)).toEqual(['Hai .', 'Hai .', 'Hai .'])
+    await o.del(`/v1/broadcasts/${b.id}`)
+    await o.del(`/v1/custom-fields/${f.data.id}`)
+  })
 })
 
 describe('states', () => {

@@ -507,7 +507,10 @@ export const post = (
       // Nothing was recorded: the stored bytes go too.
       Effect.tapError(() => Effect.forEach(saved, (f) => Effect.ignore(Files.remove(f)), { discard: true })),
     )
-    yield* notifyEach(ctx, mentionIds, sender.user_id, {
+    // Only those who may open the ticket are told: the notice carries the message's text, which a
+    // member without `tickets.view` may not read (the mention stays in the text, as in leads).
+    const told = mentionIds.filter((id) => people.some((p) => p.id === id && p.can_view))
+    yield* notifyEach(ctx, told, sender.user_id, {
       kind: 'ticket.mention',
       title: `${sender.name} mentioned you in ticket #${t.number}`,
       body: text.slice(0, 200),

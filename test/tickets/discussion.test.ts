@@ -64,6 +64,25 @@ describe('the discussion', () => {
     expect((await api(s, p.other).get(`/v1/tickets/${t.id}`)).status).toBe(200)
   })
 
+  it('does not tell a mentioned member without tickets.view what the message says', async () => {
+    // The notice carries the first 200 characters of an internal comment; a member who may not
+    // open tickets got it all the same (by id and by @Name).
+    const role = await I.role(s, p.w, ['interactions.view'])
+    const m = await I.agent(s, p.w, role)
+    const t = await raise(s, p)
+    const posted = await api(s, p.b1).post(`/v1/tickets/${t.id}/messages`, {
+      body: `Refund code 4471 for @${m.user.name}`,
+      mention_ids: [m.user.id],
+    })
+    expect(posted.status).toBe(201)
+    const who = m.session.headers()
+    expect((await api(s, who).get(`/v1/tickets/${t.id}`)).status).toBe(403)
+    const told = await api(s, who).get('/v1/notifications')
+    expect(told.status).toBe(200)
+    expect(told.data.filter((n: any) => n.kind === 'ticket.mention')).toEqual([])
+    expect(JSON.stringify(told.data)).not.toContain('4471')
+  })
+
   it('refuses an empty message, unknown mention ids, and more than 5 files', async () => {
     const t = await raise(s, p)
     expect((await api(s, p.b1).post(`/v1/tickets/${t.id}/messages`, { body: '  ' })).status).toBe(422)

@@ -14,7 +14,7 @@ import { Id, IdFromString } from '../fields'
 import { addMessages } from '../i18n'
 import type { Ctx } from '../inbox/conversations'
 import * as Metrics from '../metrics'
-import { LocalDate, rangeOf } from './reports'
+import { datesOf, LocalDate, rangeOf } from './reports'
 import { catchUp } from './rollup'
 
 /**
@@ -214,13 +214,7 @@ export const person = (ctx: Ctx, params: { readonly id: number }, q: typeof KpiQ
     const teamIds = teams.filter((t) => t.user_id === p.id).map((t) => t.team_id)
     const byDate = new Map(days.map((d) => [d.k, d]))
     const total = totals.get(p.id) ?? zero
-    const dates: string[] = []
-    const [fy, fm, fd] = range.from.split('-').map(Number) as [number, number, number]
-    for (let i = 0; ; i++) {
-      const date = localDate(startOfLocalDay(fy, fm, fd + i, range.zone), range.zone)
-      if (date > range.to) break
-      dates.push(date)
-    }
+    const dates = datesOf(range.from, range.to, range.zone)
     return reply(
       {
         user: { id: p.id, name: p.name, avatar_url: p.avatar_url },

@@ -59,13 +59,20 @@ type Filters = Range & { readonly channel_id?: number | undefined; readonly team
 
 const parts = (date: string) => date.split('-').map(Number) as [number, number, number]
 
+/** A date's place in the calendar, for comparing (text fails past 9999: `10000-01-01` < `9999-12-31`). */
+const dayNumber = (date: string) => {
+  const [y, m, d] = parts(date)
+  return new Date(0).setUTCFullYear(y, m - 1, d)
+}
+
 /** The dates from..to, inclusive. */
 export const datesOf = (from: string, to: string, zone: string): string[] => {
   const out: string[] = []
   const [y, m, d] = parts(from)
+  const last = dayNumber(to)
   for (let i = 0; ; i++) {
     const date = localDate(startOfLocalDay(y, m, d + i, zone), zone)
-    if (date > to) return out
+    if (dayNumber(date) > last) return out
     out.push(date)
   }
 }

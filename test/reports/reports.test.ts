@@ -351,6 +351,23 @@ describe('reports', () => {
     expect((await get(`/v1/reports/summary?${RANGE}`, agentA.session)).status).toBe(403)
   })
 
+  it('a range ending on the last day of 9999 answers its days (the day after is year 10000)', async () => {
+    // The dates were compared as text: `10000-01-01` sorts before `9999-12-31`, so the loop
+    // making the days never ended and the node stopped answering anyone.
+    const end = 'from=9999-12-30&to=9999-12-31'
+    const daily = await get(`/v1/reports/daily?${end}`)
+    expect(daily.status).toBe(200)
+    expect(daily.body.data.map((r: { date: string }) => r.date)).toEqual(['9999-12-30', '9999-12-31'])
+    const file = await s.fetch(`/v1/reports/export?${end}&type=daily`, { headers: owner.headers() })
+    expect(file.status).toBe(200)
+    expect(
+      (parse(Buffer.from(await file.arrayBuffer()), { bom: true, columns: true }) as unknown[]).length,
+    ).toBe(2)
+    const kpi = await get(`/v1/kpi/users/${w.ownerId}?${end}`)
+    expect(kpi.status).toBe(200)
+    expect(kpi.body.data.daily.map((r: { date: string }) => r.date)).toEqual(['9999-12-30', '9999-12-31'])
+  })
+
   it('the rebuild recomputes the roll-ups from the facts with identical figures', async () => {
     const paths = [
       `/v1/reports/summary?${RANGE}`,

@@ -398,6 +398,10 @@ export const sumsByPersonAndType = (s: Scope) =>
       sql`r.day BETWEEN ${days.from}::date AND ${days.to}::date`,
       sql`r.user_id <> 0`,
     ]
+    if (s.channelIds !== null) {
+      // Facts without a channel (tickets) are not limited by channel.
+      parts.push(sql`(r.channel_id = ANY(${pgArray(s.channelIds)}::int[]) OR r.channel_id = 0)`)
+    }
     if (s.teamId !== null) parts.push(sql`r.team_id = ${s.teamId}`)
     if (s.userId != null) parts.push(sql`r.user_id = ${s.userId}`)
     if (s.channelType) parts.push(sql`ch.type = ${s.channelType}`)
@@ -415,7 +419,10 @@ const factScope = (sql: SqlClient.SqlClient, s: Scope): Fragment[] => {
     sql`f.workspace_id = ${s.workspaceId}`,
     sql`f.at >= ${s.start} AND f.at < ${s.end}`,
   ]
-  if (s.channelIds !== null) parts.push(sql`f.channel_id = ANY(${pgArray(s.channelIds)}::int[])`)
+  if (s.channelIds !== null) {
+    // Facts without a channel (tickets) are not limited by channel, as in the roll-ups.
+    parts.push(sql`(f.channel_id = ANY(${pgArray(s.channelIds)}::int[]) OR f.channel_id IS NULL)`)
+  }
   if (s.teamId !== null) parts.push(sql`f.team_id = ${s.teamId}`)
   if (s.userId != null) parts.push(sql`f.user_id = ${s.userId}`)
   if (s.channelType) parts.push(sql`f.channel_type = ${s.channelType}`)

@@ -12,7 +12,7 @@ import { type Cell, csv } from '../cells'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound } from '../errors'
 import { Id, IdFromString } from '../fields'
 import { addMessages } from '../i18n'
-import type { Ctx } from '../inbox/conversations'
+import { type Ctx, viewerFor } from '../inbox/conversations'
 import * as Metrics from '../metrics'
 import { datesOf, LocalDate, rangeOf } from './reports'
 import { catchUp } from './rollup'
@@ -93,7 +93,8 @@ const scopeOf = (
   end: range.end,
   zone: ctx.workspace.timezone,
   days: { from: range.from, to: range.to },
-  channelIds: null,
+  // The channels the caller has access to, as in the reports (tickets are not limited by channel).
+  channelIds: viewerFor(ctx.caller, ctx.workspace).channelIds,
   teamId: q.team_id ?? null,
   userId,
   channelType: q.channel_type ?? null,

@@ -531,6 +531,38 @@ describe('KPIs', () => {
     expect(resolutions.map((r) => [r.conversation_id, r.business_minutes])).toEqual([[String(c1), '90']])
   })
 
+  it("count only the channels the reader has access to, as the reports do (agent B's API reply is not theirs to see)", async () => {
+    const reader = await I.agent(s, w, await I.role(s, w, ['reports.view', 'interactions.view']))
+    await I.setMember(s, w, reader.user.id, { channelIds: [msgapp.id] })
+    const as = (p: string) => get(p, reader.session)
+    // The reports already leave the API channel out: agent B has no reply there for this reader.
+    const agents = (await as(`/v1/reports/agents?${RANGE}`)).body.data as Array<Record<string, any>>
+    expect(agents.find((r) => r.user.id === agentB.user.id)?.replies).toBe(0)
+    const cards = await as(`/v1/kpi?${RANGE}`)
+    expect(cards.status).toBe(200)
+    const b = (cards.body.data.frontline as Array<Record<string, any>>).find(
+      (r) => r.user.id === agentB.user.id,
+    )
+    expect(b?.replies ?? 0).toBe(0)
+    const person = await as(`/v1/kpi/users/${agentB.user.id}?${RANGE}`)
+    expect(person.status).toBe(200)
+    expect(person.body.data.frontline.replies).toBe(0)
+    expect(person.body.data.frontline.first_response.count).toBe(0)
+    const file = await s.fetch(`/v1/kpi/export?${RANGE}&type=replies`, { headers: reader.session.headers() })
+    expect(file.status).toBe(200)
+    const rows = parse(Buffer.from(await file.arrayBuffer()), { bom: true, columns: true }) as Array<
+      Record<string, string>
+    >
+    expect(rows.map((r) => [r.conversation_id, r.channel_type])).toEqual([
+      [String(c1), 'msgapp'],
+      [String(c1), 'msgapp'],
+      [String(c1), 'msgapp'],
+    ])
+    // The owner (every channel) still sees agent B's reply.
+    const all = (await get(`/v1/kpi?${RANGE}`)).body.data.frontline as Array<Record<string, any>>
+    expect(all.find((r) => r.user.id === agentB.user.id)?.replies).toBe(1)
+  })
+
   it('Free plan: 402 on every KPI endpoint; reports still answer', async () => {
     const free = await F.workspace(s, { plan: 'free' })
     const session = await F.signIn(s, free.ownerEmail)

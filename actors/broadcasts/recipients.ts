@@ -142,9 +142,10 @@ const DAY = 86_400_000
 
 const addDays = (d: string, n: number) =>
   new Date(Date.parse(`${d}T00:00:00Z`) + n * DAY).toISOString().slice(0, 10)
-const startOf = (d: string, zone: string) => {
+/** When the day `d` (`plusDays` later) starts in `zone`: no date text past 9999-12-31 is made. */
+const startOf = (d: string, zone: string, plusDays = 0) => {
   const [y, m, day] = d.split('-').map(Number) as [number, number, number]
-  return startOfLocalDay(y, m, day, zone)
+  return startOfLocalDay(y, m, day + plusDays, zone)
 }
 
 export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
@@ -160,7 +161,7 @@ export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
     const scope: Recipients.Scope = {
       workspaceId: ctx.workspace.id,
       from: startOf(from, zone),
-      to: startOf(addDays(to, 1), zone),
+      to: startOf(to, zone, 1),
       channelId: q.channel_id,
       zone,
     }
@@ -186,7 +187,12 @@ export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
       skipped: n('skipped'),
     }
     const days = new Map<string, { date: string; sent: number; failed: number; replied: number }>()
-    for (let d = from; d <= to; d = addDays(d, 1)) days.set(d, { date: d, sent: 0, failed: 0, replied: 0 })
+    // Counted, not compared: the day after 9999-12-31 has no `YYYY-MM-DD` (toISOString: +010000-…).
+    const span = Math.round((Date.parse(to) - Date.parse(from)) / DAY)
+    for (let i = 0; i <= span; i++) {
+      const d = addDays(from, i)
+      days.set(d, { date: d, sent: 0, failed: 0, replied: 0 })
+    }
     const hours = Array.from({ length: 24 }, (_, hour) => ({ hour, sent: 0, failed: 0, replied: 0 }))
     for (const t of timeline) {
       const day = days.get(t.day)

@@ -451,5 +451,9 @@ describe('after sending', () => {
     expect((await api(s, readKey).get('/v1/broadcasts/dashboard?from=2026-02-01&to=2026-01-01')).status).toBe(
       422,
     )
+    // The last day there is: the day after it is in year 10000, which has no `YYYY-MM-DD` (was a 500).
+    const end = await api(s, readKey).get('/v1/broadcasts/dashboard?from=9999-12-30&to=9999-12-31')
+    expect(end.status, JSON.stringify(end.error)).toBe(200)
+    expect(end.data.daily.map((d: { date: string }) => d.date)).toEqual(['9999-12-30', '9999-12-31'])
   })
 })

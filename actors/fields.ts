@@ -78,7 +78,8 @@ export const EmailAddress = Schema.String.pipe(
 export const PhoneNumber = Schema.String.pipe(Schema.pattern(/^\+?[0-9][0-9 ()-]{4,24}$/))
 /** An ISO 8601 date and time (`2026-11-22T10:00:00Z`, offsets allowed). */
 const isCalendarDate = (s: string) => {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(s)) return false
+  // Years 0001–9999: PostgreSQL has no year 0 ('0000-01-01'::date fails), JavaScript has.
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(s) || s.startsWith('0000')) return false
   const d = new Date(`${s}T00:00:00Z`)
   return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s
 }

@@ -368,6 +368,24 @@ describe('reports', () => {
     expect(kpi.body.data.daily.map((r: { date: string }) => r.date)).toEqual(['9999-12-30', '9999-12-31'])
   })
 
+  it('year 0000 is no date (PostgreSQL has no year 0): 422 on from, not a 500', async () => {
+    const zero = 'from=0000-12-31&to=0001-01-01'
+    for (const p of [
+      `/v1/reports/summary?${zero}`,
+      `/v1/reports/daily?${zero}`,
+      `/v1/reports/agents?${zero}`,
+      `/v1/reports/export?type=summary&${zero}`,
+      `/v1/kpi?${zero}`,
+      `/v1/kpi/users/${w.ownerId}?${zero}`,
+      `/v1/kpi/export?type=summary&${zero}`,
+      `/v1/pipeline/export?type=expenses&${zero}`,
+    ]) {
+      const res = await get(p)
+      expect(res.status, p).toBe(422)
+      expect(Object.keys(res.body.error.fields), p).toEqual(['from'])
+    }
+  })
+
   it('the rebuild recomputes the roll-ups from the facts with identical figures', async () => {
     const paths = [
       `/v1/reports/summary?${RANGE}`,

@@ -149,18 +149,21 @@ export interface WeekFigures {
 /** Created, Won and Lost per week; `bounds` = the weeks' starts and the last week's end. */
 export const weekly = (v: LeadViewer, f: ListFilter, bounds: readonly Date[]) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
-    const arr = pgArray(bounds.map((d) => d.toISOString()))
-    const first = bounds[0]!
-    const last = bounds[bounds.length - 1]!
+    // Instants as epoch seconds: the end of the last week may be past year 9999, which has no
+    // ISO text PostgreSQL reads (`+010000-01-01T…`).
+    const secs = bounds.map((d) => d.getTime() / 1000)
+    const arr = sql`ARRAY(SELECT to_timestamp(x) FROM unnest(${pgArray(secs)}::float8[]) x)`
+    const first = sql`to_timestamp(${secs[0]!}::float8)`
+    const last = sql`to_timestamp(${secs[secs.length - 1]!}::float8)`
     return sql<WeekFigures>`
       SELECT b.bucket, sum(b.created)::int AS created, sum(b.won)::int AS won,
              sum(b.won_value)::float8 AS won_value, sum(b.lost)::int AS lost
       FROM (
-        SELECT width_bucket(l.created_at, ${arr}::timestamptz[]) AS bucket, 1 AS created, 0 AS won,
+        SELECT width_bucket(l.created_at, ${arr}) AS bucket, 1 AS created, 0 AS won,
                0::numeric AS won_value, 0 AS lost
         FROM leads l WHERE ${whereOf(sql, v, f)} AND l.created_at >= ${first} AND l.created_at < ${last}
         UNION ALL
-        SELECT width_bucket(l.closed_at, ${arr}::timestamptz[]), 0, (l.status = 'won')::int,
+        SELECT width_bucket(l.closed_at, ${arr}), 0, (l.status = 'won')::int,
                CASE WHEN l.status = 'won' THEN COALESCE(l.value_won, 0) ELSE 0 END, (l.status = 'lost')::int
         FROM leads l WHERE ${whereOf(sql, v, f)} AND l.status <> 'open'
           AND l.closed_at >= ${first} AND l.closed_at < ${last}) b

@@ -89,8 +89,9 @@ export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
     const start = dayStart(from, zone)
     const end = dayStart(to, zone, 1)
     const firstWeek = plusDays(mondayOf(to), -7 * (WEEKS - 1))
-    const weekStarts = Array.from({ length: WEEKS + 1 }, (_, i) => plusDays(firstWeek, 7 * i))
-    const bounds = weekStarts.map((d) => dayStart(d, zone))
+    const weekStarts = Array.from({ length: WEEKS }, (_, i) => plusDays(firstWeek, 7 * i))
+    // From day numbers: the end of the last week may fall past 9999-12-31, which has no date text.
+    const bounds = Array.from({ length: WEEKS + 1 }, (_, i) => dayStart(firstWeek, zone, 7 * i))
     const agendaEnd = new Date(now.getTime() + AGENDA_DAYS * DAY)
     const funnelPipeline = pipeline
     const [people, stagesFig, weeks, expenses, agenda, overdue, stages, usage] = yield* Effect.all(
@@ -148,7 +149,7 @@ export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
         reached,
       }
     })
-    const weekly = weekStarts.slice(0, WEEKS).map((startDay, i) => {
+    const weekly = weekStarts.map((startDay, i) => {
       const w = weeks.find((x) => x.bucket === i + 1)
       return {
         week_start: startDay,

@@ -155,6 +155,14 @@ describe('dashboard', () => {
     expect(past.tiles).toMatchObject({ created: 1, won: 0, lost: 0 })
     expect((await P.api(s, owner).get(`/v1/pipeline/dashboard?from=${today}&to=${from}`)).status).toBe(422)
     expect((await P.api(s, owner).get('/v1/pipeline/dashboard?pipeline_id=999999')).status).toBe(404)
+    // The last days of the calendar: the weeks' end falls past 9999-12-31 (a 500 before).
+    const end = await P.api(s, owner).get(
+      `/v1/pipeline/dashboard?pipeline_id=${flow.id}&from=9999-12-30&to=9999-12-31`,
+    )
+    expect(end.status).toBe(200)
+    expect(end.data.tiles).toMatchObject({ created: 0, won: 0, lost: 0 })
+    expect(end.data.weekly).toHaveLength(8)
+    expect(end.data.weekly.at(-1).week_start).toBe('9999-12-27')
     // The list's permission (docs/decisions.md): `leads.view` alone is enough, over the leads it
     // sees (none of this workflow's are theirs); managing workflows alone is not.
     const viewer = await P.person(s, w, ['leads.view'])

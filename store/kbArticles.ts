@@ -130,10 +130,29 @@ export const insert = (workspaceId: number, createdBy: number | null, f: Article
     ),
   )
 
-export const update = (id: number, f: ArticleFields) =>
+/** What an edit sends: an absent (undefined) field stays as it is; `categoryId: null` clears it. */
+export type ArticlePatch = { readonly [K in keyof ArticleFields]?: ArticleFields[K] | undefined }
+
+/**
+ * Applies an edit to the article as it is when the edit runs (its row locked meanwhile), so two
+ * edits of different fields at once both stay; answers the article before and after, or null
+ * when it is gone.
+ */
+export const update = (id: number, patch: ArticlePatch) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
+        const [before] = yield* sql<KbArticleRow>`SELECT * FROM kb_articles WHERE id = ${id} FOR UPDATE`
+        if (!before) return null
+        const f: ArticleFields = {
+          title: patch.title ?? before.title,
+          body: patch.body ?? before.body,
+          categoryId: patch.categoryId !== undefined ? patch.categoryId : before.category_id,
+          visibility: patch.visibility ?? before.visibility,
+          status: patch.status ?? before.status,
+          tags: patch.tags ?? before.tags,
+          teamIds: patch.teamIds ?? before.team_ids,
+        }
         const [row] = yield* sql<KbArticleRow>`
           UPDATE kb_articles SET category_id = ${f.categoryId}, title = ${f.title}, body = ${f.body},
             visibility = ${f.visibility}, status = ${f.status}, tags = ${pgArray(f.tags)}::text[],
@@ -141,8 +160,8 @@ export const update = (id: number, f: ArticleFields) =>
             published_at = CASE WHEN ${f.status} = 'published' THEN COALESCE(published_at, now()) ELSE NULL END,
             updated_at = now()
           WHERE id = ${id} RETURNING *`
-        if (row) yield* reindex(sql, id)
-        return row ?? null
+        yield* reindex(sql, id)
+        return { before, after: row! }
       }),
     ),
   )

@@ -161,18 +161,21 @@ export const create = (ctx: Ctx, body: typeof CreateBody.Type) =>
 
 export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof UpdateBody.Type) =>
   Effect.gen(function* () {
-    const before = yield* visibleOr404(ctx, params.id)
+    const seen = yield* visibleOr404(ctx, params.id)
     yield* checkRefs(ctx, body.category_id, body.team_ids)
-    const after = yield* Articles.update(before.id, {
-      title: body.title?.trim() ?? before.title,
-      body: body.body ?? before.body,
-      categoryId: body.category_id !== undefined ? body.category_id : before.category_id,
-      visibility: body.visibility ?? before.visibility,
-      status: body.status ?? before.status,
-      tags: body.tags ? cleanTags(body.tags) : before.tags,
-      teamIds: body.team_ids ? [...new Set(body.team_ids)] : before.team_ids,
+    // Only the sent fields: the store applies them to the article as it is then (row locked), so
+    // another editor's change of other fields meanwhile stays.
+    const changed = yield* Articles.update(seen.id, {
+      title: body.title?.trim(),
+      body: body.body,
+      categoryId: body.category_id,
+      visibility: body.visibility,
+      status: body.status,
+      tags: body.tags ? cleanTags(body.tags) : undefined,
+      teamIds: body.team_ids ? [...new Set(body.team_ids)] : undefined,
     })
-    if (!after) return yield* Effect.fail(new ApiError({ code: 'not_found' }))
+    if (!changed) return yield* Effect.fail(new ApiError({ code: 'not_found' }))
+    const { before, after } = changed
     const textChanged = after.title !== before.title || after.body !== before.body
     if (after.status === 'published' && (before.status !== 'published' || textChanged))
       yield* schedule(ctx.workspace, after.id)

@@ -213,6 +213,9 @@ export const inUse = (teamId: number) =>
     Effect.gen(function* () {
       const [member] = yield* sql`SELECT 1 FROM team_members WHERE team_id = ${teamId} LIMIT 1`
       if (member) return true
+      // Team-only knowledge articles name their teams in an array (no foreign key).
+      const [article] = yield* sql`SELECT 1 FROM kb_articles WHERE ${teamId} = ANY(team_ids) LIMIT 1`
+      if (article) return true
       for (const ref of yield* references(sql)) {
         const rows = yield* sql.unsafe(`SELECT 1 FROM ${ref.tbl} WHERE ${ref.col} = $1 LIMIT 1`, [teamId])
         if (rows.length > 0) return true
@@ -260,6 +263,12 @@ export const remove = (workspaceId: number, id: number, replacementId: number | 
           : sql`UPDATE invitations SET team_ids = (
                   SELECT coalesce(array_agg(DISTINCT t), '{}') FROM unnest(array_replace(team_ids, ${id}, ${replacementId})) AS t)
                 WHERE workspace_id = ${workspaceId} AND ${id} = ANY(team_ids)`
+        // Team-only knowledge articles too (spec 1 §4.3: "including team-only articles"); without
+        // a replacement (only when no article names the team) there is nothing to move.
+        if (replacementId !== null)
+          yield* sql`UPDATE kb_articles SET team_ids = CASE WHEN ${replacementId} = ANY(team_ids)
+                       THEN array_remove(team_ids, ${id}) ELSE array_replace(team_ids, ${id}, ${replacementId}) END
+                     WHERE workspace_id = ${workspaceId} AND ${id} = ANY(team_ids)`
         yield* sql`DELETE FROM teams WHERE id = ${id}`
         return { team, userIds: moved.map((m) => m.user_id) }
       }),

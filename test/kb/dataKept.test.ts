@@ -1,11 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as I from '../inbox/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import * as K from './support'
 
 /**
  * Knowledge articles keep what people wrote: two editors changing different fields of one
- * article at the same time both keep their change (spec 2 §4.5 "unsent fields unchanged").
+ * article at the same time both keep their change (spec 2 §4.5 "unsent fields unchanged"), and a
+ * deleted team's team-only articles move to its replacement with its members (spec 1 §4.3
+ * `DELETE /teams/{id}`: "data (including team-only articles)").
  */
 let s: TestServer
 let w: F.Seeded
@@ -43,5 +46,43 @@ describe('concurrent edits', () => {
         tags: ['edited'],
       })
     }
+  })
+})
+
+describe('deleting a team', () => {
+  it("moves the team's team-only articles to the replacement, whose members keep seeing them", async () => {
+    const old = await I.team(s, w, [])
+    const next = await I.team(s, w, [])
+    const reader = await K.member(s, w, K.READER, { teams: [old] })
+    const only = await K.article(s, o, {
+      title: `Old team only ${Date.now()}`,
+      status: 'published',
+      team_ids: [old],
+    })
+    expect((await K.api(s, reader.who).get(`/v1/kb/articles/${only.id}`)).status).toBe(200)
+
+    const gone = await s.fetch(`/v1/teams/${old}?replacement_id=${next}`, I.del(owner.headers()))
+    expect(gone.status).toBe(200)
+    // The member moved to the replacement with the team, and so did the article.
+    const after = await K.api(s, reader.who).get(`/v1/kb/articles/${only.id}`)
+    expect(after.status).toBe(200)
+    expect(after.data.team_ids).toEqual([next])
+  })
+
+  it('needs a replacement for a team whose only data is team-only articles', async () => {
+    const old = await I.team(s, w, [])
+    const next = await I.team(s, w, [])
+    const only = await K.article(s, o, {
+      title: `Memberless team ${Date.now()}`,
+      status: 'published',
+      team_ids: [old],
+    })
+    const refused = await s.fetch(`/v1/teams/${old}`, I.del(owner.headers()))
+    expect(refused.status).toBe(422)
+    expect((await I.body(refused)).error.fields).toHaveProperty('replacement_id')
+    expect((await s.fetch(`/v1/teams/${old}?replacement_id=${next}`, I.del(owner.headers()))).status).toBe(
+      200,
+    )
+    expect((await K.api(s, o).get(`/v1/kb/articles/${only.id}`)).data.team_ids).toEqual([next])
   })
 })

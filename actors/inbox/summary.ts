@@ -39,11 +39,20 @@ export const SYSTEM_PROMPT = [
   'Answer with 3 to 6 bullet points, each on its own line starting with "- ", in the language most of the conversation uses, and nothing else.',
 ].join('\n')
 
-const neutral = (text: string) =>
-  text
-    .replace(/<\s*\/?\s*conversation\s*>/gi, '')
-    .replace(/\s+/g, ' ')
-    .trim()
+const DELIMITER = /<\s*\/?\s*conversation\s*>/gi
+
+/**
+ * Message text as one line without the delimiter: removed until none is left, since removing one
+ * can join its neighbours into another (`</conver</conversation>sation>`).
+ */
+const neutral = (text: string) => {
+  let out = text
+  for (let prev = ''; prev !== out; ) {
+    prev = out
+    out = out.replace(DELIMITER, '')
+  }
+  return out.replace(/\s+/g, ' ').trim()
+}
 
 /** The transcript of the user message: the newest messages that fit, oldest first. */
 export const transcriptOf = (

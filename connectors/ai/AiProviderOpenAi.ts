@@ -148,7 +148,11 @@ export const make = (cfg: AiConfig): AiProviderShape => {
           return malformed('/embeddings', `expected ${texts.length} embeddings in data`)
         const byIndex = new Array<number[] | undefined>(texts.length)
         for (const [i, item] of data.entries()) {
-          const d = item as { index?: unknown; embedding?: unknown }
+          // Any JSON value may stand here (`null` too): read as an object with nothing in it.
+          const d = (typeof item === 'object' && item !== null ? item : {}) as {
+            index?: unknown
+            embedding?: unknown
+          }
           const at = typeof d.index === 'number' ? d.index : i
           const e = d.embedding
           if (

@@ -125,6 +125,17 @@ describe('semantic processing', () => {
     c.close()
   })
 
+  it('takes an answer whose list holds null as malformed: failed, not stuck in processing', async () => {
+    // Not retried by the adapter: one answer per attempt of the queue.
+    ai.script(
+      'embeddings',
+      ...Array.from({ length: 3 }, () => ({ kind: 'malformed' as const, body: '{"data": [null]}' })),
+    )
+    const x = await K.article(s, o, { title: 'Null from the provider', status: 'published' })
+    const failed = await K.until(s, o, x.id, (a) => a.embedding_status === 'failed', 'failure')
+    expect(failed.embedding_error).toMatch(/not a list of numbers/)
+  })
+
   it('refuses …/embed to keys (403), for drafts (422), on the Free plan (402)', async () => {
     const key = await F.apiKey(s, w)
     const x = await K.article(s, o, { title: 'Embed rules', status: 'published' })
@@ -193,6 +204,8 @@ describe('semantic search', () => {
     const r = await semantic('refund', who)
     expect(r.status).toBe(502)
     ai.script('embeddings', { kind: 'malformed', body: '{"data": [{"embedding": ["a"]}]}' })
+    expect((await semantic('refund', who)).status).toBe(502)
+    ai.script('embeddings', { kind: 'malformed', body: '{"data": [null]}' })
     expect((await semantic('refund', who)).status).toBe(502)
     expect((await K.api(s, who).get('/v1/kb/search?q=x')).meta.ai.used).toBe(before)
   })

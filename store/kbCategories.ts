@@ -67,13 +67,18 @@ export const insert = (workspaceId: number, c: CategoryFields) =>
       RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
   )
 
-/** Changes a category; false when its new name was taken meanwhile. */
+/**
+ * Changes the sent fields of a category (absent ones stay as they are when the change runs, so
+ * another change of other fields meanwhile stays); false when its new name was taken meanwhile.
+ */
 export const change = (
   id: number,
-  c: Required<{ [K in keyof CategoryFields]: NonNullable<CategoryFields[K]> }>,
+  c: { readonly [K in keyof CategoryFields]?: NonNullable<CategoryFields[K]> | undefined },
 ) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE kb_categories SET name = ${c.name}, description = ${c.description}, position = ${c.position},
+    sql`UPDATE kb_categories SET name = COALESCE(${c.name ?? null}::text, name),
+          description = COALESCE(${c.description ?? null}::text, description),
+          position = COALESCE(${c.position ?? null}::int, position),
           updated_at = now() WHERE id = ${id}`.pipe(
       Effect.as(true),
       Effect.catchTag('SqlError', (e) =>

@@ -61,10 +61,11 @@ export const update = (ctx: KbCtx, params: typeof IdParam.Type, body: typeof Upd
     const name = body.name?.trim() ?? current.name
     if (body.name !== undefined && (yield* Categories.nameTaken(ctx.workspace.id, name, current.id)))
       return yield* Effect.fail(nameTaken())
+    // Only the sent fields: another change of the others meanwhile stays.
     const ok = yield* Categories.change(current.id, {
-      name,
-      description: body.description?.trim() ?? current.description,
-      position: body.position ?? current.position,
+      name: body.name === undefined ? undefined : name,
+      description: body.description?.trim(),
+      position: body.position,
     })
     if (!ok) return yield* Effect.fail(nameTaken())
     yield* categoryChanged(ctx.workspace.id, current.id, 'updated')

@@ -6,9 +6,9 @@ import * as K from './support'
 
 /**
  * Knowledge articles keep what people wrote: two editors changing different fields of one
- * article at the same time both keep their change (spec 2 §4.5 "unsent fields unchanged"), and a
- * deleted team's team-only articles move to its replacement with its members (spec 1 §4.3
- * `DELETE /teams/{id}`: "data (including team-only articles)").
+ * article (or category) at the same time both keep their change (spec 2 §4.5 "unsent fields
+ * unchanged"), and a deleted team's team-only articles move to its replacement with its members
+ * (spec 1 §4.3 `DELETE /teams/{id}`: "data (including team-only articles)").
  */
 let s: TestServer
 let w: F.Seeded
@@ -44,6 +44,33 @@ describe('concurrent edits', () => {
         title: `New title ${x.id}`,
         body: `New body ${x.id}`,
         tags: ['edited'],
+      })
+    }
+  })
+
+  it('keeps both changes when two managers change different fields of one category at once', async () => {
+    const a = K.api(s, o)
+    const cats = await Promise.all(
+      Array.from(
+        { length: 12 },
+        async (_, i) =>
+          (await a.post('/v1/kb/categories', { name: `Cat ${i} ${Date.now()}`, position: i })).data,
+      ),
+    )
+    await Promise.all(
+      cats.flatMap((c) => [
+        a.patch(`/v1/kb/categories/${c.id}`, { name: `Renamed ${c.id}` }),
+        a.patch(`/v1/kb/categories/${c.id}`, { description: `About ${c.id}` }),
+        a.patch(`/v1/kb/categories/${c.id}`, { position: 1000 + c.id }),
+      ]),
+    )
+    const now = (await a.get('/v1/kb/categories')).data as Array<Record<string, unknown>>
+    for (const c of cats) {
+      const x = now.find((y) => y.id === c.id)!
+      expect({ name: x.name, description: x.description, position: x.position }).toEqual({
+        name: `Renamed ${c.id}`,
+        description: `About ${c.id}`,
+        position: 1000 + c.id,
       })
     }
   })

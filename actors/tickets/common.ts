@@ -23,8 +23,8 @@ addMessages({
     id: 'harus tim Back Office di workspace ini',
   },
   'tickets.assignee_team': {
-    en: "must be an active member of the ticket's team, or an admin",
-    id: 'harus anggota aktif tim tiket ini, atau admin',
+    en: "must be an active member of the ticket's team who can view tickets, or an admin",
+    id: 'harus anggota aktif tim tiket ini yang dapat melihat tiket, atau admin',
   },
   'tickets.member': {
     en: 'must be active members of this workspace',

@@ -304,8 +304,14 @@ const backofficeTeam = (ctx: Ctx, teamId: number) =>
   Effect.map(Assignees.teamById(ctx.workspace.id, teamId), (t) => (t?.type === 'backoffice' ? t : null))
 
 /** People who may be assigned a ticket of `teamId`: its members, or admins. */
+/**
+ * A ticket's team member who may open tickets, or an admin: an assignee without `tickets.view`
+ * would be told the subject of a ticket they cannot open, and hide it from the rest of the team.
+ */
 const assignable = (people: readonly Tickets.Candidate[], teamId: number, ids: readonly number[]) =>
-  ids.every((id) => people.some((p) => p.id === id && (p.is_admin || p.team_ids.includes(teamId))))
+  ids.every((id) =>
+    people.some((p) => p.id === id && (p.is_admin || (p.can_view && p.team_ids.includes(teamId)))),
+  )
 
 const notifyEach = (
   ctx: Ctx,

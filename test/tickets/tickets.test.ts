@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as I from '../inbox/support'
 import { startTestServer, type TestServer } from '../support/server'
 import { api, type People, people, raise } from './support'
 
@@ -253,6 +254,38 @@ describe('assignees, participants and candidates', () => {
     expect((await api(s, p.b2).del(`/v1/tickets/${t.id}/participants/${p.b2Id}`)).status).toBe(404)
     const log = (await api(s, p.owner).get(`/v1/tickets/${t.id}/messages`)).meta.events
     expect(log.map((e: any) => e.kind)).toEqual(['created', 'assigned', 'unassigned'])
+  })
+
+  it('does not assign a team member who cannot view tickets (told the subject, hiding it from the team)', async () => {
+    // A salesperson in the Back Office team: leads, no tickets.
+    const sales = await I.agent(s, p.w, await I.role(s, p.w, ['leads.view', 'leads.manage']))
+    await I.sql(
+      s,
+      (db) => db`INSERT INTO team_members (team_id, user_id) VALUES (${p.team}, ${sales.user.id})`,
+    )
+    const cands = await api(s, p.b1).get('/v1/tickets/candidates')
+    expect(cands.data.find((x: any) => x.id === sales.user.id)).toMatchObject({
+      team_ids: [p.team],
+      is_admin: false,
+      can_view: false,
+    })
+    const t = await raise(s, p)
+    const refused = await api(s, p.b1).post(`/v1/tickets/${t.id}/assignees`, { user_id: sales.user.id })
+    expect(refused.status).toBe(422)
+    expect(refused.error.fields.user_id).toBe(
+      "must be an active member of the ticket's team who can view tickets, or an admin",
+    )
+    const raised = await api(s, p.b1).post('/v1/tickets', {
+      subject: 'Refund for order 4411',
+      team_id: p.team,
+      assignee_ids: [sales.user.id],
+    })
+    expect(raised.status).toBe(422)
+    expect(raised.error.fields.assignee_ids).toBeDefined()
+    // Nothing told, and the team still sees the ticket.
+    const notes = await api(s, sales.session.headers()).get('/v1/notifications')
+    expect(notes.data.some((x: any) => String(x.kind).startsWith('ticket.'))).toBe(false)
+    expect((await api(s, p.b2).get(`/v1/tickets/${t.id}`)).status).toBe(200)
   })
 
   it('lets a follower without tickets.manage unfollow themselves, and nothing else', async () => {

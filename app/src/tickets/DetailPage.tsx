@@ -204,7 +204,7 @@ export default function TicketDetailPage({ params }: PageProps) {
     )
 
   const t = ticket
-  const teamPeople = people.filter((p) => p.team_ids.includes(t.team.id) || p.is_admin)
+  const teamPeople = people.filter((p) => (p.can_view && p.team_ids.includes(t.team.id)) || p.is_admin)
   const addable = teamPeople.filter((p) => !t.assignees.some((a) => a.id === p.id))
 
   return (
@@ -431,7 +431,7 @@ const Discussion = (props: {
     ...props.people,
     ...t.participants
       .filter((p) => !props.people.some((x) => x.id === p.id))
-      .map((p) => ({ id: p.id, name: p.name, is_admin: false, team_ids: [] })),
+      .map((p) => ({ id: p.id, name: p.name, is_admin: false, can_view: true, team_ids: [] })),
   ].filter((p, i, all) => all.findIndex((x) => x.id === p.id) === i)
 
   const send = async (e: Event) => {

@@ -72,7 +72,9 @@ export const RaiseDialog = (props: {
 
   const citable = (props.messages ?? []).filter((m) => m.body.trim() !== '' && m.type !== 'note')
   const team = teams?.find((t) => String(t.id) === teamId)
-  const assignable = team ? people.filter((p) => team.member_ids.includes(p.id) || p.is_admin) : []
+  const assignable = team
+    ? people.filter((p) => (p.can_view && team.member_ids.includes(p.id)) || p.is_admin)
+    : []
   const fields = failFields(error)
 
   const submit = async (e: Event) => {

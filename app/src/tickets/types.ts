@@ -31,6 +31,8 @@ export interface Candidate {
   readonly id: number
   readonly name: string
   readonly is_admin: boolean
+  /** Holds `tickets.view`: may be assigned (in the ticket's team) and told of mentions. */
+  readonly can_view: boolean
   readonly team_ids: readonly number[]
 }
 

@@ -235,10 +235,12 @@ export const oldestPerChat = (channelId: number) =>
       WHERE channel_id = ${channelId} AND jid <> '' ORDER BY jid, at LIMIT 500`,
   )
 
+/** A channel message id's stored message, with the chat it was in and whether the number sent it. */
 export const lookup = (channelId: number, waId: string) =>
   sqlOf((sql) =>
-    sql<{ conversation_id: number; message_id: number }>`
-      SELECT conversation_id::int AS conversation_id, message_id::int AS message_id FROM msgapp_messages
+    sql<{ conversation_id: number; message_id: number; jid: string; from_me: boolean }>`
+      SELECT conversation_id::int AS conversation_id, message_id::int AS message_id, jid, from_me
+      FROM msgapp_messages
       WHERE channel_id = ${channelId} AND wa_id = ${waId}`.pipe(Effect.map(first)),
   )
 

@@ -243,9 +243,9 @@ export const importMessage = (
       // Edits and revokes may also come as protocol messages inside an upsert.
       const target = protocol.key?.id
       if (!target) return 'skipped' as Imported
-      if (protocol.type === 0) yield* remoteChange(channel, target, { kind: 'unsend' })
+      if (protocol.type === 0) yield* remoteChange(channel, target, { kind: 'unsend' }, m.key)
       const edited = protocol.editedMessage ? parse(protocol.editedMessage) : null
-      if (edited) yield* remoteChange(channel, target, { kind: 'edit', body: edited.body })
+      if (edited) yield* remoteChange(channel, target, { kind: 'edit', body: edited.body }, m.key)
       return 'skipped' as Imported
     }
     if (content.reactionMessage) {
@@ -307,11 +307,48 @@ export const importMessage = (
     return 'imported' as Imported
   })
 
-/** A receipt, edit, revoke or reaction for a stored message; unknown ids are ignored. */
-export const remoteChange = (channel: ChannelRow, waId: string, change: RemoteChange) =>
+/** The same person or chat, whichever form (phone or LID JID) each side names it by. */
+const sameJid = (stored: string | null | undefined, ...forms: ReadonlyArray<string | null | undefined>) => {
+  if (!stored) return false
+  if (forms.includes(stored)) return true
+  const phone = phoneOf(stored)
+  return phone !== null && phone === phoneOf(...forms)
+}
+
+/**
+ * Whether the author of an edit or revoke may change this message. Baileys hands over every
+ * edit and revoke it receives whatever it names (the service relays them end-to-end encrypted and
+ * cannot check them; the phone's app does): a customer may change only their own messages, in
+ * the chat they came from, and in a group only the member who wrote it. The number's own devices
+ * (`fromMe`) may change any of the number's chats.
+ */
+const mayChange = (
+  known: { readonly message_id: number; readonly jid: string; readonly from_me: boolean },
+  author: WAMessageKey,
+) =>
+  Effect.gen(function* () {
+    if (author.fromMe === true) return true
+    if (known.from_me || !sameJid(known.jid, author.remoteJid, author.remoteJidAlt)) return false
+    if (!isJidGroup(known.jid)) return true
+    const sender = (yield* Messages.byId(known.message_id))?.sender.jid
+    return sameJid(typeof sender === 'string' ? sender : null, author.participant, author.participantAlt)
+  })
+
+/**
+ * A receipt, edit, revoke or reaction for a stored message; unknown ids are ignored. An edit or
+ * revoke names its `author` (the key of the message that carried it): one the author may not
+ * make is ignored too.
+ */
+export const remoteChange = (
+  channel: ChannelRow,
+  waId: string,
+  change: RemoteChange,
+  author?: WAMessageKey,
+) =>
   Effect.gen(function* () {
     const known = yield* Msgapp.lookup(channel.id, waId)
     if (!known) return false
+    if (author && !(yield* mayChange(known, author))) return false
     if (change.kind === 'edit') {
       // Baileys reports one edit twice (the protocol message in `messages.upsert`, then
       // `messages.update`): an edit that changes nothing is not a change.
@@ -355,12 +392,12 @@ export const messageUpdate = (channel: ChannelRow, u: { key: WAMessageKey; updat
       const m = u.update.message
       // REVOKE stub (1) or a null message: deleted for everyone.
       if (m === null || u.update.messageStubType === 1) {
-        yield* remoteChange(channel, id, { kind: 'unsend' })
+        yield* remoteChange(channel, id, { kind: 'unsend' }, u.key)
         return
       }
       const inner = m?.editedMessage?.message ?? m?.protocolMessage?.editedMessage ?? null
       const edited = inner ? parse(normalizeMessageContent(inner) ?? inner) : null
-      if (edited) yield* remoteChange(channel, id, { kind: 'edit', body: edited.body })
+      if (edited) yield* remoteChange(channel, id, { kind: 'edit', body: edited.body }, u.key)
     }
   })
 

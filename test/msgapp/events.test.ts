@@ -165,6 +165,88 @@ describe('messaging-app events', () => {
     ws.close()
   })
 
+  it('a customer can neither edit nor unsend the team’s reply, nor another chat’s or member’s message', async () => {
+    const { ch, sock, conv, first, ws, jid } = await chat(
+      '6281200000506',
+      '6281399995006',
+      'Berapa harganya?',
+    )
+    const res = await s.fetch(
+      `/v1/interactions/${conv.id}/messages`,
+      F.json({ text: 'Harga 150rb' }, owner.headers()),
+    )
+    expect(res.status).toBe(201)
+    const reply = (await body(res)).data
+    const replyWa = await waitFor(async () => sock.sent.length > 0 && `3EB0000001${ch.id}`)
+    const replyBody = (await messagesOf(conv.id)).find((m) => m.id === reply.id)!.body
+    // The customer's phone sends an edit and a revoke naming the team's reply (as Baileys hands
+    // them over: the protocol message, then the update derived from it).
+    editFrom(sock, jid, replyWa, 'Harga 15rb saja', { upsert: true, update: true })
+    revokeFrom(sock, jid, replyWa)
+    // Another customer names the first customer's message.
+    const otherJid = '6281399995066@s.whatsapp.net'
+    textFrom(sock, '6281399995066', 'Saya juga mau')
+    editFrom(sock, otherJid, first, 'Tidak jadi beli', { upsert: true, update: true })
+    revokeFrom(sock, otherJid, first)
+    // In a group, one member names another member's message.
+    const gjid = '120363041234567806@g.us'
+    const group = (participant: string, message: Record<string, unknown>, id = waId()) =>
+      sock.emit('messages.upsert', {
+        type: 'notify',
+        messages: [
+          { key: { remoteJid: gjid, fromMe: false, id, participant }, message, messageTimestamp: now() },
+        ],
+      })
+    const rina = '6281399995061@s.whatsapp.net'
+    const groupMsg = waId()
+    group(rina, { conversation: 'Pesan 10 pcs' }, groupMsg)
+    group('6281399995062@s.whatsapp.net', {
+      protocolMessage: {
+        key: { remoteJid: gjid, fromMe: false, id: groupMsg, participant: rina },
+        type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
+        editedMessage: { conversation: 'Pesan 100 pcs' },
+      },
+    })
+    group('6281399995062@s.whatsapp.net', { conversation: 'Saya 5 pcs' })
+    const groupConv = await waitFor(async () =>
+      (await conversationsOf(ch.id)).find((c) => c.kind === 'group'),
+    )
+    const inGroup = await waitFor(async () => {
+      const list = await messagesOf(groupConv.id)
+      return list.length === 2 && list
+    })
+    expect(inGroup.map((m) => [m.body, m.edited_at])).toEqual([
+      ['Pesan 10 pcs', null],
+      ['Saya 5 pcs', null],
+    ])
+    // The member's own edit applies.
+    group(rina, {
+      protocolMessage: {
+        key: { remoteJid: gjid, fromMe: false, id: groupMsg, participant: rina },
+        type: proto.Message.ProtocolMessage.Type.MESSAGE_EDIT,
+        editedMessage: { conversation: 'Pesan 12 pcs' },
+      },
+    })
+    // The customer's own edit still applies: the sync point.
+    editFrom(sock, jid, first, 'Berapa harganya kak?', { upsert: true, update: true })
+    await ws.next((f) => f.event === 'message.updated' && data(f).body === 'Berapa harganya kak?')
+    await waitFor(async () => (await messagesOf(groupConv.id))[0]?.body === 'Pesan 12 pcs')
+
+    const mine = await messagesOf(conv.id)
+    expect(mine.find((m) => m.id === reply.id)).toMatchObject({
+      body: replyBody,
+      deleted_at: null,
+      edited_at: null,
+    })
+    expect(mine.find((m) => m.direction === 'in')).toMatchObject({
+      body: 'Berapa harganya kak?',
+      deleted_at: null,
+    })
+    const changed = (f: Record<string, unknown>) => data(f).edited_at || data(f).deleted_at
+    expect(ws.frames.filter((f) => f.event === 'message.updated' && changed(f))).toEqual([])
+    ws.close()
+  })
+
   it('presence: composing is typing on the conversation, paused stops it', async () => {
     const { sock, conv, ws, jid } = await chat('6281200000502', '6281399995002', 'Halo')
     const presence = (state: 'composing' | 'recording' | 'paused' | 'available') =>

@@ -298,6 +298,20 @@ export const contactByPhone = (workspaceId: number, phone: string) =>
       ORDER BY id LIMIT 1`.pipe(Effect.map((r) => r[0]?.id ?? null)),
   )
 
+/**
+ * The contact of a chat's latest conversation on a number, by the chat's JID as stored with its
+ * messages: the only name a customer known by a LID alone (no phone) has.
+ */
+export const contactOfChat = (channelId: number, jid: string) =>
+  sqlOf((sql) =>
+    sql<{ id: number }>`
+      SELECT COALESCE(k.merged_into, k.id)::int AS id FROM msgapp_messages mm
+      JOIN conversations c ON c.id = mm.conversation_id
+      JOIN contacts k ON k.id = c.contact_id
+      WHERE mm.channel_id = ${channelId} AND mm.jid = ${jid} AND k.deleting_at IS NULL
+      ORDER BY mm.at DESC LIMIT 1`.pipe(Effect.map((r) => r[0]?.id ?? null)),
+  )
+
 /** The number's record of a group, created or refreshed (name, members). */
 export const upsertGroup = (
   workspaceId: number,

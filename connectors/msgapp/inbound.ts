@@ -140,7 +140,10 @@ const conversationFor = (channel: ChannelRow, sock: MsgappSocket | null, m: WAMe
     }
     const phone = phoneOf(jid, m.key.remoteJidAlt)
     const contactId =
-      (phone ? yield* Msgapp.contactByPhone(channel.workspace_id, phone) : null) ??
+      (phone
+        ? yield* Msgapp.contactByPhone(channel.workspace_id, phone)
+        : // Known by a LID alone: the contact this chat already has, not a new one per message.
+          yield* Msgapp.contactOfChat(channel.id, jid)) ??
       (yield* Contacts.create(channel.workspace_id, {
         name: (!m.key.fromMe && m.pushName) || phone || jid.split('@')[0]!,
         phone,

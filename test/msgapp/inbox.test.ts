@@ -268,6 +268,36 @@ describe('messaging-app inbox', () => {
     expect(bodies).toContain('Kemarin\uFFFD lalu')
   })
 
+  it('a customer known only by a LID (no phone) stays one contact and one conversation', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000506')
+    const lid = '99887766554406@lid'
+    const from = (text: string) =>
+      sock.emit('messages.upsert', {
+        type: 'notify',
+        messages: [
+          {
+            key: { remoteJid: lid, fromMe: false, id: waId() },
+            message: { conversation: text },
+            messageTimestamp: Math.floor(Date.now() / 1000),
+            pushName: 'Sari',
+          },
+        ],
+      })
+    from('Halo, pesanan saya?')
+    const conv = await waitFor(async () => (await conversationsOf(ch.id))[0])
+    await waitFor(async () => (await messagesOf(conv.id)).length === 1)
+    from('Nomor pesanan 1234')
+    textFrom(sock, '6281399990006', 'Sync point')
+    // Events are handled in order: once Budi's conversation is listed, Sari's message is stored.
+    await waitFor(async () => (await conversationsOf(ch.id)).some((c) => c.contact?.name === 'Budi'))
+    const hers = (await conversationsOf(ch.id)).filter((c) => c.contact?.name === 'Sari')
+    expect(hers.map((c) => c.id)).toEqual([conv.id])
+    expect((await messagesOf(conv.id)).map((m) => m.body)).toEqual([
+      'Halo, pesanan saya?',
+      'Nomor pesanan 1234',
+    ])
+  })
+
   it('history import: 7/30/90 only, progress as channel.updated, messages inside the window imported', async () => {
     const { ch, sock } = await linkedNumber(s, owner, '6281200000404')
     textFrom(sock, '6281399990004', 'Baru')

@@ -119,6 +119,15 @@ export const parse = (content: proto.IMessage): Parsed | null => {
   }
 }
 
+/**
+ * A sender's name as a new contact's name: at most 200 characters, as a contact's name may be
+ * (the sender chooses it; a longer one failed the contact's index and the message was lost).
+ */
+const contactName = (name: string) => {
+  const cut = name.slice(0, 200)
+  return /[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut
+}
+
 /** The conversation of a chat on this number, created when new (contact by phone; groups). */
 const conversationFor = (channel: ChannelRow, sock: MsgappSocket | null, m: WAMessage, at: Date) =>
   Effect.gen(function* () {
@@ -145,7 +154,7 @@ const conversationFor = (channel: ChannelRow, sock: MsgappSocket | null, m: WAMe
         : // Known by a LID alone: the contact this chat already has, not a new one per message.
           yield* Msgapp.contactOfChat(channel.id, jid)) ??
       (yield* Contacts.create(channel.workspace_id, {
-        name: (!m.key.fromMe && m.pushName) || phone || jid.split('@')[0]!,
+        name: contactName((!m.key.fromMe && m.pushName) || phone || jid.split('@')[0]!),
         phone,
       })).id
     return yield* Conversations.openChatWith(channel.workspace_id, channel.id, contactId, at)

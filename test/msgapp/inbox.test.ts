@@ -298,6 +298,37 @@ describe('messaging-app inbox', () => {
     ])
   })
 
+  it('a sender’s oversized name neither loses their message nor the others of the same batch', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000507')
+    // A name no client of the service would send (its app allows 25 characters) and too long for
+    // an index entry: 3000 CJK letters in no order, so it does not compress.
+    const chars: string[] = []
+    for (let n = 7, i = 0; i < 3000; i++) {
+      n = (n * 48271) % 2147483647
+      chars.push(String.fromCodePoint(0x4e00 + (n % 20000)))
+    }
+    const huge = chars.join('')
+    const msg = (phone: string, text: string, pushName: string) => ({
+      key: { remoteJid: `${phone}@s.whatsapp.net`, fromMe: false, id: waId() },
+      message: { conversation: text },
+      messageTimestamp: Math.floor(Date.now() / 1000),
+      pushName,
+    })
+    sock.emit('messages.upsert', {
+      type: 'notify',
+      messages: [msg('6281399990007', 'Dari nama panjang', huge), msg('6281399990008', 'Pesan biasa', 'Ani')],
+    })
+    const list = await waitFor(async () => {
+      const l = await conversationsOf(ch.id)
+      return l.length === 2 && l
+    })
+    const ani = list.find((c) => c.contact?.name === 'Ani')!
+    const other = list.find((c) => c.id !== ani.id)!
+    expect((await messagesOf(ani.id)).map((m) => m.body)).toEqual(['Pesan biasa'])
+    expect((await messagesOf(other.id)).map((m) => m.body)).toEqual(['Dari nama panjang'])
+    expect(other.contact.name).toBe(huge.slice(0, 200))
+  })
+
   it('history import: 7/30/90 only, progress as channel.updated, messages inside the window imported', async () => {
     const { ch, sock } = await linkedNumber(s, owner, '6281200000404')
     textFrom(sock, '6281399990004', 'Baru')

@@ -285,6 +285,8 @@ export const resendable = (m: Conversations.MessageRow, nowMs: number) =>
 /** A change the channel reports for a stored message (handler `Remote`). */
 export type RemoteChange =
   | { readonly kind: 'status'; readonly status: 'delivered' | 'read' }
+  /** The service refused a message the team sent after it had taken it (an error in its ack). */
+  | { readonly kind: 'refused'; readonly reason: string }
   | { readonly kind: 'edit'; readonly body: string }
   | { readonly kind: 'unsend' }
   | { readonly kind: 'react'; readonly emoji: string; readonly jid: string; readonly name: string | null }
@@ -783,7 +785,8 @@ export const definition = Actor.define({
       }),
     /**
      * What the channel reports about a stored message: a delivery or read receipt (status only
-     * moves forward), the customer's edit, unsend or reaction (messaging-app numbers).
+     * moves forward), the service's late refusal of a sent message (failed, so it can be sent
+     * again), the customer's edit, unsend or reaction (messaging-app numbers).
      */
     Remote: (
       state: ConversationState,
@@ -797,6 +800,10 @@ export const definition = Actor.define({
         if (c.kind === 'status') {
           if ((RECEIPT_RANK[c.status] ?? 0) <= (RECEIPT_RANK[msg.status] ?? 0)) return [null, state] as const
           yield* Messages.setDelivery(ctx.id, msg.id, { status: c.status, error: null, externalId: null })
+        } else if (c.kind === 'refused') {
+          // Only a sent message that no receipt has moved on (a customer's message is never failed).
+          if (msg.direction !== 'out' || msg.status !== 'sent') return [null, state] as const
+          yield* Messages.setDelivery(ctx.id, msg.id, { status: 'failed', error: c.reason, externalId: null })
         } else if (c.kind === 'edit') {
           if (msg.deleted_at !== null) return [null, state] as const
           yield* Messages.edit(msg.id, c.body, yield* Effect.flatMap(WallClock, (k) => k.now))

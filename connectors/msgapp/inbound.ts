@@ -2,7 +2,7 @@ import {
   downloadMediaMessage,
   getContentType,
   normalizeMessageContent,
-  type proto,
+  proto,
   type WAMessage,
   type WAMessageKey,
 } from 'baileys'
@@ -389,13 +389,21 @@ const reaction = (
       })
     : Effect.succeed(false)
 
-/** `messages.update`: receipts (delivered, read), edits and revokes. */
+/** `messages.update`: receipts (delivered, read), the service's refusals, edits and revokes. */
 export const messageUpdate = (channel: ChannelRow, u: { key: WAMessageKey; update: Partial<WAMessage> }) =>
   Effect.gen(function* () {
     const id = u.key.id
     if (!id) return
     const status = u.update.status
-    if (status !== undefined && status !== null) {
+    if (status === proto.WebMessageInfo.Status.ERROR) {
+      // Baileys' send resolves once the message is relayed; a refusal by the service comes later
+      // as the ack's error, with its code in the stub parameters: the message never went out.
+      const code = (u.update.messageStubParameters ?? []).filter(Boolean).join(': ')
+      yield* remoteChange(channel, id, {
+        kind: 'refused',
+        reason: `The messaging service refused the message${code ? ` (${code})` : ''}.`,
+      })
+    } else if (status !== undefined && status !== null) {
       const seen = status >= 4 ? 'read' : status === 3 ? 'delivered' : null
       if (seen && (yield* remoteChange(channel, id, { kind: 'status', status: seen })))
         yield* BroadcastActivity.receipt(channel.id, id)

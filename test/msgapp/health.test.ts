@@ -167,6 +167,49 @@ describe('messaging-app number health', () => {
     ws.close()
   })
 
+  it('a send the service refuses after it left (an error ack) is failed with the reason, not left sent', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000604')
+    textFrom(sock, '6281399996004', 'Halo')
+    const conv = await conversationOf(ch.id)
+    const sent = await reply(conv.id, 'Promo hari ini')
+    expect(sent.status).toBe('sent')
+    const waMsg = `3EB0000001${ch.id}`
+    const jid = sock.sent[0]!.jid
+    // Baileys' sendMessage resolves once the message is relayed; the service's refusal comes
+    // later, as the ack's error: a messages.update with status ERROR (0) and the code.
+    sock.emit('messages.update', [
+      {
+        key: { remoteJid: jid, id: waMsg, fromMe: true },
+        update: { status: 0, messageStubParameters: ['463'] },
+      },
+    ])
+    const messages = async () =>
+      (await body(await s.fetch(`/v1/interactions/${conv.id}/messages`, { headers: owner.headers() })))
+        .data as Array<Record<string, any>>
+    const failed = await waitFor(async () =>
+      (await messages()).find((m) => m.id === sent.id && m.status === 'failed'),
+    )
+    expect(failed.error).toMatch(/463/)
+    // A customer's message is never failed by such an update.
+    const theirs = (await messages()).find((m) => m.direction === 'in')!
+    const theirId = (await sql(
+      (db) => db`SELECT wa_id FROM msgapp_messages WHERE message_id = ${theirs.id}`,
+    )) as Array<{
+      wa_id: string
+    }>
+    sock.emit('messages.update', [
+      { key: { remoteJid: jid, id: theirId[0]!.wa_id, fromMe: false }, update: { status: 0 } },
+    ])
+    // The agent can send it again.
+    const resent = await s.fetch(`/v1/interactions/${conv.id}/messages/${sent.id}/retry`, {
+      method: 'POST',
+      headers: owner.headers(),
+    })
+    expect(resent.status).toBeLessThan(300)
+    await waitFor(async () => (await messages()).find((m) => m.id === sent.id && m.status === 'sent'))
+    expect((await messages()).find((m) => m.id === theirs.id)?.status).toBe(theirs.status)
+  })
+
   it('the sealed auth state is reused after a restart: the number comes back without a new QR', async () => {
     const { ch, sock } = await linkedNumber(s, owner, '6281200000604')
     const before = await status(s, owner, ch.id)

@@ -27,6 +27,8 @@ import { quietLogger } from './Transport'
  * sees a send the moment it leaves the node, as the real one would.
  */
 export interface SentRecord {
+  /** The message id: the sender's (`options.messageId`, as Baileys takes it) or one made here. */
+  readonly id: string
   readonly jid: string
   readonly content: AnyMessageContent
   readonly options: MiscMessageGenerationOptions | undefined
@@ -108,8 +110,8 @@ export class FakeSocket implements MsgappSocket {
   sendMessage = async (jid: string, content: AnyMessageContent, options?: MiscMessageGenerationOptions) => {
     const failure = this.failures.shift()
     if (failure) throw failure
-    this.sent.push({ jid, content, options })
-    let id = `3EB0${(++this.n).toString(16).padStart(6, '0')}${this.channelId}`
+    let id = options?.messageId ?? `3EB0${(++this.n).toString(16).padStart(6, '0')}${this.channelId}`
+    this.sent.push({ id, jid, content, options })
     if (this.service) {
       const r = await this.call('POST', '/send', {
         channel: this.channelId,
@@ -120,15 +122,20 @@ export class FakeSocket implements MsgappSocket {
       })
       const refused = r.error as { statusCode: number; message: string } | undefined
       if (refused) throw closeError(refused.statusCode, refused.message)
-      id = String(r.id)
+      // The sender's id when it chose one (Baileys sends under it), else the service's.
+      id = options?.messageId ?? String(r.id)
     }
-    return {
+    const sent = {
       key: { remoteJid: jid, fromMe: true, id },
       message: { conversation: 'text' in content ? String(content.text) : '' },
       // The remote service's clock, which this fake stands in for: the process clock.
       messageTimestamp: Math.floor(systemMillis() / 1000),
       status: proto.WebMessageInfo.Status.SERVER_ACK,
     } as WAMessage
+    // As Baileys does (`emitOwnEvents`, on by default): the sent message also comes back as a
+    // `messages.upsert` of type `append`, on the next tick after the send resolves.
+    process.nextTick(() => this.emit('messages.upsert', { type: 'append', messages: [sent] }))
+    return sent
   }
 
   requestPairingCode = async (phone: string) => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import type { SqlClient } from '@effect/sql'
 import type { AnyMessageContent, WAMessage } from 'baileys'
 import { Effect, Layer } from 'effect'
@@ -130,8 +131,19 @@ const send = (node: Node, channel: ChannelRow, m: OutboundMessage, startBy?: num
     const quoted = m.replyTo
       ? ({ key: { remoteJid: jid, id: m.replyTo }, message: { conversation: '' } } as WAMessage)
       : undefined
+    // The message's id is ours and remembered before the send: Baileys reports a sent message
+    // back (`messages.upsert`, `append`) as soon as it is relayed, which the session may read
+    // before this send's answer is handled; unknown then, it was imported as a second message.
+    const ownId = `3EB0${randomBytes(9).toString('hex').toUpperCase()}`
+    yield* Msgapp.remember(channel.id, ownId, {
+      conversationId: m.conversationId,
+      messageId: m.messageId,
+      jid,
+      fromMe: true,
+      at: yield* currentTime,
+    })
     const result = yield* Effect.promise(() =>
-      sock.sendMessage(jid, content, quoted ? { quoted } : undefined).then(
+      sock.sendMessage(jid, content, { messageId: ownId, ...(quoted ? { quoted } : {}) }).then(
         (sent) => ({ ok: true as const, sent }),
         (e: unknown) => ({ ok: false as const, error: reasonOf(e) }),
       ),
@@ -145,7 +157,7 @@ const send = (node: Node, channel: ChannelRow, m: OutboundMessage, startBy?: num
     if (channel.status === 'restricted') node.live.trouble.fire(channel.id, null)
     const waId = result.sent?.key.id ?? null
     yield* Msgapp.logSend(channel.id, { messageId: m.messageId, jid, ok: true, error: null })
-    if (waId) {
+    if (waId && waId !== ownId) {
       yield* Msgapp.remember(channel.id, waId, {
         conversationId: m.conversationId,
         messageId: m.messageId,

@@ -177,7 +177,7 @@ describe('messaging-app events', () => {
     )
     expect(res.status).toBe(201)
     const reply = (await body(res)).data
-    const replyWa = await waitFor(async () => sock.sent.length > 0 && `3EB0000001${ch.id}`)
+    const replyWa = await waitFor(async () => sock.sent.length > 0 && sock.sent[0]!.id)
     const replyBody = (await messagesOf(conv.id)).find((m) => m.id === reply.id)!.body
     // The customer's phone sends an edit and a revoke naming the team's reply (as Baileys hands
     // them over: the protocol message, then the update derived from it).

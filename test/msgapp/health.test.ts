@@ -173,7 +173,7 @@ describe('messaging-app number health', () => {
     const conv = await conversationOf(ch.id)
     const sent = await reply(conv.id, 'Promo hari ini')
     expect(sent.status).toBe('sent')
-    const waMsg = `3EB0000001${ch.id}`
+    const waMsg = sock.sent[0]!.id
     const jid = sock.sent[0]!.jid
     // Baileys' sendMessage resolves once the message is relayed; the service's refusal comes
     // later, as the ack's error: a messages.update with status ERROR (0) and the code.

@@ -156,7 +156,7 @@ describe('messaging-app inbox', () => {
     expect(sent.status).toBe('sent')
     expect(sock.sent[0]!.jid).toBe('6281399990002@s.whatsapp.net')
     expect((sock.sent[0]!.content as { text: string }).text).toMatch(/^Siap kak\n\n-/)
-    const waMsg = await waitFor(async () => sock.sent.length > 0 && `3EB0000001${ch.id}`)
+    const waMsg = await waitFor(async () => sock.sent.length > 0 && sock.sent[0]!.id)
     sock.emit('messages.update', [
       { key: { remoteJid: sock.sent[0]!.jid, id: waMsg, fromMe: true }, update: { status: 3 } },
     ])
@@ -201,6 +201,24 @@ describe('messaging-app inbox', () => {
     expect(last).toBe(429)
     // Requests made so far = n: the 31st within the minute is refused.
     if (minute() === started) expect(n).toBe(31)
+  })
+
+  it('a reply is stored once though the socket reports the sent message back (Baileys’ own events)', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000208')
+    textFrom(sock, '6281399990208', 'Ada warna lain?')
+    const conv = await waitFor(async () => (await conversationsOf(ch.id))[0])
+    for (const text of ['Ada kak', 'Merah dan biru']) {
+      const res = await s.fetch(`/v1/interactions/${conv.id}/messages`, F.json({ text }, owner.headers()))
+      expect((await body(res)).data.status).toBe('sent')
+    }
+    textFrom(sock, '6281399990208', 'Oke')
+    await waitFor(async () => (await messagesOf(conv.id)).some((m) => m.body === 'Oke'))
+    expect((await messagesOf(conv.id)).map((m) => [m.direction, m.body])).toEqual([
+      ['in', 'Ada warna lain?'],
+      ['out', 'Ada kak'],
+      ['out', 'Merah dan biru'],
+      ['in', 'Oke'],
+    ])
   })
 
   it('business labels are listed and applying one to a chat runs the label rules', async () => {
@@ -324,8 +342,14 @@ describe('messaging-app inbox', () => {
     })
     const ani = list.find((c) => c.contact?.name === 'Ani')!
     const other = list.find((c) => c.id !== ani.id)!
-    expect((await messagesOf(ani.id)).map((m) => m.body)).toEqual(['Pesan biasa'])
-    expect((await messagesOf(other.id)).map((m) => m.body)).toEqual(['Dari nama panjang'])
+    // A conversation may be listed a moment before its first message is.
+    const bodies = (id: number) =>
+      waitFor(async () => {
+        const b = (await messagesOf(id)).map((m) => m.body)
+        return b.length > 0 && b
+      })
+    expect(await bodies(ani.id)).toEqual(['Pesan biasa'])
+    expect(await bodies(other.id)).toEqual(['Dari nama panjang'])
     expect(other.contact.name).toBe(huge.slice(0, 200))
   })
 

@@ -20,13 +20,30 @@ import { sanitizeMail } from './sanitize'
  */
 const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
 
+/**
+ * What a stranger's headers may put into indexed columns is bounded, or one mail could fail its
+ * insert (a btree entry holds at most ~2.7 kB) and, read again on every pass, stop the mailbox:
+ * an address is at most 254 octets (RFC 5321; a longer one is no address to answer), a name is
+ * cut as the contacts API takes it, a Message-ID longer than a header line (998 octets, RFC 5322)
+ * is none (the mail gets its fallback id; such an id is never stored, so never matched either).
+ */
+const MAX_ADDRESS_BYTES = 254
+const MAX_NAME = 200
+const MAX_MESSAGE_ID_BYTES = 998
+
 const addresses = (a: AddressObject | AddressObject[] | undefined) =>
   (Array.isArray(a) ? a : a ? [a] : []).flatMap((o) =>
-    o.value.flatMap((v) => (v.address ? [{ name: v.name ?? '', address: v.address.toLowerCase() }] : [])),
+    o.value.flatMap((v) =>
+      v.address && Buffer.byteLength(v.address) <= MAX_ADDRESS_BYTES
+        ? [{ name: (v.name ?? '').slice(0, MAX_NAME), address: v.address.toLowerCase() }]
+        : [],
+    ),
   )
 
 const idList = (v: string | string[] | undefined): string[] =>
-  (Array.isArray(v) ? v : v ? v.split(/\s+/) : []).map((s) => s.trim()).filter((s) => /^<[^<>\s]+>$/.test(s))
+  (Array.isArray(v) ? v : v ? v.split(/\s+/) : [])
+    .map((s) => s.trim())
+    .filter((s) => /^<[^<>\s]+>$/.test(s) && Buffer.byteLength(s) <= MAX_MESSAGE_ID_BYTES)
 
 /** `ignore` rules: an address, or `@domain` for all of a domain. */
 export const ignored = (rules: readonly string[], address: string) => {

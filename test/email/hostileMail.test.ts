@@ -1,0 +1,83 @@
+import * as crypto from 'node:crypto'
+import { SqlClient } from '@effect/sql'
+import { Effect } from 'effect'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import * as F from '../support/fixtures'
+import { lacks } from '../support/systemPackages'
+import { connectMailbox, type MailWorld, mailbox, rfc822, startMailWorld, until } from './support'
+
+/**
+ * A stranger's header values are bounded before they reach indexed columns: one mail whose insert
+ * fails is read again on every pass, and every mail after it in the folder was never imported.
+ */
+let w: MailWorld
+let ws: F.Seeded
+let owner: F.Session
+beforeAll(async () => {
+  w = await startMailWorld()
+  ws = await F.workspace(w.s, { plan: 'pro' })
+  owner = await F.signIn(w.s, ws.ownerEmail)
+})
+afterAll(() => w?.stop())
+
+const conversationsOf = (channelId: number) =>
+  w.s.run(
+    Effect.flatMap(
+      SqlClient.SqlClient,
+      (sql) => sql<{
+        subject: string | null
+        name: string
+      }>`SELECT c.subject, k.name FROM conversations c JOIN contacts k ON k.id = c.contact_id
+         WHERE c.channel_id = ${channelId} ORDER BY c.id`,
+    ),
+  )
+
+/** Random text PostgreSQL cannot compress below a btree entry's limit (~2.7 kB). */
+const noise = (n: number) => crypto.randomBytes(n).toString('base64').replace(/[+/=]/g, 'x').slice(0, n)
+
+describe.skipIf(lacks('dovecot-imapd'))('mail a stranger shapes', () => {
+  const longName = noise(6000)
+  for (const [what, headers, hostileKept] of [
+    ['sender name', { From: `"${longName}" <long.name@stranger.example>` }, true],
+    ['Message-ID', { From: 'mid@stranger.example', 'Message-ID': `<${noise(6000)}@stranger.example>` }, true],
+    // Longer than any address can be (254 octets): no one to answer, so not imported.
+    ['address', { From: `${noise(3000)}@stranger.example` }, false],
+  ] as const) {
+    it(`a mail with an oversized ${what} does not stop the mailbox`, async () => {
+      const box = mailbox(w)
+      const other = await w.dovecot.client(box)
+      await other.append(
+        'INBOX',
+        rfc822(
+          {
+            To: box.address,
+            Subject: 'Hostile',
+            'Message-ID': `<h${noise(8)}@stranger.example>`,
+            ...headers,
+          },
+          'x',
+        ),
+      )
+      await other.append(
+        'INBOX',
+        rfc822(
+          {
+            From: 'Rina <rina@customer.example>',
+            To: box.address,
+            Subject: 'Order 42',
+            'Message-ID': `<o${noise(8)}@customer.example>`,
+          },
+          'Where is my order?',
+        ),
+      )
+      const ch = await connectMailbox(w, owner, box)
+      const list = await until(async () => {
+        const l = await conversationsOf(ch.id)
+        return l.some((c) => c.subject === 'Order 42') ? l : null
+      }, 15_000)
+      expect(list.map((c) => c.subject)).toEqual(hostileKept ? ['Hostile', 'Order 42'] : ['Order 42'])
+      if (what === 'sender name') expect(list[0]!.name).toBe(longName.slice(0, 200))
+      await other.logout()
+    })
+  }
+})

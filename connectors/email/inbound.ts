@@ -90,7 +90,10 @@ export const importMail = (
           email: counterpart.address,
         })).id
       const now = yield* currentTime
-      const at = parsed.date && parsed.date.getTime() < now.getTime() ? parsed.date : now
+      // A sender's Date in the future, or before mail existed (JavaScript parses years PostgreSQL
+      // cannot hold, such as -10000), is none: the conversation starts now.
+      const sent = parsed.date?.getTime() ?? Number.NaN
+      const at = sent >= 0 && sent < now.getTime() ? new Date(sent) : now
       conversationId = (yield* Conversations.create(channel.workspace_id, channel.id, {
         contactId,
         subject,

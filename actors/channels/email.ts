@@ -345,6 +345,18 @@ export const update = (workspace: WorkspaceRow, id: number, body: typeof PatchBo
         pass: smtpOwn ?? password,
       },
     }
+    // A server the mailbox did not use before gets a password only when this request gives it:
+    // the stored one would otherwise go to any host a channel manager names, and be read there.
+    const moved = (e: { host: string; port: number }, host: string, port: number) =>
+      e.host.toLowerCase() !== host.toLowerCase() || e.port !== port
+    const unproven: Record<string, FieldMessage> = {}
+    if (moved(access.imap, email.imap_host, email.imap_port) && body.password === undefined)
+      unproven.password = { key: 'field.required' }
+    if (moved(access.smtp, email.smtp_host, email.smtp_port)) {
+      const field = smtpOwn !== null ? 'smtp_password' : 'password'
+      if (body[field] === undefined) unproven[field] = { key: 'field.required' }
+    }
+    if (Object.keys(unproven).length > 0) return yield* Effect.fail(invalid(unproven))
     const retest =
       address !== email.address ||
       JSON.stringify(access) !== JSON.stringify(before) ||

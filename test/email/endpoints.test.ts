@@ -1,7 +1,9 @@
+import * as net from 'node:net'
+import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { probe, SignInRefused } from '../../connectors/email/mailbox'
 import * as F from '../support/fixtures'
-import { startTestServer } from '../support/server'
+import { freePort, startTestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
 import { body, connectMailbox, EMAIL_ENV, type MailWorld, mailbox, servers, startMailWorld } from './support'
 
@@ -235,6 +237,56 @@ describe.skipIf(lacks('dovecot-imapd'))('e-mail channel endpoints', () => {
     expect(folders.data.sent_folder).toBe('Sent')
     const notEmail = await w.s.fetch('/v1/channels/999999/email/folders', { headers: owner.headers() })
     expect(notEmail.status).toBe(404)
+  })
+
+  it('patch: a new server is never signed in to with the stored password (it would learn it)', async () => {
+    const box = mailbox(w)
+    const ch = await connectMailbox(w, owner, box)
+    // Servers of the caller's choosing that note every password they are given.
+    const heard: string[] = []
+    const smtp = new SMTPServer({
+      secure: false,
+      disabledCommands: ['STARTTLS'],
+      allowInsecureAuth: true,
+      authMethods: ['PLAIN', 'LOGIN'],
+      logger: false,
+      onAuth(auth, _session, cb) {
+        heard.push(String(auth.password))
+        cb(new Error('Invalid username or password'))
+      },
+    })
+    const smtpPort = await freePort()
+    await new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve))
+    const imap = net.createServer((sock) => {
+      sock.write('* OK IMAP4rev1 ready\r\n')
+      sock.on('data', (d) => {
+        for (const line of d.toString().split('\r\n').filter(Boolean)) {
+          heard.push(line)
+          const [tag, cmd] = line.split(' ')
+          if (cmd?.toUpperCase() === 'CAPABILITY') sock.write(`* CAPABILITY IMAP4rev1\r\n${tag} OK done\r\n`)
+          else sock.write(`${tag} NO [AUTHENTICATIONFAILED] no\r\n`)
+        }
+      })
+    })
+    const imapPort = await freePort()
+    await new Promise<void>((resolve) => imap.listen(imapPort, '127.0.0.1', resolve))
+    try {
+      const toSmtp = await patch(`/v1/channels/${ch.id}/email`, { smtp_port: smtpPort })
+      expect(toSmtp.status).toBe(422)
+      expect((await body(toSmtp)).error.fields.password).toBeTruthy()
+      const toImap = await patch(`/v1/channels/${ch.id}/email`, { imap_port: imapPort })
+      expect(toImap.status).toBe(422)
+      expect((await body(toImap)).error.fields.password).toBeTruthy()
+      expect(heard.join('\n')).not.toContain(box.password)
+      // With the password given, the change is tried (and here refused by that server).
+      const given = await patch(`/v1/channels/${ch.id}/email`, { smtp_port: smtpPort, password: 'typed-now' })
+      expect(given.status).toBe(422)
+      expect(heard).toContain('typed-now')
+      expect(heard.join('\n')).not.toContain(box.password)
+    } finally {
+      await new Promise<void>((resolve) => smtp.close(() => resolve()))
+      imap.close()
+    }
   })
 })
 

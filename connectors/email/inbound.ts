@@ -45,6 +45,20 @@ const idList = (v: string | string[] | undefined): string[] =>
     .map((s) => s.trim())
     .filter((s) => /^<[^<>\s]+>$/.test(s) && Buffer.byteLength(s) <= MAX_MESSAGE_ID_BYTES)
 
+/**
+ * The parsed mail. One mailparser refuses (over 1000 MIME parts, say) is its header block alone:
+ * sender, subject and threading kept, the body empty. Either way the folder moves on; only a mail
+ * whose very headers cannot be read is none (null).
+ */
+const parse = async (source: Buffer): Promise<ParsedMail | null> => {
+  try {
+    return await simpleParser(source)
+  } catch {
+    const end = source.toString('latin1').search(/\r?\n\r?\n/)
+    return simpleParser(end < 0 ? source : source.subarray(0, end)).catch(() => null)
+  }
+}
+
 /** `ignore` rules: an address, or `@domain` for all of a domain. */
 export const ignored = (rules: readonly string[], address: string) => {
   const a = address.toLowerCase()
@@ -65,7 +79,9 @@ export const importMail = (
   Effect.gen(function* () {
     // A stranger's mail is stored, never refused: NUL or a lone surrogate in a name, subject or
     // text (quoted-printable `=00` decodes to one) becomes U+FFFD instead of failing the insert.
-    const parsed: ParsedMail = storableInPlace(yield* Effect.promise(() => simpleParser(source)))
+    const read = yield* Effect.promise(() => parse(source))
+    if (read === null) return 'ignored' as Imported
+    const parsed = storableInPlace(read)
     const messageId = idList(parsed.messageId)[0] ?? `<${fallbackId}@kotak.invalid>`
     if (yield* Email.knownMessageId(channel.id, messageId)) return 'duplicate' as Imported
     const own = mailbox.address.toLowerCase()

@@ -90,4 +90,49 @@ describe.skipIf(lacks('dovecot-imapd'))('mail a stranger shapes', () => {
       await other.logout()
     })
   }
+
+  it('a mail the parser refuses (over 1000 parts) arrives with its sender and subject; the mailbox goes on', async () => {
+    const box = mailbox(w)
+    const other = await w.dovecot.client(box)
+    const parts = Array.from(
+      { length: 1001 },
+      (_, i) => `--p\r\nContent-Type: text/plain\r\n\r\npart ${i}\r\n`,
+    )
+    await other.append(
+      'INBOX',
+      [
+        'From: Many <many@stranger.example>',
+        `To: ${box.address}`,
+        'Subject: Many parts',
+        `Message-ID: <m${noise(8)}@stranger.example>`,
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="p"',
+        '',
+        `${parts.join('')}--p--`,
+        '',
+      ].join('\r\n'),
+    )
+    await other.append(
+      'INBOX',
+      rfc822(
+        {
+          From: 'Rina <rina@customer.example>',
+          To: box.address,
+          Subject: 'Order 42',
+          'Message-ID': `<o${noise(8)}@customer.example>`,
+        },
+        'Where is my order?',
+      ),
+    )
+    const ch = await connectMailbox(w, owner, box)
+    const list = await until(async () => {
+      const l = await conversationsOf(ch.id)
+      return l.some((c) => c.subject === 'Order 42') ? l : null
+    }, 15_000)
+    expect(list).toEqual([
+      { subject: 'Many parts', name: 'Many' },
+      { subject: 'Order 42', name: 'Rina' },
+    ])
+    await other.logout()
+  })
 })

@@ -1,3 +1,4 @@
+import * as crypto from 'node:crypto'
 import { Effect } from 'effect'
 import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
 import { toText } from '../../actors/inbox/emailHtml'
@@ -69,20 +70,19 @@ export const ignored = (rules: readonly string[], address: string) => {
 
 export type Imported = 'imported' | 'duplicate' | 'ignored'
 
-export const importMail = (
-  channel: ChannelRow,
-  mailbox: Email.EmailRow,
-  folder: string,
-  source: Buffer,
-  fallbackId: string,
-) =>
+export const importMail = (channel: ChannelRow, mailbox: Email.EmailRow, folder: string, source: Buffer) =>
   Effect.gen(function* () {
     // A stranger's mail is stored, never refused: NUL or a lone surrogate in a name, subject or
     // text (quoted-printable `=00` decodes to one) becomes U+FFFD instead of failing the insert.
     const read = yield* Effect.promise(() => parse(source))
     if (read === null) return 'ignored' as Imported
     const parsed = storableInPlace(read)
-    const messageId = idList(parsed.messageId)[0] ?? `<${fallbackId}@kotak.invalid>`
+    // A mail without a Message-ID is known by its bytes: the same mail read again (or from another
+    // folder) is one, and nobody who has not seen it can name it in In-Reply-To to join its thread
+    // (an id made of the channel, UIDVALIDITY and UID could be guessed, and went out in References).
+    const messageId =
+      idList(parsed.messageId)[0] ??
+      `<${crypto.createHash('sha256').update(source).digest('hex').slice(0, 40)}@kotak.invalid>`
     if (yield* Email.knownMessageId(channel.id, messageId)) return 'duplicate' as Imported
     const own = mailbox.address.toLowerCase()
     const from = addresses(parsed.from)[0] ?? null

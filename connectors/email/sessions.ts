@@ -121,9 +121,7 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
           const uid = Math.max(last, m.uid)
           yield* Effect.uninterruptible(
             Effect.zipRight(
-              source
-                ? importMail(channel, mailbox, folder, source, `${channelId}.${uidValidity}.${m.uid}`)
-                : Effect.void,
+              source ? importMail(channel, mailbox, folder, source) : Effect.void,
               Email.saveFolderState(channelId, folder, uidValidity, uid),
             ),
           )

@@ -136,3 +136,55 @@ describe.skipIf(lacks('dovecot-imapd'))('mail a stranger shapes', () => {
     await other.logout()
   })
 })
+
+describe.skipIf(lacks('dovecot-imapd'))('threading a stranger cannot forge', () => {
+  it("a mail without Message-ID gets an id no one can guess: a stranger's reply to it starts its own conversation", async () => {
+    const box = mailbox(w)
+    const other = await w.dovecot.client(box)
+    // A customer's mail without a Message-ID (a web form, a device), then the stranger's own one.
+    const first = await other.append(
+      'INBOX',
+      rfc822(
+        { From: 'Rina <rina@customer.example>', To: box.address, Subject: 'Private matter' },
+        'My account',
+      ),
+    )
+    if (!first) throw new Error('the customer mail was not appended')
+    const ch = await connectMailbox(w, owner, box)
+    await until(async () => (await conversationsOf(ch.id)).length === 1, 15_000)
+    // The id it was filed under used to be the channel, UIDVALIDITY and UID: all guessable (the
+    // stranger learns the first two from the References of any reply to a mail of their own).
+    const guess = `<${ch.id}.${first.uidValidity}.${first.uid}@kotak.invalid>`
+    await other.append(
+      'INBOX',
+      rfc822(
+        {
+          From: 'Eve <eve@stranger.example>',
+          To: box.address,
+          Subject: 'Re: Private matter',
+          'Message-ID': `<e${noise(8)}@stranger.example>`,
+          'In-Reply-To': guess,
+          References: guess,
+        },
+        'Please send the details to me instead.',
+      ),
+    )
+    const filed = await until(async () => {
+      const rows = await w.s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ subject: string | null }>`
+            SELECT c.subject FROM messages m JOIN conversations c ON c.id = m.conversation_id
+            WHERE c.channel_id = ${ch.id} AND m.body LIKE 'Please send%'`,
+        ),
+      )
+      return rows[0] ?? null
+    }, 15_000)
+    expect(filed.subject).toBe('Re: Private matter')
+    expect(await conversationsOf(ch.id)).toEqual([
+      { subject: 'Private matter', name: 'Rina' },
+      { subject: 'Re: Private matter', name: 'Eve' },
+    ])
+    await other.logout()
+  })
+})

@@ -135,6 +135,26 @@ interface NumberState {
  * finalizer logs out when asked and ends the socket.
  */
 const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
+  /**
+   * One message (or update) of a batch on its own: its failure is logged with its id and the rest
+   * of the batch goes on, since a batch carries other customers' messages (a catch-up after a
+   * reconnect, dozens of chats), which the service does not hand over again.
+   */
+  const alone = <A, E, R>(what: string, id: string | null | undefined, effect: Effect.Effect<A, E, R>) =>
+    effect.pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.sync(() => {
+          deps.log('msgapp event failed', {
+            channel_id: channelId,
+            event: what,
+            id: id ?? null,
+            error: String(Cause.squash(cause)),
+          })
+          return null
+        }),
+      ),
+    )
+
   const importHistory = (
     channel: Channels.ChannelRow,
     sock: MsgappSocket,
@@ -148,7 +168,8 @@ const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
       let imported = 0
       for (const m of messages) {
         if (Number(m.messageTimestamp ?? 0) * 1000 < window.since) continue
-        if ((yield* Inbound.importMessage(channel, sock, m, { live: false })) === 'imported') imported++
+        const r = yield* alone('history', m.key?.id, Inbound.importMessage(channel, sock, m, { live: false }))
+        if (r === 'imported') imported++
       }
       const pct = Math.max(0, Math.min(100, Math.round(progress ?? 100)))
       yield* Msgapp.historyProgress(channelId, pct, imported)
@@ -192,10 +213,15 @@ const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
         const up = events['messages.upsert']
         if (up) {
           for (const m of up.messages) {
-            yield* Inbound.importMessage(channel, sock, m, { live: up.type === 'notify' })
+            yield* alone(
+              'messages.upsert',
+              m.key?.id,
+              Inbound.importMessage(channel, sock, m, { live: up.type === 'notify' }),
+            )
           }
         }
-        for (const u of events['messages.update'] ?? []) yield* Inbound.messageUpdate(channel, u)
+        for (const u of events['messages.update'] ?? [])
+          yield* alone('messages.update', u.key?.id, Inbound.messageUpdate(channel, u))
         if (events['messages.reaction']) yield* Inbound.reactions(channel, events['messages.reaction'])
         if (events['presence.update']) yield* Inbound.presence(channel, events['presence.update'])
         for (const g of [...(events['groups.upsert'] ?? []), ...(events['groups.update'] ?? [])]) {

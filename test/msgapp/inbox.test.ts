@@ -3,7 +3,7 @@ import * as http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { encryptedStream } from 'baileys'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { socketFor } from '../inbox/support'
+import { socketFor, sql } from '../inbox/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { body, ENV, linkedNumber, textFrom, waId, waitFor } from './support'
@@ -351,6 +351,53 @@ describe('messaging-app inbox', () => {
     expect(await bodies(ani.id)).toEqual(['Pesan biasa'])
     expect(await bodies(other.id)).toEqual(['Dari nama panjang'])
     expect(other.contact.name).toBe(huge.slice(0, 200))
+  })
+
+  it('one message that cannot be stored does not lose the others of its batch', async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000508')
+    // A fault of one message's own (here the database refusing its new contact) while the batch
+    // carries other customers' messages, as a catch-up after a reconnect does.
+    await sql(
+      s,
+      (db) => db`CREATE FUNCTION kotak_t_refuse() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN IF NEW.name = 'Ditolak' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`,
+    )
+    await sql(
+      s,
+      (db) =>
+        db`CREATE TRIGGER kotak_t_refuse BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION kotak_t_refuse()`,
+    )
+    try {
+      const msg = (phone: string, text: string, pushName: string) => ({
+        key: { remoteJid: `${phone}@s.whatsapp.net`, fromMe: false, id: waId() },
+        message: { conversation: text },
+        messageTimestamp: Math.floor(Date.now() / 1000),
+        pushName,
+      })
+      sock.emit('messages.upsert', {
+        type: 'notify',
+        messages: [
+          msg('6281399990011', 'Pertama', 'Budi'),
+          msg('6281399990012', 'Tidak tersimpan', 'Ditolak'),
+          msg('6281399990013', 'Ketiga', 'Citra'),
+        ],
+      })
+      const list = await waitFor(async () => {
+        const l = await conversationsOf(ch.id)
+        return l.length === 2 && l
+      })
+      expect(list.map((c) => c.contact?.name).sort()).toEqual(['Budi', 'Citra'])
+      for (const c of list) {
+        const bodies = await waitFor(async () => {
+          const b = (await messagesOf(c.id)).map((m) => m.body)
+          return b.length > 0 && b
+        })
+        expect(bodies).toEqual([c.contact.name === 'Budi' ? 'Pertama' : 'Ketiga'])
+      }
+    } finally {
+      await sql(s, (db) => db`DROP TRIGGER kotak_t_refuse ON contacts`)
+      await sql(s, (db) => db`DROP FUNCTION kotak_t_refuse()`)
+    }
   })
 
   it('history import: 7/30/90 only, progress as channel.updated, messages inside the window imported', async () => {

@@ -7,6 +7,7 @@ import { Log } from '../../engine/log'
 import * as ClaimsPg from '../../engine/owner/ClaimsPg'
 import * as Owned from '../../engine/owner/Owned'
 import * as Channels from '../../store/channels'
+import * as Database from '../../store/database'
 import * as Email from '../../store/email'
 import { accessOf } from './access'
 import type { Policy } from './mailbox'
@@ -27,12 +28,16 @@ import { EmailNudge } from './nudge'
  * - Sign-in failures: each one pauses the mailbox (EMAIL_BACKOFF_BASE_MS × 3ⁿ, at most an hour)
  *   and sets the channel status (`auth_failed` or `unreachable`, `channel.updated` through the
  *   ChannelActor); `POST /channels/{id}/sync` skips the pause.
+ * - A mail whose import fails is read again on the next pass (the database may have been out of
+ *   reach). After IMPORT_TRIES failures, with the database answering, it is the mail's own fault:
+ *   it is passed over (logged, still on the mail server) so that the mail after it arrives.
  */
 export const LOCK_CLASS = 0x4b4f
 
 const FOLDER_POLL_MS = 60_000
 const MAX_PAUSE_MS = 60 * 60_000
 const BATCH = 20
+const IMPORT_TRIES = 5
 
 export interface EmailSessionsShape {
   /** Channels whose mailbox this node runs now. */
@@ -70,6 +75,31 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
           Queue.takeAll(state.bell),
           Effect.raceFirst(Effect.sleep(Duration.millis(ms)), Queue.take(state.bell)),
         )
+
+  /**
+   * A mail's import failed: fails the pass (it is read again) until its IMPORT_TRIES-th failure
+   * with the database answering, then records the folder past it and logs it.
+   */
+  const passOver = <R>(
+    key: string,
+    cause: Cause.Cause<unknown>,
+    skip: () => Effect.Effect<unknown, unknown, R>,
+  ) =>
+    Effect.gen(function* () {
+      if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
+      const tries = (state.failedImports.get(key) ?? 0) + 1
+      state.failedImports.set(key, tries)
+      if (tries < IMPORT_TRIES) return yield* Effect.failCause(cause)
+      yield* Effect.catchAll(Database.ping, () => Effect.failCause(cause))
+      yield* skip()
+      state.failedImports.delete(key)
+      deps.log('mail passed over', {
+        channel_id: channelId,
+        mail: key.replaceAll('\u0000', ' '),
+        tries,
+        error: String(Cause.squash(cause)),
+      })
+    })
 
   const syncFolder = (
     client: ImapFlow,
@@ -119,12 +149,18 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
         for (const m of messages) {
           const source = m.source
           const uid = Math.max(last, m.uid)
-          yield* Effect.uninterruptible(
-            Effect.zipRight(
-              source ? importMail(channel, mailbox, folder, source) : Effect.void,
-              Email.saveFolderState(channelId, folder, uidValidity, uid),
+          const done = yield* Effect.exit(
+            Effect.uninterruptible(
+              Effect.zipRight(
+                source ? importMail(channel, mailbox, folder, source) : Effect.void,
+                Email.saveFolderState(channelId, folder, uidValidity, uid),
+              ),
             ),
           )
+          const key = `${folder}\u0000${uidValidity}\u0000${m.uid}`
+          if (done._tag === 'Failure')
+            yield* passOver(key, done.cause, () => Email.saveFolderState(channelId, folder, uidValidity, uid))
+          else state.failedImports.delete(key)
           last = uid
         }
       }
@@ -268,6 +304,8 @@ interface SessionState {
   seenRequest: number
   kicked: boolean
   inboxChanged: boolean
+  /** Failed imports by folder, UIDVALIDITY and UID: how many times each failed (IMPORT_TRIES). */
+  readonly failedImports: Map<string, number>
   /** Rings when the loop should look again (a kick, new mail, the connection closed). */
   readonly bell: Queue.Queue<void>
 }
@@ -297,6 +335,7 @@ const make = Effect.gen(function* () {
           seenRequest: r.sync_requested_at?.getTime() ?? 0,
           kicked: false,
           inboxChanged: false,
+          failedImports: new Map(),
           bell: yield* Queue.sliding<void>(1),
         }
         // Runs while this node owns the mailbox: the work's scope interrupts it on stop.

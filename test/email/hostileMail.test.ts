@@ -137,6 +137,52 @@ describe.skipIf(lacks('dovecot-imapd'))('mail a stranger shapes', () => {
   })
 })
 
+describe.skipIf(lacks('dovecot-imapd'))('a mail that never imports', () => {
+  it('is passed over after repeated failures with the database answering; the mail after it arrives', async () => {
+    // A fault of this one mail's own that no bound above foresaw: the database refuses its
+    // conversation, every time.
+    const exec = (text: string) => w.s.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(text)))
+    await exec(`CREATE FUNCTION kotak_t_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.subject = 'Poison' THEN RAISE EXCEPTION 'refused for the test'; END IF; RETURN NEW; END $$`)
+    await exec(
+      'CREATE TRIGGER kotak_t_poison BEFORE INSERT ON conversations FOR EACH ROW EXECUTE FUNCTION kotak_t_poison()',
+    )
+    try {
+      const box = mailbox(w)
+      const other = await w.dovecot.client(box)
+      for (const [subject, text] of [
+        ['Poison', 'x'],
+        ['Order 43', 'Where is my order?'],
+      ] as const)
+        await other.append(
+          'INBOX',
+          rfc822(
+            {
+              From: 'Rina <rina@customer.example>',
+              To: box.address,
+              Subject: subject,
+              'Message-ID': `<p${noise(8)}@customer.example>`,
+            },
+            text,
+          ),
+        )
+      const ch = await connectMailbox(w, owner, box)
+      const list = await until(async () => {
+        const l = await conversationsOf(ch.id)
+        return l.some((c) => c.subject === 'Order 43') ? l : null
+      }, 30_000)
+      expect(list.map((c) => c.subject)).toEqual(['Order 43'])
+      // Still on the mail server, where it can be read.
+      await other.mailboxOpen('INBOX')
+      expect((await other.search({ subject: 'Poison' }, { uid: true })) || []).toHaveLength(1)
+      await other.logout()
+    } finally {
+      await exec('DROP TRIGGER kotak_t_poison ON conversations')
+      await exec('DROP FUNCTION kotak_t_poison()')
+    }
+  }, 60_000)
+})
+
 describe.skipIf(lacks('dovecot-imapd'))('threading a stranger cannot forge', () => {
   it("a mail without Message-ID gets an id no one can guess: a stranger's reply to it starts its own conversation", async () => {
     const box = mailbox(w)

@@ -130,6 +130,9 @@ const make = Effect.gen(function* () {
           messageId,
           ...(inReplyTo ? { inReplyTo } : {}),
           ...(references.length > 0 ? { references } : {}),
+          // A greeting or away message says it is automatic (RFC 3834), so other autoresponders
+          // do not answer it.
+          ...(message.payload.auto_reply ? { headers: { 'Auto-Submitted': 'auto-replied' } } : {}),
           attachments,
         }),
       )

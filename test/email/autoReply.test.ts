@@ -78,6 +78,8 @@ describe.skipIf(lacks('dovecot-imapd'))('automatic replies by e-mail', () => {
     const mail = await w.smtp.waitFor((m) => m.parsed.subject === 'Re: Hello')
     expect(mail.parsed.text).toContain('Thanks, we will answer soon.')
     expect(mail.parsed.inReplyTo).toBe('<hello@customer.example>')
+    // Marked automatic (RFC 3834), so the customer's own autoresponder leaves it unanswered.
+    expect(mail.parsed.headers.get('auto-submitted')).toBe('auto-replied')
     await until(async () => (await outbound(ch.id)).length === 1)
     expect(await outbound(ch.id)).toHaveLength(1)
     expect(w.smtp.received.some((m) => m.parsed.subject === 'Re: Out of office')).toBe(false)

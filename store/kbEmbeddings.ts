@@ -59,10 +59,17 @@ export interface EmbedJobRow {
  * Asks for the article to be (re)processed: a new request, or a newer revision of a waiting one
  * (a node working on the older text will not store its result). The article shows `pending`.
  */
-export const enqueue = (workspaceId: number, articleId: number) =>
+export const enqueue = (workspaceId: number, articleId: number, textChanged = false) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
+        // The passages of a text that is no longer the article's go at once: an editor who took
+        // something out expects search to stop showing it, whether or not the new text is ever
+        // processed (a provider that keeps failing left them for good).
+        if (textChanged) {
+          yield* sql`DELETE FROM kb_chunks WHERE article_id = ${articleId}`
+          yield* sql`UPDATE kb_articles SET chunk_count = 0 WHERE id = ${articleId}`
+        }
         yield* sql`
           INSERT INTO kb_embed_jobs (article_id, workspace_id) VALUES (${articleId}, ${workspaceId})
           ON CONFLICT (article_id) DO UPDATE SET revision = kb_embed_jobs.revision + 1, attempts = 0,

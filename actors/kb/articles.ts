@@ -178,7 +178,7 @@ export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof Updat
     const { before, after } = changed
     const textChanged = after.title !== before.title || after.body !== before.body
     if (after.status === 'published' && (before.status !== 'published' || textChanged))
-      yield* schedule(ctx.workspace, after.id)
+      yield* schedule(ctx.workspace, after.id, textChanged)
     else if (after.status !== 'published' && before.status === 'published') yield* Embeddings.clear(after.id)
     yield* articleChanged(ctx.workspace.id, after.id, 'updated')
     return reply(yield* present(ctx, after.id))

@@ -65,9 +65,9 @@ export const embedInput = (title: string, piece: string) => (piece === '' ? titl
  * Asks for the article's processing when the workspace may use AI and the server has a provider;
  * otherwise it shows `none` (a later `POST …/embed` asks again).
  */
-export const schedule = (workspace: WorkspaceRow, articleId: number) =>
+export const schedule = (workspace: WorkspaceRow, articleId: number, textChanged = false) =>
   Effect.gen(function* () {
-    if (yield* aiReady(workspace)) yield* Embeddings.enqueue(workspace.id, articleId)
+    if (yield* aiReady(workspace)) yield* Embeddings.enqueue(workspace.id, articleId, textChanged)
     else yield* Embeddings.clear(articleId)
   })
 

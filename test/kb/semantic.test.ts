@@ -125,6 +125,23 @@ describe('semantic processing', () => {
     c.close()
   })
 
+  it('drops the passages of a text taken out at once, whether or not the new text is processed', async () => {
+    const x = await K.article(s, o, {
+      title: 'Vault access',
+      body: 'Staff open the vault at 9. The door code is 4417-2209.',
+      status: 'published',
+    })
+    await K.embedded(s, o, x.id)
+    expect((await K.chunks(s, x.id))[0]!.content).toContain('4417-2209')
+    // The provider fails for good from now on (3 attempts of the queue, each tried twice).
+    ai.script('embeddings', ...Array.from({ length: 6 }, () => ({ kind: 'status' as const, status: 500 })))
+    await K.api(s, o).patch(`/v1/kb/articles/${x.id}`, { body: 'Staff open the vault at 9.' })
+    expect(await K.chunks(s, x.id)).toEqual([])
+    const failed = await K.until(s, o, x.id, (a) => a.embedding_status === 'failed', 'failure')
+    expect(failed.chunk_count).toBe(0)
+    expect(await K.chunks(s, x.id)).toEqual([])
+  })
+
   it('takes an answer whose list holds null as malformed: failed, not stuck in processing', async () => {
     // Not retried by the adapter: one answer per attempt of the queue.
     ai.script(

@@ -58,10 +58,9 @@ const make = Effect.gen(function* () {
       const box = yield* Email.byChannel(channel.id)
       if (!box) return rejected('The mailbox of this channel is not set up.')
       // The mail libraries load with the first mail sent (or mailbox read), not at start.
-      const [{ default: nodemailer }, { connectImap, smtpTransport }, { sanitizeMail }] =
-        yield* Effect.promise(() =>
-          Promise.all([import('nodemailer'), import('./mailbox'), import('./sanitize')]),
-        )
+      const [{ default: nodemailer }, { connectImap, connectSmtp }, { sanitizeMail }] = yield* Effect.promise(
+        () => Promise.all([import('nodemailer'), import('./mailbox'), import('./sanitize')]),
+      )
       const access = yield* accessOf(box)
       const payload = ((message.payload.email ?? {}) as MailPayload) ?? {}
       const prev = yield* Email.lastReceived(message.conversationId)
@@ -137,14 +136,22 @@ const make = Effect.gen(function* () {
         }),
       )
       const raw = composed.message as Buffer
-      const transport = smtpTransport(access.smtp, policy)
+      // The server's address is checked again for every mail (as at sign-in): its name may now
+      // answer with an address of our own network.
+      const transport = yield* Effect.promise(() =>
+        connectSmtp(access.smtp, policy).then(
+          (t) => ({ ok: true as const, t }),
+          (e: unknown) => ({ ok: false as const, why: String((e as Error)?.message ?? e) }),
+        ),
+      )
+      if (!transport.ok) return rejected(`The mail server cannot be used: ${transport.why}`)
       const outcome = yield* Effect.promise(() =>
-        transport.sendMail({ envelope: composed.envelope, raw }).then(
+        transport.t.sendMail({ envelope: composed.envelope, raw }).then(
           () => null,
           (e: unknown) => String((e as { response?: string })?.response ?? (e as Error)?.message ?? e),
         ),
       )
-      transport.close()
+      transport.t.close()
       if (outcome !== null) return rejected(`The mail server refused the mail: ${outcome}`)
       yield* Email.rememberMessageId(channel.id, messageId, message.conversationId, message.messageId)
 

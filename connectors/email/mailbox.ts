@@ -28,9 +28,17 @@ export class SignInRefused extends Error {
 
 const TIMEOUT_MS = 10_000
 
-/** Refuses hosts on private or loopback addresses unless allowed: the service must not probe its own network. */
-const checkHost = async (host: string, field: 'imap_host' | 'smtp_host', policy: Policy) => {
-  if (policy.allowInsecure) return
+/**
+ * Refuses hosts on private or loopback addresses unless allowed: the service must not probe its
+ * own network. Answers the checked address to connect to (the name is not looked up a second
+ * time, when it could answer differently), or null when any address is allowed.
+ */
+const checkHost = async (
+  host: string,
+  field: 'imap_host' | 'smtp_host',
+  policy: Policy,
+): Promise<string | null> => {
+  if (policy.allowInsecure) return null
   let addresses: string[]
   try {
     addresses = net.isIP(host) ? [host] : (await dns.lookup(host, { all: true })).map((a) => a.address)
@@ -40,11 +48,16 @@ const checkHost = async (host: string, field: 'imap_host' | 'smtp_host', policy:
   if (addresses.length === 0 || addresses.some(isPrivateAddress)) {
     throw new SignInRefused({ field, reason: 'not_allowed' }, `${host} is not a public address`)
   }
+  return addresses[0]!
 }
 
-export const imapClient = (e: Endpoint, policy: Policy) => {
+/** Where a client connects: the checked address, with the name kept for TLS (SNI, certificate). */
+const target = (host: string, address: string | null) =>
+  address === null || address === host ? { host } : { host: address, servername: host }
+
+export const imapClient = (e: Endpoint, policy: Policy, address: string | null = null) => {
   const client = new ImapFlow({
-    host: e.host,
+    ...target(e.host, address),
     port: e.port,
     secure: e.security === 'ssl',
     // STARTTLS is required unless plain connections are allowed (then used when offered).
@@ -72,8 +85,8 @@ const isTlsFailure = (e: unknown) => /tls|ssl|certificate|STARTTLS/i.test(String
 
 /** A signed-in IMAP client; the caller logs out. */
 export const connectImap = async (e: Endpoint, policy: Policy): Promise<ImapFlow> => {
-  await checkHost(e.host, 'imap_host', policy)
-  const client = imapClient(e, policy)
+  const address = await checkHost(e.host, 'imap_host', policy)
+  const client = imapClient(e, policy, address)
   try {
     await client.connect()
     return client
@@ -88,9 +101,9 @@ export const connectImap = async (e: Endpoint, policy: Policy): Promise<ImapFlow
   }
 }
 
-export const smtpTransport = (e: Endpoint, policy: Policy) =>
+export const smtpTransport = (e: Endpoint, policy: Policy, address: string | null = null) =>
   nodemailer.createTransport({
-    host: e.host,
+    ...target(e.host, address),
     port: e.port,
     secure: e.security === 'ssl',
     requireTLS: e.security === 'starttls' && !policy.allowInsecure,
@@ -100,14 +113,17 @@ export const smtpTransport = (e: Endpoint, policy: Policy) =>
     socketTimeout: 60_000,
   })
 
+/** An SMTP transport to a checked address (the outbound adapter's: a name may change its answer). */
+export const connectSmtp = async (e: Endpoint, policy: Policy) =>
+  smtpTransport(e, policy, await checkHost(e.host, 'smtp_host', policy))
+
 /** SMTP sign-in without sending. */
 export const verifySmtp = async (
   e: Endpoint,
   policy: Policy,
   passwordField: 'password' | 'smtp_password',
 ) => {
-  await checkHost(e.host, 'smtp_host', policy)
-  const transport = smtpTransport(e, policy)
+  const transport = smtpTransport(e, policy, await checkHost(e.host, 'smtp_host', policy))
   try {
     await transport.verify()
   } catch (err) {

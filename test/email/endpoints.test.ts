@@ -1,7 +1,7 @@
 import * as net from 'node:net'
 import { SMTPServer } from 'smtp-server'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { probe, SignInRefused } from '../../connectors/email/mailbox'
+import { connectSmtp, probe, SignInRefused } from '../../connectors/email/mailbox'
 import * as F from '../support/fixtures'
 import { freePort, startTestServer } from '../support/server'
 import { lacks } from '../support/systemPackages'
@@ -197,6 +197,16 @@ describe.skipIf(lacks('dovecot-imapd'))('e-mail channel endpoints', () => {
       (e: unknown) => (e instanceof SignInRefused ? e.refusal : e),
     )
     expect(refused).toMatchObject({ reason: 'not_allowed' })
+    // Every outgoing mail checks the server again, by the name's answer now (a name can come to
+    // answer with an address of our own network after the mailbox was saved).
+    const outbound = await connectSmtp(
+      { host: 'localhost', port: w.smtp.port, security: 'ssl', user: box.address, pass: box.password },
+      { allowInsecure: false },
+    ).then(
+      () => null,
+      (e: unknown) => (e instanceof SignInRefused ? e.refusal : e),
+    )
+    expect(outbound).toEqual({ field: 'smtp_host', reason: 'not_allowed' })
   })
 
   it('patch: changed credentials are re-tested before saving; other changes save directly', async () => {

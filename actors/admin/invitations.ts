@@ -194,7 +194,13 @@ export const create = (ctx: InWorkspace, body: NewInvitation, locale: Locale) =>
     yield* checkAccess(
       caller,
       workspace.id,
-      { roleId: body.role_id, teamIds, channelAccess: body.channel_access, channelIds },
+      {
+        roleId: body.role_id,
+        teamIds,
+        channelAccess: body.channel_access,
+        channelIds,
+        viewAll: body.view_all,
+      },
       { roleId: body.role_id, teamIds, needsTeam: true },
     )
     const now = yield* currentTime

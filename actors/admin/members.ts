@@ -3,7 +3,7 @@ import { invalidateCredentials } from '../../engine/events'
 import { iso } from '../../engine/time'
 import * as Channels from '../../store/channels'
 import * as Members from '../../store/members'
-import { isAdminRole } from '../../store/permissions'
+import { isAdminRole, type Permission } from '../../store/permissions'
 import { limitsOf } from '../../store/plans'
 import * as Roles from '../../store/roles'
 import * as Teams from '../../store/teams'
@@ -45,6 +45,10 @@ addMessages({
   'members.team_required': {
     en: 'must name at least one team for a role without admin rights',
     id: 'harus berisi minimal satu tim untuk peran tanpa hak admin',
+  },
+  'members.not_grantable': {
+    en: 'You can only give a role, or "Can view all data", within what you hold yourself.',
+    id: 'Anda hanya dapat memberikan peran, atau "Dapat melihat semua data", sebatas yang Anda miliki sendiri.',
   },
   'members.unknown_role': {
     en: 'must be a role of this workspace (not the Owner role)',
@@ -128,7 +132,18 @@ export interface AccessInput {
   readonly teamIds?: readonly number[] | undefined
   readonly channelAccess?: 'all' | 'selected' | undefined
   readonly channelIds?: readonly number[] | undefined
+  readonly viewAll?: boolean | undefined
 }
+
+/**
+ * Whether the caller may give this role and `view_all`: the Owner and admins anything; anyone else
+ * only a role whose permissions they hold themselves, and `view_all` only if they have it (the
+ * rule roles follow, `meta.grantable`).
+ */
+const withinGrant = (caller: Caller, role: Roles.RoleView | null, viewAll: boolean | undefined) =>
+  isAdminCaller(caller) ||
+  ((role === null || role.permissions.every((p) => caller.permissions.has(p as Permission))) &&
+    (viewAll !== true || caller.member?.view_all === true))
 
 /**
  * Checks a role, teams and channel access given to someone (a member or an invitation): the role
@@ -149,6 +164,8 @@ export const checkAccess = (
       problems.role_id = { key: 'members.unknown_role' }
     if (change.roleId !== undefined && role && !role.is_owner && isAdminRole(role) && !isAdminCaller(caller))
       return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'members.admin_only' }))
+    if (!withinGrant(caller, change.roleId !== undefined ? role : null, change.viewAll))
+      return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'members.not_grantable' }))
     if (change.teamIds !== undefined) {
       const found = yield* Teams.existing(workspaceId, change.teamIds)
       if (found.length !== new Set(change.teamIds).size) problems.team_ids = { key: 'members.unknown_teams' }
@@ -231,7 +248,13 @@ export const update = (ctx: InWorkspace, id: number, body: MemberPatch) =>
     yield* checkAccess(
       caller,
       workspace.id,
-      { roleId: body.role_id, teamIds, channelAccess: body.channel_access, channelIds },
+      {
+        roleId: body.role_id,
+        teamIds,
+        channelAccess: body.channel_access,
+        channelIds,
+        viewAll: body.view_all === true && !m.view_all ? true : undefined,
+      },
       {
         roleId: m.role_id,
         teamIds: m.team_ids,

@@ -387,4 +387,79 @@ describe('granting', () => {
     )
     expect((await s.fetch(`/v1/teams/${t.id}`, { headers: otherOwner.headers() })).status).toBe(404)
   })
+
+  it('a non-admin member manager gives only roles and view_all within what they hold (members and invitations)', async () => {
+    const manager = await F.member(s, w, 'Agent')
+    const target = await F.member(s, w, 'Agent')
+    const team = (
+      await body(
+        await s.fetch(
+          '/v1/teams',
+          F.json(
+            { name: 'People desk', type: 'backoffice', member_ids: [manager.id, target.id] },
+            owner.headers(),
+          ),
+        ),
+      )
+    ).data
+    const create = async (name: string, permissions: string[]) =>
+      (await body(await s.fetch('/v1/roles', F.json({ name, permissions }, owner.headers())))).data
+    const peopleRole = await create('People desk', ['settings.members', 'interactions.view'])
+    const billingRole = await create('Billing desk', [
+      'settings.billing',
+      'settings.api',
+      'interactions.view',
+    ])
+    const smallRole = await create('Viewer desk', ['interactions.view'])
+    const m = await memberOf(manager.id)
+    expect(
+      (await s.fetch(`/v1/members/${m.id}`, patch({ role_id: peopleRole.id }, owner.headers()))).status,
+    ).toBe(200)
+    const session = await F.signIn(s, manager.email)
+    const t = await memberOf(target.id)
+    // A role holding permissions the manager lacks (billing, API keys) is not theirs to give.
+    const beyond = await s.fetch(`/v1/members/${t.id}`, patch({ role_id: billingRole.id }, session.headers()))
+    expect(beyond.status).toBe(403)
+    expect((await memberOf(target.id)).role.id).not.toBe(billingRole.id)
+    const viewAll = await s.fetch(`/v1/members/${t.id}`, patch({ view_all: true }, session.headers()))
+    expect(viewAll.status).toBe(403)
+    expect((await memberOf(target.id)).view_all).toBe(false)
+    const invited = await s.fetch(
+      '/v1/invitations',
+      F.json(
+        { email: `alt-${Date.now()}@example.com`, role_id: billingRole.id, team_ids: [team.id] },
+        session.headers(),
+      ),
+    )
+    expect(invited.status).toBe(403)
+    const invitedAll = await s.fetch(
+      '/v1/invitations',
+      F.json(
+        {
+          email: `alt2-${Date.now()}@example.com`,
+          role_id: smallRole.id,
+          team_ids: [team.id],
+          view_all: true,
+        },
+        session.headers(),
+      ),
+    )
+    expect(invitedAll.status).toBe(403)
+    // Within what they hold it works, and the Owner gives anything.
+    const within = await s.fetch(`/v1/members/${t.id}`, patch({ role_id: smallRole.id }, session.headers()))
+    expect(within.status).toBe(200)
+    const ok = await s.fetch(
+      '/v1/invitations',
+      F.json(
+        { email: `alt3-${Date.now()}@example.com`, role_id: smallRole.id, team_ids: [team.id] },
+        session.headers(),
+      ),
+    )
+    expect(ok.status).toBe(201)
+    const byOwner = await s.fetch(
+      `/v1/members/${t.id}`,
+      patch({ role_id: billingRole.id, view_all: true }, owner.headers()),
+    )
+    expect(byOwner.status).toBe(200)
+  })
 })

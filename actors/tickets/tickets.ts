@@ -303,7 +303,6 @@ export const file = (ctx: Ctx, params: { readonly id: number; readonly index: nu
 const backofficeTeam = (ctx: Ctx, teamId: number) =>
   Effect.map(Assignees.teamById(ctx.workspace.id, teamId), (t) => (t?.type === 'backoffice' ? t : null))
 
-/** People who may be assigned a ticket of `teamId`: its members, or admins. */
 /**
  * A ticket's team member who may open tickets, or an admin: an assignee without `tickets.view`
  * would be told the subject of a ticket they cannot open, and hide it from the rest of the team.

@@ -107,12 +107,14 @@ export const CheckField = (props: {
   name: string
   checked: boolean
   onValue: (v: boolean) => void
+  disabled?: boolean
 }) => (
   <label class="k-check">
     <input
       type="checkbox"
       name={props.name}
       checked={props.checked}
+      disabled={props.disabled}
       onChange={(e) => props.onValue((e.currentTarget as HTMLInputElement).checked)}
     />
     {props.label}

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks'
 import { api, can, failText, got, useLocale, useWorkspaceEvents } from '../kit'
 import { ConfirmButton, Notice, Panel, TextField, when } from '../kit/ui'
 import { SettingsPage } from '../settings/frame'
-import { type Access, AccessFields, FormEnd, Loaded, useSubmit } from './common'
+import { type Access, AccessFields, FormEnd, givableRoles, Loaded, useSubmit } from './common'
 import { ensureStyles, useTr } from './kit'
 import type { Channel, Invitation, Member, Role, Team, UsersQuota } from './types'
 
@@ -198,8 +198,10 @@ const MemberTable = ({ data, onEdit }: { data: Data; onEdit: (id: number) => voi
   )
 }
 
-const defaultRole = (roles: readonly Role[]) =>
-  (roles.find((r) => r.name === 'Agent' && !r.is_admin) ?? roles.find((r) => !r.is_owner))?.id ?? 0
+const defaultRole = (roles: readonly Role[]) => {
+  const givable = givableRoles(roles)
+  return (givable.find((r) => r.name === 'Agent' && !r.is_admin) ?? givable[0])?.id ?? 0
+}
 
 const InviteForm = (props: { data: Data; onClose: () => void; onSent: (email: string) => void }) => {
   const tr = useTr()
@@ -248,6 +250,7 @@ const InviteForm = (props: { data: Data; onClose: () => void; onSent: (email: st
         teams={props.data.teams}
         channels={props.data.channels}
         fields={fields}
+        callerViewAll={props.data.members.some((x) => x.is_me && x.view_all)}
       />
       <FormEnd fail={fail} busy={busy} label={tr('pp.invite.send')} onCancel={props.onClose} />
     </form>
@@ -319,6 +322,7 @@ const MemberEditor = (props: {
         fields={fields}
         roleFixed={m.is_owner || m.is_me ? m.role.name : undefined}
         accessFixed={m.is_owner}
+        callerViewAll={props.data.members.some((x) => x.is_me && x.view_all)}
       />
       <TextField
         label={tr('pp.reply_initial')}

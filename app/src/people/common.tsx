@@ -77,12 +77,16 @@ export const AccessFields = (props: {
   fields: Readonly<Record<string, string>>
   roleFixed?: string | undefined
   accessFixed?: boolean
+  /** The signed-in member has "Can view all data" (and so may give it). */
+  callerViewAll?: boolean
 }) => {
   const tr = useTr()
   const v = props.value
   const set = (patch: Partial<Access>) => props.onValue({ ...v, ...patch })
-  // Admin roles are given only by the Owner and admins (the server refuses anyone else).
+  // Admin roles are given only by the Owner and admins; anyone else gives roles within their own
+  // permissions and "Can view all data" only if they have it (the server refuses the rest).
   const admin = callerIsAdmin(props.roles)
+  const mayGiveViewAll = admin || props.callerViewAll === true
   return (
     <>
       {props.roleFixed ? (
@@ -94,8 +98,9 @@ export const AccessFields = (props: {
           label={tr('pp.role')}
           name="role_id"
           value={String(v.role_id)}
-          options={props.roles
-            .filter((r) => !r.is_owner && (!r.is_admin || admin || r.id === v.role_id))
+          options={givableRoles(props.roles)
+            .concat(props.roles.filter((r) => r.id === v.role_id && !r.is_owner))
+            .filter((r, i, all) => all.findIndex((x) => x.id === r.id) === i)
             .map((r) => [String(r.id), r.name] as const)}
           onValue={(x) => set({ role_id: Number(x) })}
           error={props.fields.role_id}
@@ -119,6 +124,7 @@ export const AccessFields = (props: {
               label={tr('pp.view_all')}
               checked={v.view_all}
               onValue={(view_all) => set({ view_all })}
+              disabled={!mayGiveViewAll && !v.view_all}
             />
             <small class="k-hint">{tr('pp.view_all_hint')}</small>
           </div>
@@ -217,6 +223,20 @@ export const FormEnd = (props: {
         {props.children}
       </div>
     </>
+  )
+}
+
+/**
+ * The roles the signed-in member may give: any but the Owner's for the Owner and admins; for anyone
+ * else the roles without admin rights whose permissions they hold themselves.
+ */
+export const givableRoles = (roles: readonly Role[]) => {
+  const who = me.get()
+  const mine = who ? roles.find((r) => r.id === who.role?.id) : undefined
+  const held = new Set(mine?.permissions ?? [])
+  const admin = callerIsAdmin(roles)
+  return roles.filter(
+    (r) => !r.is_owner && (admin || (!r.is_admin && r.permissions.every((p) => held.has(p)))),
   )
 }
 

@@ -9,12 +9,12 @@ import * as Members from '../../store/members'
 import { inGrace, limitsOf, planLimits, planPrices } from '../../store/plans'
 import * as Users from '../../store/users'
 import type { WorkspaceRow } from '../../store/workspaces'
-import { type FieldMessage, invalid } from '../errors'
+import { ApiError, type FieldMessage, invalid } from '../errors'
 import { publish, topics } from '../events'
 import { addMessages, t } from '../i18n'
 import * as Notifications from '../notifications'
 import { audited, changes } from './audit'
-import type { InWorkspace } from './caller'
+import { type InWorkspace, isAdminCaller } from './caller'
 import { Timestamp } from './presenters'
 import { WorkspaceActor } from './WorkspaceActor'
 import { reloadWorkspace } from './workspaces'
@@ -38,6 +38,10 @@ addMessages({
   'billing.too_many': {
     en: 'must have at most {n} items on the Free plan',
     id: 'paling banyak {n} item di paket Gratis',
+  },
+  'billing.admins_kept': {
+    en: 'Only the Owner or an admin may leave an admin out of the members who stay active.',
+    id: 'Hanya Pemilik atau admin yang boleh tidak menyertakan admin di antara anggota yang tetap aktif.',
   },
   'billing.unknown_members': {
     en: 'must be members of this workspace (not the Owner)',
@@ -301,6 +305,17 @@ export const chooseDowngrade = (
       problems.member_ids = { key: 'billing.too_many', params: { n: free.users - 1 } }
     else if (memberIds.some((id) => !others.has(id))) problems.member_ids = { key: 'billing.unknown_members' }
     if (Object.keys(problems).length > 0) return yield* Effect.fail(invalid(problems))
+    // Leaving someone out disables them: a member who may not change admins (members.ts) may not
+    // disable one this way either.
+    const adminsLeftOut = members.some(
+      (m) =>
+        m.status === 'active' &&
+        m.role_is_admin &&
+        m.user_id !== workspace.owner_user_id &&
+        !memberIds.includes(m.id),
+    )
+    if (adminsLeftOut && !isAdminCaller(caller))
+      return yield* Effect.fail(new ApiError({ code: 'forbidden', message: 'billing.admins_kept' }))
     const r = yield* Billing.chooseDowngrade(
       workspace.id,
       { channelIds, memberIds },

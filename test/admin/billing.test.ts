@@ -422,6 +422,42 @@ describe('billing: failures, renewals and boundaries', () => {
     expect(members.find((m: any) => m.user.id === agentUser.id).status).toBe('disabled')
   })
 
+  it('only the Owner or an admin may leave an admin out of the members who stay on Free', async () => {
+    const w = await F.workspace(s, { plan: 'pro' })
+    const owner = await F.signIn(s, w.ownerEmail)
+    const role = await s.fetch(
+      '/v1/roles',
+      F.json({ name: 'Billing clerk', permissions: ['settings.billing'] }, owner.headers()),
+    )
+    expect(role.status).toBe(201)
+    const clerk = await F.member(s, w, 'Billing clerk')
+    const admin = await F.member(s, w, 'Admin')
+    const clerkSession = await F.signIn(s, clerk.email)
+    const list = (await body(await s.fetch('/v1/members', { headers: owner.headers() }))).data
+    const idOf = (userId: number) => list.find((m: any) => m.user.id === userId).id
+    // Keeping themselves and leaving the admin out would disable the admin: theirs is not to change.
+    const refused = await s.fetch(
+      '/v1/billing/downgrade-choice',
+      F.json({ channel_ids: [], member_ids: [idOf(clerk.id)] }, clerkSession.headers()),
+    )
+    expect(refused.status).toBe(403)
+    expect((await body(refused)).error).toMatchObject({
+      code: 'forbidden',
+      message: 'Only the Owner or an admin may leave an admin out of the members who stay active.',
+    })
+    // Keeping the admin is theirs to choose; leaving one out is the Owner's.
+    const kept = await s.fetch(
+      '/v1/billing/downgrade-choice',
+      F.json({ channel_ids: [], member_ids: [idOf(admin.id)] }, clerkSession.headers()),
+    )
+    expect(kept.status).toBe(200)
+    const byOwner = await s.fetch(
+      '/v1/billing/downgrade-choice',
+      F.json({ channel_ids: [], member_ids: [idOf(clerk.id)] }, owner.headers()),
+    )
+    expect(byOwner.status).toBe(200)
+  })
+
   it('upgrades asked at the same moment share one invoice and one checkout', async () => {
     const w = await F.workspace(s, { plan: 'free' })
     const owner = await F.signIn(s, w.ownerEmail)

@@ -12,7 +12,7 @@ import { createdReply, reply } from '../answer'
 import { ChannelActor } from '../channels/ChannelActor'
 import { checkValues } from '../customValues'
 import { ApiError, type FieldMessage, forbidden, invalid, notFound, ProblemSet } from '../errors'
-import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, Text } from '../fields'
+import { AgentClientId, BigId, BigIdFromString, Id, IdFromString, MAX_ID, Text } from '../fields'
 import { addMessages } from '../i18n'
 import * as Notifications from '../notifications'
 import { cursorField, decodeKeyset, encodeKeyset, pageFields, pageMeta, pageOf } from '../pagination'
@@ -76,11 +76,16 @@ addMessages({
   },
 })
 
+// Each id within the id column's range (an `int`): a larger one made the list's query fail (500).
 const IdList = Schema.String.pipe(
-  Schema.filter((s) => /^\s*\d{1,15}(\s*,\s*\d{1,15})*\s*$/.test(s), {
-    jsonSchema: { pattern: '^\\d+(,\\d+)*$' },
-    description: 'comma-separated ids',
-  }),
+  Schema.filter(
+    (s) =>
+      /^\s*\d{1,15}(\s*,\s*\d{1,15})*\s*$/.test(s) && s.split(',').every((x) => Number(x.trim()) <= MAX_ID),
+    {
+      jsonSchema: { pattern: '^\\d+(,\\d+)*$' },
+      description: 'comma-separated ids',
+    },
+  ),
 )
 const LocalDate = Schema.String.pipe(
   Schema.filter((s) => /^\d{4}-\d{2}-\d{2}$/.test(s) && !Number.isNaN(Date.parse(`${s}T00:00:00Z`)), {

@@ -199,6 +199,9 @@ describe('the list', () => {
       '?tab=urgent',
       '?kind=x',
       '?channel_ids=1,x',
+      // Past the id column's range: was a 500 (the query failed on the cast to int[]).
+      '?channel_ids=3000000000',
+      `?channel_ids=${msgapp},999999999999999`,
       '?assignee=someone',
       '?created_from=2026-13-01',
       '?per_page=101',

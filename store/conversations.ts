@@ -561,6 +561,12 @@ export interface ConversationPatch {
   /** Custom values to set (merged) and keys to clear. */
   readonly customSet?: Readonly<Record<string, unknown>>
   readonly customClear?: readonly string[]
+  /**
+   * Applies only while the conversation is still held by this assignee (null: nobody): a change
+   * allowed because of who holds it (taking a conversation nobody has, without
+   * `interactions.assign`) does not apply after someone else took it meanwhile.
+   */
+  readonly ifAssignee?: number | null
 }
 
 export const update = (id: number, patch: ConversationPatch, at: Date) =>
@@ -577,7 +583,13 @@ export const update = (id: number, patch: ConversationPatch, at: Date) =>
         sql`custom = (custom || ${JSON.stringify(patch.customSet ?? {})}::jsonb) - ${pgArray(patch.customClear ?? [])}::text[]`,
       )
     }
-    return changeRow(sql, sql`UPDATE conversations SET ${sql.csv(sets)} WHERE id = ${id}`, at)
+    const held =
+      patch.ifAssignee === undefined
+        ? sql``
+        : patch.ifAssignee === null
+          ? sql`AND assignee_id IS NULL`
+          : sql`AND assignee_id = ${patch.ifAssignee}`
+    return changeRow(sql, sql`UPDATE conversations SET ${sql.csv(sets)} WHERE id = ${id} ${held}`, at)
   })
 
 /**

@@ -674,10 +674,13 @@ export const definition = Actor.define({
       Effect.gen(function* () {
         const before = yield* existing(state, ctx.id)
         const now = yield* currentTime
-        const row = yield* changed(
-          yield* fenced(state, ctx.id, Conversations.update(ctx.id, m.patch, now)),
-          ctx.id,
-        )
+        const updated = yield* fenced(state, ctx.id, Conversations.update(ctx.id, m.patch, now))
+        // A change that counted on who holds the conversation, and someone else took it first.
+        if (!updated && m.patch.ifAssignee !== undefined) {
+          const current = yield* changed(yield* Conversations.byId(ctx.id), ctx.id)
+          return yield* Effect.fail(new AlreadyPickedUp({ assigneeId: current.assignee_id ?? 0 }))
+        }
+        const row = yield* changed(updated, ctx.id)
         yield* publish(topics.conversation(row.id), 'interaction.updated', presentChange(row))
         yield* inboxChanged(row, 'updated')
         // Whoever may no longer see it is unsubscribed on every node.

@@ -328,10 +328,8 @@ export const update = (ctx: Ctx, params: ById, body: typeof PatchBody.Type) =>
   Effect.gen(function* () {
     const { caller, workspace } = ctx
     const c = yield* Inbox.visibleOr404(ctx, params.id)
-    if (
-      needsAssign(c, caller.user.id, body.team_id, body.assignee_id) &&
-      !caller.permissions.has('interactions.assign')
-    ) {
+    const mayAssign = caller.permissions.has('interactions.assign')
+    if (needsAssign(c, caller.user.id, body.team_id, body.assignee_id) && !mayAssign) {
       return yield* Effect.fail(forbidden('interactions.assign_needed'))
     }
     const problems: Record<string, FieldMessage> = {}
@@ -375,8 +373,14 @@ export const update = (ctx: Ctx, params: ById, body: typeof PatchBody.Type) =>
       ...(assignee !== c.assignee_id ? { assigneeId: assignee } : {}),
       ...(body.category_id !== undefined ? { categoryId: body.category_id } : {}),
       ...(body.custom !== undefined ? { customSet, customClear } : {}),
+      // Without interactions.assign one may only take what nobody else holds (or let go of one's
+      // own): checked again as the change applies, so two agents taking it at once do not both
+      // succeed, the later one taking it from the first.
+      ...(!mayAssign && assignee !== c.assignee_id ? { ifAssignee: c.assignee_id } : {}),
     }
-    yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'Update', patch }))
+    yield* Effect.flatMap(ConversationActor, (a) => a.ask(c.id, { _tag: 'Update', patch })).pipe(
+      Effect.catchTag('AlreadyPickedUp', () => Effect.fail(forbidden('interactions.assign_needed'))),
+    )
     // Assigned to someone else: they hear of it (docs/decisions.md, "Alerts"), after the change committed.
     if (assignee !== null && assignee !== c.assignee_id && assignee !== caller.user.id) {
       const contact = c.contact_id !== null ? yield* Contacts.byId(workspace.id, c.contact_id) : null

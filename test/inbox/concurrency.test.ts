@@ -89,6 +89,47 @@ describe('1,000 concurrent sends to one conversation', () => {
   })
 })
 
+describe('taking a conversation without interactions.assign', () => {
+  it('lets one of 20 agents taking it at once have it; the others are refused as if they came later', {
+    timeout: 60_000,
+  }, async () => {
+    // Agents (no interactions.assign) may take a conversation nobody has, never one someone holds.
+    // Each checked who held it before the change applied: all 20 got 200, each taking it from the
+    // one before.
+    const ch = await I.channel(s, w, 'msgapp')
+    const c = await I.conversation(s, w, { channelId: ch.id })
+    const agents = await Promise.all(Array.from({ length: 20 }, () => I.agent(s, w)))
+    const results = await Promise.all(
+      agents.map(({ session, user }) =>
+        s
+          .fetch(`/v1/interactions/${c.id}`, I.patch({ assignee_id: user.id }, session.headers()))
+          .then(async (r) => ({ status: r.status, body: await I.body(r), user })),
+      ),
+    )
+    const winners = results.filter((r) => r.status === 200)
+    expect(winners).toHaveLength(1)
+    expect(winners[0]!.body.data).toMatchObject({ id: c.id, assignee: { id: winners[0]!.user.id } })
+    for (const l of results.filter((r) => r.status !== 200)) {
+      expect(l.status).toBe(403)
+      expect(l.body.error.code).toBe('forbidden')
+    }
+    const [row] = await s.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ assignee_id: number }>`SELECT assignee_id FROM conversations WHERE id = ${c.id}`,
+      ),
+    )
+    expect(row!.assignee_id).toBe(winners[0]!.user.id)
+    // Letting go of one's own still works.
+    const holder = agents.find((a) => a.user.id === winners[0]!.user.id)!
+    const released = await s.fetch(
+      `/v1/interactions/${c.id}`,
+      I.patch({ assignee_id: null }, holder.session.headers()),
+    )
+    expect((await I.body(released)).data).toMatchObject({ assignee: null })
+  })
+})
+
 describe('live-chat pickup race', () => {
   it('gives 50 concurrent pickups exactly one winner; the others get 409 naming the winner', {
     timeout: 60_000,

@@ -254,6 +254,20 @@ export const update = (
     )
   })
 
+/**
+ * Serialises, until the transaction ends, the writes that give a contact one of these phones or
+ * e-mails (normalised), so the check that no other live contact holds it and the write that
+ * follows see each other (one phone or one e-mail is one contact). In sorted order: no deadlock.
+ */
+export const lockAddresses = (workspaceId: number, addresses: readonly string[]) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.forEach(
+      [...new Set(addresses)].sort(),
+      (a) => sql`SELECT pg_advisory_xact_lock(${workspaceId}, hashtext(${`contacts:address:${a}`}))`,
+      { discard: true },
+    ),
+  )
+
 /** Replaces the contact's labels with `labelIds` (already checked to be the workspace's). */
 export const setLabels = (contactId: number, labelIds: readonly number[]) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -104,16 +104,31 @@ const normalise = (ctx: Ctx, input: ContactInput, problems: ProblemSet, except: 
     return { fields: out, custom }
   })
 
+/**
+ * Takes the locks of the phone and e-mail the input gives (store/contacts `lockAddresses`), so two
+ * writes giving contacts one address meet: the second sees the first's contact and answers 422.
+ */
+const lockAddresses = (ctx: Ctx, input: ContactInput) => {
+  const region = regionOf(ctx.timezone)
+  const phone = input.phone?.trim() ? normalizePhone(input.phone, region) : null
+  const email = input.email?.trim() ? normalizeEmail(input.email) : null
+  return Contacts.lockAddresses(
+    ctx.workspaceId,
+    [phone, email].filter((a): a is string => a !== null),
+  )
+}
+
 export const create = (ctx: Ctx, input: ContactInput) =>
   Effect.gen(function* () {
-    const problems = new ProblemSet()
-    const { fields, custom } = yield* normalise(ctx, input, problems, 0)
-    const name = fields.name || fields.phone || fields.email || ''
-    if (name === '') problems.add('name', 'contacts.name_or_address')
-    if (!problems.empty) return yield* Effect.fail(invalid(problems.fields))
     const sql = yield* SqlClient.SqlClient
     const row = yield* sql.withTransaction(
       Effect.gen(function* () {
+        yield* lockAddresses(ctx, input)
+        const problems = new ProblemSet()
+        const { fields, custom } = yield* normalise(ctx, input, problems, 0)
+        const name = fields.name || fields.phone || fields.email || ''
+        if (name === '') problems.add('name', 'contacts.name_or_address')
+        if (!problems.empty) return yield* Effect.fail(invalid(problems.fields))
         const row = yield* Contacts.insert(ctx.workspaceId, { ...fields, name, custom: custom?.set ?? {} })
         if (input.label_ids) yield* Contacts.setLabels(row.id, [...new Set(input.label_ids)])
         yield* Contacts.recordEvent(ctx.workspaceId, row.id, 'created', {}, ctx.userId)
@@ -128,16 +143,17 @@ export const create = (ctx: Ctx, input: ContactInput) =>
 export const update = (ctx: Ctx, id: number, input: ContactInput) =>
   Effect.gen(function* () {
     const before = yield* find(ctx.workspaceId, id)
-    const problems = new ProblemSet()
-    const { fields, custom } = yield* normalise(ctx, input, problems, id)
-    if (fields.name !== undefined && fields.name === '') problems.add('name', 'field.required')
-    if (!problems.empty) return yield* Effect.fail(invalid(problems.fields))
-    const changed = Object.keys(fields).filter(
-      (k) => fields[k as keyof typeof fields] !== before[k as keyof typeof fields],
-    )
     const sql = yield* SqlClient.SqlClient
     yield* sql.withTransaction(
       Effect.gen(function* () {
+        yield* lockAddresses(ctx, input)
+        const problems = new ProblemSet()
+        const { fields, custom } = yield* normalise(ctx, input, problems, id)
+        if (fields.name !== undefined && fields.name === '') problems.add('name', 'field.required')
+        if (!problems.empty) return yield* Effect.fail(invalid(problems.fields))
+        const changed = Object.keys(fields).filter(
+          (k) => fields[k as keyof typeof fields] !== before[k as keyof typeof fields],
+        )
         yield* Contacts.update(id, {
           ...fields,
           ...(custom ? { customSet: custom.set, customClear: custom.clear } : {}),

@@ -6,7 +6,7 @@ import { presentContact, presentNote } from '../../actors/contacts/presenters'
 import * as Profile from '../../actors/contacts/profile'
 import { ctxOf, FilterFields, filterOf } from '../../actors/contacts/requests'
 import { invalid } from '../../actors/errors'
-import { BigIdFromString, Id, IdFromString, Text } from '../../actors/fields'
+import { BigIdFromString, Id, IdFromString, Text, unstorable } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
 import * as Inbox from '../../actors/inbox/conversations'
 import { pageFields, pageMeta, pageOf } from '../../actors/pagination'
@@ -125,6 +125,19 @@ const ListQuery = Schema.Struct({
   cursor: Schema.optional(Schema.String.pipe(Schema.maxLength(500))),
 })
 
+/**
+ * A timestamp as PostgreSQL writes `timestamptz::text` (ISO DateStyle), with every part in range,
+ * so a cursor's value casts without an error (a forged or mangled cursor is 422, not 500).
+ */
+const isTimestampText = (v: string) => {
+  const m = /^(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})(\.\d{1,6})?[+-]\d{2}(:\d{2}){0,2}$/.exec(v)
+  if (!m) return false
+  const [y, mo, d, h, mi, se] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const day = new Date(Date.UTC(2000, mo - 1, d))
+  day.setUTCFullYear(y)
+  return mo >= 1 && mo <= 12 && day.getUTCDate() === d && h < 24 && mi < 60 && se < 60
+}
+
 /** Cursors are opaque to clients: the last row's sort value and id. */
 const encodeCursor = (sort: Contacts.Sort, v: string, id: number) =>
   Buffer.from(JSON.stringify([sort, v, id])).toString('base64url')
@@ -136,6 +149,7 @@ const decodeCursor = (sort: Contacts.Sort, raw: string): Contacts.Cursor | null 
       x.length === 3 &&
       x[0] === sort &&
       typeof x[1] === 'string' &&
+      (sort === 'name' ? !unstorable(x[1]) : isTimestampText(x[1])) &&
       Number.isSafeInteger(x[2])
     )
       return { v: x[1], id: x[2] as number }

@@ -5,7 +5,7 @@ import { api, phone, type Who } from './support'
 
 /**
  * Spec 2 §4.4 (docs/decisions.md "The contact"): one phone or one e-mail is one live contact, also
- * when the writes giving it arrive together.
+ * when the writes giving it arrive together; and a list cursor that is not ours is 422, not 500.
  */
 let s: TestServer
 let w: F.Seeded
@@ -43,4 +43,28 @@ it('concurrent creates and changes give one phone or e-mail to one contact', asy
   const changed = await Promise.all([a, b].map((id) => o.patch(`/v1/contacts/${id}`, { phone: q })))
   expect(changed.map((r) => r.status).sort()).toEqual([200, 422])
   expect(await holders(q)).toBe(1)
+})
+
+it('answers 422 for a cursor whose value is not one of the list', async () => {
+  const o = api(s, owner)
+  await o.post('/v1/contacts', { name: 'Citra', phone: phone() })
+  const cur = (x: unknown) => Buffer.from(JSON.stringify(x)).toString('base64url')
+  for (const [sort, v] of [
+    ['recent', 'garbage'],
+    ['created', '2026-13-01 00:00:00+00'],
+    ['created', '2026-02-30 00:00:00+00'],
+    ['name', 'a\u0000b'],
+  ] as const) {
+    const r = await o.get(`/v1/contacts?sort=${sort}&cursor=${cur([sort, v, 1])}`)
+    expect(r.status, `${sort} ${v}: ${JSON.stringify(r.error)}`).toBe(422)
+    expect(r.error.fields.cursor).toBeDefined()
+  }
+  // The list's own cursors still work, for every order.
+  for (const sort of ['recent', 'created', 'name']) {
+    const first = await o.get(`/v1/contacts?sort=${sort}&per_page=1`)
+    expect(first.status).toBe(200)
+    const next = await o.get(`/v1/contacts?sort=${sort}&per_page=1&cursor=${first.meta.next_cursor}`)
+    expect(next.status, JSON.stringify(next.error)).toBe(200)
+    expect(next.data[0].id).not.toBe(first.data[0].id)
+  }
 })

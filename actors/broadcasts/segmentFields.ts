@@ -280,6 +280,8 @@ export const OPERATORS: Readonly<Record<string, string>> = {
 const DAY_MS = 86_400_000
 const isDate = (v: unknown): v is string =>
   typeof v === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(v) && !Number.isNaN(Date.parse(`${v}T00:00:00Z`))
+/** The last `YYYY-MM-DD`: the day after it has no such form (`+010000-01-01`). */
+const LAST_DATE = '9999-12-31'
 const nextDay = (d: string) => new Date(Date.parse(`${d}T00:00:00Z`) + DAY_MS).toISOString().slice(0, 10)
 const localStart = (d: string, zone: string) => {
   const [y, m, day] = d.split('-').map(Number) as [number, number, number]
@@ -311,7 +313,13 @@ const dateBounds = (
       problems[`${at}.value`] = { key: 'segments.value_date' }
       return null
     }
-    return op === 'before' ? { from: null, to: value } : { from: nextDay(value), to: null }
+    if (op === 'before') return { from: null, to: value }
+    // No date of the format follows the last one.
+    if (value === LAST_DATE) {
+      problems[`${at}.value`] = { key: 'segments.value_date' }
+      return null
+    }
+    return { from: nextDay(value), to: null }
   }
   if (op === 'between') {
     if (!isDate(value)) problems[`${at}.value`] = { key: 'segments.value_date' }
@@ -321,7 +329,7 @@ const dateBounds = (
       problems[`${at}.value2`] = { key: 'segments.value_order' }
       return null
     }
-    return { from: value, to: nextDay(value2) }
+    return { from: value, to: value2 === LAST_DATE ? null : nextDay(value2) }
   }
   return null
 }

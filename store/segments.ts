@@ -315,6 +315,17 @@ export const byIds = (workspaceId: number, ids: readonly number[]) =>
           sql<SegmentRow>`SELECT * FROM segments WHERE workspace_id = ${workspaceId} AND id IN ${sql.in(ids)}`,
       )
 
+/**
+ * The segment locked until the transaction ends: a change reads, checks and rewrites the whole
+ * row, so two changes at once take turns and the second starts from the first's result.
+ */
+export const lockById = (workspaceId: number, id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<SegmentRow>`SELECT * FROM segments WHERE workspace_id = ${workspaceId} AND id = ${id} FOR UPDATE`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
 export const nameTaken = (workspaceId: number, name: string, except: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ id: number }>`SELECT id FROM segments WHERE workspace_id = ${workspaceId}

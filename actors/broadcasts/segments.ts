@@ -1,3 +1,4 @@
+import { SqlClient } from '@effect/sql'
 import { Chunk, Effect, Option, Schema, Stream } from 'effect'
 import { currentMillis, currentTime } from '../../engine/clock'
 import { iso } from '../../engine/time'
@@ -156,9 +157,20 @@ export const create = (ctx: Ctx, body: typeof CreateBody.Type) =>
     return createdReply(present((yield* Segments.byId(ctx.workspace.id, id))!))
   })
 
+/** Under the segment's row lock (`lockById`): a change made meanwhile is kept, not overwritten. */
 export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof PatchBody.Type) =>
   Effect.gen(function* () {
-    const s = yield* found(ctx.workspace.id, params.id)
+    const sql = yield* SqlClient.SqlClient
+    const id = yield* sql.withTransaction(change(ctx, params.id, body))
+    yield* segmentsChanged(ctx.workspace.id, id, 'updated')
+    return reply(present((yield* Segments.byId(ctx.workspace.id, id))!))
+  })
+
+const change = (ctx: Ctx, id: number, body: typeof PatchBody.Type) =>
+  Effect.gen(function* () {
+    const s = yield* Effect.flatMap(Segments.lockById(ctx.workspace.id, id), (s) =>
+      s ? Effect.succeed(s) : Effect.fail(notFound()),
+    )
     const cat = yield* catalogueOf(ctx.workspace)
     const rules = body.rules ?? (s.rules as unknown as readonly Rule[])
     const conds = yield* compiled(cat, rules)
@@ -173,8 +185,7 @@ export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof Patch
       yield* currentTime,
     )
     if (!ok) return yield* Effect.fail(nameTaken())
-    yield* segmentsChanged(ctx.workspace.id, s.id, 'updated')
-    return reply(present((yield* Segments.byId(ctx.workspace.id, s.id))!))
+    return s.id
   })
 
 export const remove = (ctx: Ctx, params: typeof IdParam.Type) =>

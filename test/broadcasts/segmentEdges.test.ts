@@ -4,8 +4,9 @@ import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 
 /**
- * Spec 2 §4.8 segment date rules at the end of the `YYYY-MM-DD` range: the day after 9999-12-31
- * has no such form, which made the preview (and saving, and broadcasts) fail with 500.
+ * Spec 2 §4.8 segments at their edges: date rules at the end of the `YYYY-MM-DD` range (the day
+ * after 9999-12-31 has no such form, which made the preview, saving and broadcasts fail with 500),
+ * and two changes to one segment at once (each rewrote the whole row from what it had read).
  */
 let s: TestServer
 let owner: Who
@@ -53,4 +54,25 @@ it('takes 9999-12-31 as the end of a range and refuses a date after it', async (
   })
   expect(saved.status, JSON.stringify(saved.error)).toBe(201)
   expect(saved.data.last_count).toBe(1)
+})
+
+it('keeps both of two changes to one segment made at once', async () => {
+  const o = api(s, owner)
+  for (let round = 0; round < 8; round++) {
+    const made = await o.post('/v1/segments', {
+      name: `Serentak ${round}`,
+      match: 'all',
+      rules: [{ field: 'name', op: 'contains', value: 'a' }],
+    })
+    expect(made.status, JSON.stringify(made.error)).toBe(201)
+    const id = made.data.id
+    const [named, ruled] = await Promise.all([
+      o.patch(`/v1/segments/${id}`, { name: `Dinamai ${round}` }),
+      o.patch(`/v1/segments/${id}`, { rules: [{ field: 'name', op: 'contains', value: 'ni' }] }),
+    ])
+    expect([named.status, ruled.status]).toEqual([200, 200])
+    const after = await o.get(`/v1/segments/${id}`)
+    expect(after.data.name, `round ${round}`).toBe(`Dinamai ${round}`)
+    expect(after.data.rules, `round ${round}`).toEqual([{ field: 'name', op: 'contains', value: 'ni' }])
+  }
 })

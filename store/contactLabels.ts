@@ -26,20 +26,47 @@ export const nameTaken = (workspaceId: number, name: string, except: number | nu
           AND id <> ${except ?? 0}`.pipe(Effect.map((r) => r.length > 0)),
   )
 
-/** A new label at the end of the order. */
+/**
+ * A new label at the end of the order, or null when the name is taken (the unique index decides
+ * between two creations at once).
+ */
 export const insert = (workspaceId: number, name: string, color: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<LabelRow>`
       INSERT INTO labels (workspace_id, name, color, position)
       VALUES (${workspaceId}, ${name}, ${color},
               (SELECT COALESCE(max(position) + 1, 0) FROM labels WHERE workspace_id = ${workspaceId}))
-      RETURNING *`.pipe(Effect.map((r) => r[0]!)),
+      ON CONFLICT (workspace_id, lower(name)) DO NOTHING RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
   )
 
-export const change = (id: number, name: string, color: string) =>
+/** The label of this name, regardless of case. */
+export const byNameOf = (workspaceId: number, name: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE labels SET name = ${name}, color = ${color} WHERE id = ${id}`.pipe(Effect.asVoid),
+    sql<LabelRow>`SELECT * FROM labels WHERE workspace_id = ${workspaceId} AND lower(name) = lower(${name})`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
   )
+
+/**
+ * Changes the given fields only (a change made meanwhile to the other stays); false when the new
+ * name is taken (the unique index decides between two changes at once).
+ */
+export const change = (id: number, f: { readonly name?: string; readonly color?: string }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const sets = [
+      ...(f.name !== undefined ? [sql`name = ${f.name}`] : []),
+      ...(f.color !== undefined ? [sql`color = ${f.color}`] : []),
+    ]
+    if (sets.length === 0) return Effect.succeed(true)
+    return sql`UPDATE labels SET ${sql.csv(sets)} WHERE id = ${id}`.pipe(
+      Effect.as(true),
+      Effect.catchTag('SqlError', (e) =>
+        String((e.cause as { code?: string } | undefined)?.code) === '23505'
+          ? Effect.succeed(false)
+          : Effect.fail(e),
+      ),
+    )
+  })
 
 /** Moves a label to `position` (0-based) and renumbers the others of the workspace around it. */
 export const move = (workspaceId: number, id: number, position: number) =>

@@ -427,7 +427,11 @@ const writeBatch = (
       Effect.gen(function* () {
         const known = labels.get(name.toLowerCase())
         if (known) return known.id
-        const made = yield* Labels.insert(ctx.workspaceId, name, COLORS[0])
+        // Made meanwhile by someone else: that one.
+        const made =
+          (yield* Labels.insert(ctx.workspaceId, name, COLORS[0])) ??
+          (yield* Labels.byNameOf(ctx.workspaceId, name))
+        if (!made) return yield* Effect.dieMessage(`label ${name} neither made nor found`)
         labels.set(name.toLowerCase(), made)
         return made.id
       })

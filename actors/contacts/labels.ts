@@ -46,6 +46,8 @@ export const create = (workspaceId: number, input: { readonly name: string; read
     checkColor(color, problems)
     if (!problems.empty) return yield* Effect.fail(invalid(problems.fields))
     const row = yield* Labels.insert(workspaceId, name, color)
+    // Taken between the check and the insert: the unique index decided.
+    if (!row) return yield* Effect.fail(invalid({ name: { key: 'field.name_taken' } }))
     yield* contactsSettings(workspaceId, 'labels', { label_id: row.id })
     return row
   })
@@ -63,7 +65,11 @@ export const change = (
     if (input.name !== undefined) yield* checkName(workspaceId, name, id, problems)
     if (input.color !== undefined) checkColor(color, problems)
     if (!problems.empty) return yield* Effect.fail(invalid(problems.fields))
-    yield* Labels.change(id, name, color)
+    const done = yield* Labels.change(id, {
+      ...(input.name !== undefined ? { name } : {}),
+      ...(input.color !== undefined ? { color } : {}),
+    })
+    if (!done) return yield* Effect.fail(invalid({ name: { key: 'field.name_taken' } }))
     if (input.position !== undefined) yield* Labels.move(workspaceId, id, input.position)
     yield* contactsSettings(workspaceId, 'labels', { label_id: id })
     return yield* find(workspaceId, id)

@@ -68,3 +68,29 @@ it('answers 422 for a cursor whose value is not one of the list', async () => {
     expect(next.data[0].id).not.toBe(first.data[0].id)
   }
 })
+
+it('creates one label of a name sent twice at once, and keeps two changes to a label made at once', async () => {
+  const o = api(s, owner)
+  const made = await Promise.all(Array.from({ length: 6 }, () => o.post('/v1/labels', { name: 'Kembar' })))
+  expect(made.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422, 422])
+  expect(made.find((r) => r.status === 422)!.error.fields.name).toBeDefined()
+
+  const other = (await o.post('/v1/labels', { name: 'Lain' })).data.id
+  const renamed = await Promise.all(
+    Array.from({ length: 4 }, (_, i) =>
+      o.patch(`/v1/labels/${other}`, { name: `Baru ${i % 2 ? 'x' : 'X'}` }),
+    ),
+  )
+  expect(renamed.map((r) => r.status)).not.toContain(500)
+
+  for (let round = 0; round < 8; round++) {
+    const id = (await o.post('/v1/labels', { name: `Warna ${round}` })).data.id
+    const [named, coloured] = await Promise.all([
+      o.patch(`/v1/labels/${id}`, { name: `Dinamai ${round}` }),
+      o.patch(`/v1/labels/${id}`, { color: '#3b82f6' }),
+    ])
+    expect([named.status, coloured.status]).toEqual([200, 200])
+    const label = (await o.get('/v1/labels')).data.find((l: { id: number }) => l.id === id)
+    expect([label.name, label.color], `round ${round}`).toEqual([`Dinamai ${round}`, '#3b82f6'])
+  }
+})

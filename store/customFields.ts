@@ -77,11 +77,16 @@ export const keysOf = (workspaceId: number, entity: Entity) =>
     ),
   )
 
-export const change = (id: number, label: string, options: readonly string[]) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql`UPDATE custom_fields SET label = ${label}, options = ${JSON.stringify(options)}::jsonb, updated_at = now()
-      WHERE id = ${id}`.pipe(Effect.asVoid),
-  )
+/** Changes the given fields only, so a change made meanwhile to the other stays. */
+export const change = (id: number, f: { readonly label?: string; readonly options?: readonly string[] }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const sets = [
+      sql`updated_at = now()`,
+      ...(f.label !== undefined ? [sql`label = ${f.label}`] : []),
+      ...(f.options !== undefined ? [sql`options = ${JSON.stringify(f.options)}::jsonb`] : []),
+    ]
+    return sql`UPDATE custom_fields SET ${sql.csv(sets)} WHERE id = ${id}`.pipe(Effect.asVoid)
+  })
 
 /** Moves a definition to `position` (0-based) within its entity, renumbering the others. */
 export const move = (workspaceId: number, entity: Entity, id: number, position: number) =>

@@ -89,7 +89,10 @@ export const change = (
     const options =
       input.options !== undefined ? checkOptions(f.type as FieldType, input.options, problems) : f.options
     if (!problems.empty) return yield* Effect.fail(invalid(problems.fields))
-    yield* CustomFields.change(id, input.label?.trim() ?? f.label, options)
+    yield* CustomFields.change(id, {
+      ...(input.label !== undefined ? { label: input.label.trim() } : {}),
+      ...(input.options !== undefined ? { options } : {}),
+    })
     if (input.position !== undefined) yield* CustomFields.move(workspaceId, f.entity, id, input.position)
     yield* contactsSettings(workspaceId, 'custom_fields', { field_id: id, entity: f.entity })
     return yield* find(workspaceId, id)

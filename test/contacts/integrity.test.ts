@@ -94,3 +94,30 @@ it('creates one label of a name sent twice at once, and keeps two changes to a l
     expect([label.name, label.color], `round ${round}`).toEqual([`Dinamai ${round}`, '#3b82f6'])
   }
 })
+
+it('keeps two changes to a custom field made at once', async () => {
+  const o = api(s, owner)
+  for (let round = 0; round < 8; round++) {
+    const made = await o.post('/v1/custom-fields', {
+      entity: 'contact',
+      label: `Tingkat ${round}`,
+      type: 'select',
+      options: ['Emas', 'Perak'],
+    })
+    expect(made.status, JSON.stringify(made.error)).toBe(201)
+    const id = made.data.id
+    const [labelled, optioned] = await Promise.all([
+      o.patch(`/v1/custom-fields/${id}`, { label: `Kelas ${round}` }),
+      o.patch(`/v1/custom-fields/${id}`, { options: ['Emas', 'Perak', 'Perunggu'] }),
+    ])
+    expect([labelled.status, optioned.status]).toEqual([200, 200])
+    const field = (await o.get('/v1/custom-fields?entity=contact')).data.find(
+      (f: { id: number }) => f.id === id,
+    )
+    expect([field.label, field.options], `round ${round}`).toEqual([
+      `Kelas ${round}`,
+      ['Emas', 'Perak', 'Perunggu'],
+    ])
+    expect((await o.del(`/v1/custom-fields/${id}`)).status).toBe(200)
+  }
+})

@@ -50,7 +50,11 @@ describe.skipIf(lacks('chromium') || lacks('dovecot-imapd'))("a mailbox's settin
     expect(await form.getByLabel('IMAP port').inputValue()).toBe(String(world.dovecot.port))
     // The password is never shown back, nor anywhere in the page.
     expect(await form.getByLabel('Password', { exact: true }).inputValue()).toBe('')
-    await form.getByText('Never shown. Leave blank to keep the saved password.').waitFor()
+    await form
+      .getByText(
+        'Never shown. Leave blank to keep the saved password; a new server or port needs it typed again.',
+      )
+      .waitFor()
     expect(await page.content()).not.toContain(box.password)
 
     // Another server is never sent the saved password: without one typed, the password is asked for.

@@ -267,8 +267,8 @@ export const texts = {
   },
   'em.edit_signin': { en: 'Address, sign-in and servers', id: 'Alamat, data masuk, dan server' },
   'em.keep_password': {
-    en: 'Never shown. Leave blank to keep the saved password.',
-    id: 'Tidak pernah ditampilkan. Kosongkan untuk tetap memakai sandi tersimpan.',
+    en: 'Never shown. Leave blank to keep the saved password; a new server or port needs it typed again.',
+    id: 'Tidak pernah ditampilkan. Kosongkan untuk tetap memakai sandi tersimpan; server atau port baru perlu sandi diketik lagi.',
   },
   'em.username_edit': { en: 'Username', id: 'Nama pengguna' },
   'em.smtp_username': { en: 'SMTP username', id: 'Nama pengguna SMTP' },

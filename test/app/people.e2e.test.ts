@@ -444,6 +444,7 @@ describe.skipIf(lacks('chromium'))(
           .isDisabled(),
       ).toBe(true)
       await accessible(m.page)
+      await shots(m.page, 'people-invite-limited')
       expect(settledProblems(m.problems)).toEqual([])
       await m.context.close()
 

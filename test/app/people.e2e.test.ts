@@ -445,6 +445,14 @@ describe.skipIf(lacks('chromium'))(
       ).toBe(true)
       await accessible(m.page)
       await shots(m.page, 'people-invite-limited')
+      // In Indonesian too: the same one role, the same checkbox off.
+      await setLocale(manager.session, 'id')
+      await m.page.goto(`${s.url}/app/settings/members`)
+      await m.page.getByRole('button', { name: 'Undang seseorang' }).click()
+      const form = m.page.getByTestId('invite-form')
+      expect(await form.getByLabel('Peran').locator('option').allTextContents()).toEqual(['Member manager'])
+      expect(await form.getByRole('checkbox', { name: 'Dapat melihat semua data' }).isDisabled()).toBe(true)
+      await shots(m.page, 'people-invite-limited-id')
       expect(settledProblems(m.problems)).toEqual([])
       await m.context.close()
 

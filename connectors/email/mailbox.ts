@@ -101,7 +101,7 @@ export const connectImap = async (e: Endpoint, policy: Policy): Promise<ImapFlow
   }
 }
 
-export const smtpTransport = (e: Endpoint, policy: Policy, address: string | null = null) =>
+const smtpTransport = (e: Endpoint, policy: Policy, address: string | null) =>
   nodemailer.createTransport({
     ...target(e.host, address),
     port: e.port,
@@ -123,7 +123,7 @@ export const verifySmtp = async (
   policy: Policy,
   passwordField: 'password' | 'smtp_password',
 ) => {
-  const transport = smtpTransport(e, policy, await checkHost(e.host, 'smtp_host', policy))
+  const transport = await connectSmtp(e, policy)
   try {
     await transport.verify()
   } catch (err) {

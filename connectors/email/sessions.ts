@@ -81,21 +81,22 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
    * with the database answering, then records the folder past it and logs it.
    */
   const passOver = <R>(
-    key: string,
+    mail: { readonly key: string; readonly folder: string; readonly uid: number },
     cause: Cause.Cause<unknown>,
-    skip: () => Effect.Effect<unknown, unknown, R>,
+    skip: Effect.Effect<unknown, unknown, R>,
   ) =>
     Effect.gen(function* () {
       if (Cause.isInterruptedOnly(cause)) return yield* Effect.failCause(cause)
-      const tries = (state.failedImports.get(key) ?? 0) + 1
-      state.failedImports.set(key, tries)
+      const tries = (state.failedImports.get(mail.key) ?? 0) + 1
+      state.failedImports.set(mail.key, tries)
       if (tries < IMPORT_TRIES) return yield* Effect.failCause(cause)
       yield* Effect.catchAll(Database.ping, () => Effect.failCause(cause))
-      yield* skip()
-      state.failedImports.delete(key)
+      yield* skip
+      state.failedImports.delete(mail.key)
       deps.log('mail passed over', {
         channel_id: channelId,
-        mail: key.replaceAll('\u0000', ' '),
+        folder: mail.folder,
+        uid: mail.uid,
         tries,
         error: String(Cause.squash(cause)),
       })
@@ -157,9 +158,14 @@ const session = (channelId: number, state: SessionState, deps: Deps) => {
               ),
             ),
           )
-          const key = `${folder}\u0000${uidValidity}\u0000${m.uid}`
+          // Numbers first: no folder name can make two mails' keys alike.
+          const key = `${uidValidity}:${m.uid}:${folder}`
           if (done._tag === 'Failure')
-            yield* passOver(key, done.cause, () => Email.saveFolderState(channelId, folder, uidValidity, uid))
+            yield* passOver(
+              { key, folder, uid: m.uid },
+              done.cause,
+              Email.saveFolderState(channelId, folder, uidValidity, uid),
+            )
           else state.failedImports.delete(key)
           last = uid
         }

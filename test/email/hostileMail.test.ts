@@ -32,6 +32,33 @@ const conversationsOf = (channelId: number) =>
     ),
   )
 
+/**
+ * A customer's mail appended after the hostile one, then the mailbox connected: the conversations
+ * once the customer's is among them (the mailbox went past the hostile mail).
+ */
+const customerAfter = async (
+  other: Awaited<ReturnType<MailWorld['dovecot']['client']>>,
+  box: ReturnType<typeof mailbox>,
+) => {
+  await other.append(
+    'INBOX',
+    rfc822(
+      {
+        From: 'Rina <rina@customer.example>',
+        To: box.address,
+        Subject: 'Order 42',
+        'Message-ID': `<o${noise(8)}@customer.example>`,
+      },
+      'Where is my order?',
+    ),
+  )
+  const ch = await connectMailbox(w, owner, box)
+  return until(async () => {
+    const l = await conversationsOf(ch.id)
+    return l.some((c) => c.subject === 'Order 42') ? l : null
+  }, 15_000)
+}
+
 /** Random text PostgreSQL cannot compress below a btree entry's limit (~2.7 kB). */
 const noise = (n: number) => crypto.randomBytes(n).toString('base64').replace(/[+/=]/g, 'x').slice(0, n)
 
@@ -68,23 +95,7 @@ describe.skipIf(lacks('dovecot-imapd'))('mail a stranger shapes', () => {
           'x',
         ),
       )
-      await other.append(
-        'INBOX',
-        rfc822(
-          {
-            From: 'Rina <rina@customer.example>',
-            To: box.address,
-            Subject: 'Order 42',
-            'Message-ID': `<o${noise(8)}@customer.example>`,
-          },
-          'Where is my order?',
-        ),
-      )
-      const ch = await connectMailbox(w, owner, box)
-      const list = await until(async () => {
-        const l = await conversationsOf(ch.id)
-        return l.some((c) => c.subject === 'Order 42') ? l : null
-      }, 15_000)
+      const list = await customerAfter(other, box)
       expect(list.map((c) => c.subject)).toEqual(hostileKept ? ['Hostile', 'Order 42'] : ['Order 42'])
       if (what === 'an oversized sender name') expect(list[0]!.name).toBe(longName.slice(0, 200))
       await other.logout()
@@ -112,23 +123,7 @@ describe.skipIf(lacks('dovecot-imapd'))('mail a stranger shapes', () => {
         '',
       ].join('\r\n'),
     )
-    await other.append(
-      'INBOX',
-      rfc822(
-        {
-          From: 'Rina <rina@customer.example>',
-          To: box.address,
-          Subject: 'Order 42',
-          'Message-ID': `<o${noise(8)}@customer.example>`,
-        },
-        'Where is my order?',
-      ),
-    )
-    const ch = await connectMailbox(w, owner, box)
-    const list = await until(async () => {
-      const l = await conversationsOf(ch.id)
-      return l.some((c) => c.subject === 'Order 42') ? l : null
-    }, 15_000)
+    const list = await customerAfter(other, box)
     expect(list).toEqual([
       { subject: 'Many parts', name: 'Many' },
       { subject: 'Order 42', name: 'Rina' },

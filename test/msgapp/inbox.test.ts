@@ -38,6 +38,14 @@ const conversationsOf = async (channelId: number) => {
   )
   return r.data as Array<Record<string, any>>
 }
+/** A customer's text as the service hands it over, with the sender's chosen name. */
+const textMessage = (phone: string, text: string, pushName: string) => ({
+  key: { remoteJid: `${phone}@s.whatsapp.net`, fromMe: false, id: waId() },
+  message: { conversation: text },
+  messageTimestamp: Math.floor(Date.now() / 1000),
+  pushName,
+})
+
 const messagesOf = async (id: number) =>
   (await body(await s.fetch(`/v1/interactions/${id}/messages`, { headers: owner.headers() }))).data as Array<
     Record<string, any>
@@ -326,15 +334,12 @@ describe('messaging-app inbox', () => {
       chars.push(String.fromCodePoint(0x4e00 + (n % 20000)))
     }
     const huge = chars.join('')
-    const msg = (phone: string, text: string, pushName: string) => ({
-      key: { remoteJid: `${phone}@s.whatsapp.net`, fromMe: false, id: waId() },
-      message: { conversation: text },
-      messageTimestamp: Math.floor(Date.now() / 1000),
-      pushName,
-    })
     sock.emit('messages.upsert', {
       type: 'notify',
-      messages: [msg('6281399990007', 'Dari nama panjang', huge), msg('6281399990008', 'Pesan biasa', 'Ani')],
+      messages: [
+        textMessage('6281399990007', 'Dari nama panjang', huge),
+        textMessage('6281399990008', 'Pesan biasa', 'Ani'),
+      ],
     })
     const list = await waitFor(async () => {
       const l = await conversationsOf(ch.id)
@@ -368,18 +373,12 @@ describe('messaging-app inbox', () => {
         db`CREATE TRIGGER kotak_t_refuse BEFORE INSERT ON contacts FOR EACH ROW EXECUTE FUNCTION kotak_t_refuse()`,
     )
     try {
-      const msg = (phone: string, text: string, pushName: string) => ({
-        key: { remoteJid: `${phone}@s.whatsapp.net`, fromMe: false, id: waId() },
-        message: { conversation: text },
-        messageTimestamp: Math.floor(Date.now() / 1000),
-        pushName,
-      })
       sock.emit('messages.upsert', {
         type: 'notify',
         messages: [
-          msg('6281399990011', 'Pertama', 'Budi'),
-          msg('6281399990012', 'Tidak tersimpan', 'Ditolak'),
-          msg('6281399990013', 'Ketiga', 'Citra'),
+          textMessage('6281399990011', 'Pertama', 'Budi'),
+          textMessage('6281399990012', 'Tidak tersimpan', 'Ditolak'),
+          textMessage('6281399990013', 'Ketiga', 'Citra'),
         ],
       })
       const list = await waitFor(async () => {

@@ -82,7 +82,9 @@ export const parsePayload = (body: Uint8Array | null): Payload | null => {
 const timeOf = (v: string | number | undefined, fallback: Date): Date => {
   if (v === undefined) return fallback
   const d = typeof v === 'number' ? new Date(v > 1e12 ? v : v * 1000) : new Date(v)
-  return Number.isNaN(d.getTime()) ? fallback : d
+  // PostgreSQL stores years 0001–9999 only (JavaScript also has year 0, negative years and +010000).
+  const year = d.getUTCFullYear()
+  return Number.isNaN(year) || year < 1 || year > 9999 ? fallback : d
 }
 
 export interface IngestResult {

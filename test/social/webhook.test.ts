@@ -197,6 +197,26 @@ describe('notifications become conversations', () => {
     expect(detail.messages[0]).toMatchObject({ direction: 'in', text: 'Kak\uFFFD ready?' })
   })
 
+  it.each([
+    ['past year 9999 (epoch milliseconds)', 1e15],
+    ['past year 9999 (text)', '+010000-01-01T00:00:00Z'],
+    ['in year 0', '0000-06-01T00:00:00Z'],
+    ['before year 0', -1e14],
+  ])('a comment timestamped %s keeps the time it arrived, not a 500', async (_, timestamp) => {
+    const id = `c-year-${String(timestamp)}`
+    const res = await post(
+      comment({ id, text: 'Kapan?', from: { id: '5098', username: 'year.test' }, timestamp }),
+    )
+    expect(res.status).toBe(200)
+    expect(await body(res)).toEqual({ data: { received: 1, ignored: 0 }, meta: {} })
+    const c = (await conversations()).data.find(
+      (x: { contact: { username: string } }) => x.contact.username === 'year.test',
+    )
+    const detail = (await get(s, k, `/api/v1/conversations/${c.id}`)).body.data
+    const years = detail.messages.map((m: { posted_at: string }) => Number(m.posted_at.slice(0, 4)))
+    expect(years.every((y: number) => y >= 2026 && y <= 9999)).toBe(true)
+  })
+
   it('a redelivered notification changes nothing', async () => {
     const before = await conversations()
     const again = comment({

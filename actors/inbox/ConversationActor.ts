@@ -99,6 +99,12 @@ export interface ConversationState {
   readonly recent: Recent.RecentClientIds
   /** user id → expiry (epoch ms) of their typing indicator (`NO_TYPING`, shared, until someone types). */
   readonly typing: ReadonlyMap<number, number>
+  /**
+   * message id → when a resend of it was handed out (epoch ms; `NOT_RESENDING`, shared, until one
+   * is): a failed message, once resent, is `pending` and as old as before, so without this every
+   * retry arriving before the channel answers would send it again.
+   */
+  readonly resending: ReadonlyMap<number, number>
   /** When `ws:` last heard of new messages here; changed in place (`messagesChanged`). */
   readonly inbox: InboxHold
   /**
@@ -275,12 +281,15 @@ const publishMessage = (
 const changed = (row: Conversations.ConversationRow | null, id: number) =>
   row ? Effect.succeed(row) : Effect.fail(new ConversationNotFound({ id }))
 
+/** How long a delivery may take before a message still `pending` may be sent again. */
+const DELIVERY_MS = 60_000
+
 /** Failed, or pending for longer than a delivery takes: a retry may send it again. */
 export const resendable = (m: Conversations.MessageRow, nowMs: number) =>
   m.deleted_at === null &&
   m.direction === 'out' &&
   (m.status === 'failed' ||
-    (m.status === 'pending' && nowMs - (m.sent_at ?? m.created_at).getTime() > 60_000))
+    (m.status === 'pending' && nowMs - (m.sent_at ?? m.created_at).getTime() > DELIVERY_MS))
 
 /** A change the channel reports for a stored message (handler `Remote`). */
 export type RemoteChange =
@@ -300,6 +309,8 @@ export interface Editor {
 
 /** No one typing: shared by every conversation until someone types (the Typing handler copies it). */
 const NO_TYPING: ReadonlyMap<number, number> = new Map()
+/** Nothing being resent: shared until something is (the Resend handler copies it). */
+const NOT_RESENDING: ReadonlyMap<number, number> = new Map()
 
 /**
  * Adds stored messages' client ids to the conversation's recent ones, in place: unlike the rest of
@@ -559,6 +570,7 @@ export const definition = Actor.define({
       return {
         row,
         typing: NO_TYPING,
+        resending: NOT_RESENDING,
         recent,
         inbox: { at: Number.NEGATIVE_INFINITY, trailing: false },
         node: Option.getOrUndefined(node),
@@ -606,8 +618,13 @@ export const definition = Actor.define({
         const msg = yield* messageOf(ctx.id, m.messageId)
         const now = yield* currentMillis
         if (!resendable(msg, now)) return [null, state] as const
+        const handedOut = state.resending.get(msg.id)
+        if (msg.status === 'pending' && handedOut !== undefined && now - handedOut <= DELIVERY_MS)
+          return [null, state] as const
         yield* Messages.setDelivery(ctx.id, msg.id, { status: 'pending', error: null, externalId: null })
-        return [yield* publishMessage(ctx.id, msg.id, 'message.updated'), state] as const
+        const resending = new Map([...state.resending].filter(([, at]) => now - at <= DELIVERY_MS))
+        resending.set(msg.id, now)
+        return [yield* publishMessage(ctx.id, msg.id, 'message.updated'), { ...state, resending }] as const
       }),
     /** Edits the sender's own text (or note) within 15 minutes of sending. */
     Edit: (

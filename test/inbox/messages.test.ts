@@ -139,6 +139,22 @@ describe('sending', () => {
     expect(no.status).toBe(409)
   })
 
+  it('sends a failed message once when retries of it come at once, long after it failed', async () => {
+    const { ch, c } = await chat('msgapp')
+    await I.channelSettings(s, ch.id, { local_reject: 'The number is logged out' })
+    const failed = await I.body(await send(c.id, { text: 'once, please' }))
+    expect(failed.data).toMatchObject({ status: 'failed' })
+    await I.channelSettings(s, ch.id, {})
+    // A failed message is retried when someone notices, often minutes later.
+    await I.advance(s, 5 * 60_000)
+    const retry = () =>
+      s.fetch(url(c.id, `/${failed.data.id}/retry`), { method: 'POST', headers: owner.headers() })
+    const answers = await Promise.all([retry(), retry(), retry()])
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409])
+    const deliveries = (await I.recorded(s)).filter((r) => r.message?.messageId === failed.data.id)
+    expect(deliveries).toHaveLength(1)
+  })
+
   it('stores a resend with the same client_id once', async () => {
     const { c } = await chat('api')
     const a = await I.body(await send(c.id, { text: 'once', client_id: 'abc-1' }))

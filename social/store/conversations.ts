@@ -43,9 +43,10 @@ export interface ConversationFilter {
 /**
  * Seconds from the conversation's start to its first published reply, whole seconds (truncated),
  * never negative; null when unanswered. The summary's FRT figures aggregate this same value.
+ * `bigint`: a conversation of 1900 answered in 2026 is past an `integer`'s 68 years.
  */
 export const FIRST_RESPONSE_SECS = `CASE WHEN c.first_response_at IS NULL THEN NULL
-  ELSE GREATEST(0, floor(extract(epoch FROM c.first_response_at - c.created_at)))::integer END`
+  ELSE GREATEST(0, floor(extract(epoch FROM c.first_response_at - c.created_at)))::bigint END`
 
 const select = (sql: SqlClient.SqlClient) => sql`
   SELECT c.id, c.channel_id, ch.username AS channel_username, c.type, c.status, c.contact_username,

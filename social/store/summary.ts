@@ -45,10 +45,11 @@ export interface SummaryRow {
 
 /**
  * Seconds between two timestamps, whole (truncated) and never negative. Callers guard NULLs
- * themselves: `GREATEST` skips a NULL argument.
+ * themselves: `GREATEST` skips a NULL argument. `bigint`, as every duration below: years 0001–9999
+ * are stored, and 68 years overflow an `integer` (int8 arrives as a number, exact below 2^53).
  */
 const secs = (later: string, earlier: string) =>
-  `GREATEST(0, floor(extract(epoch FROM ${later} - ${earlier})))::integer`
+  `GREATEST(0, floor(extract(epoch FROM ${later} - ${earlier})))::bigint`
 
 export const summary = (workspaceId: number, f: SummaryFilter) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
@@ -77,10 +78,10 @@ export const summary = (workspaceId: number, f: SummaryFilter) =>
           (count(*) FILTER (WHERE status = 'closed'))::integer AS closed,
           (count(*) FILTER (WHERE escalated))::integer AS escalated,
           (count(*) FILTER (WHERE reopened_count > 0))::integer AS reopened,
-          round(avg(frt))::integer AS avg_frt_seconds,
-          round((percentile_cont(0.5) WITHIN GROUP (ORDER BY frt))::numeric)::integer AS median_frt_seconds,
-          round(avg(resolution))::integer AS avg_resolution_seconds,
-          round((percentile_cont(0.5) WITHIN GROUP (ORDER BY resolution))::numeric)::integer
+          round(avg(frt))::bigint AS avg_frt_seconds,
+          round((percentile_cont(0.5) WITHIN GROUP (ORDER BY frt))::numeric)::bigint AS median_frt_seconds,
+          round(avg(resolution))::bigint AS avg_resolution_seconds,
+          round((percentile_cont(0.5) WITHIN GROUP (ORDER BY resolution))::numeric)::bigint
             AS median_resolution_seconds
         FROM cohort
       ), traffic AS (
@@ -95,7 +96,7 @@ export const summary = (workspaceId: number, f: SummaryFilter) =>
           (count(*) FILTER (WHERE t.status IN ('resolved', 'closed')))::integer AS done,
           round(avg(CASE WHEN t.status IN ('resolved', 'closed')
               AND COALESCE(t.resolved_at, t.closed_at) IS NOT NULL
-            THEN ${sql.unsafe(secs('COALESCE(t.resolved_at, t.closed_at)', 't.created_at'))} END))::integer
+            THEN ${sql.unsafe(secs('COALESCE(t.resolved_at, t.closed_at)', 't.created_at'))} END))::bigint
             AS avg_resolve_seconds
         FROM social.tickets t JOIN social.conversations c ON c.id = t.conversation_id
         WHERE ${filters} AND t.workspace_id = ${workspaceId}

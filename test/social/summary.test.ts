@@ -359,3 +359,38 @@ describe('summary figures on the hand-checked data set', () => {
     expect(r.body.data.tickets.total).toBe(1)
   })
 })
+
+describe('durations past 2^31 seconds (years 0001–9999 are all stored)', () => {
+  it('a conversation and a ticket opened in 1900 and resolved in 2026 are summed, not a 500', async () => {
+    const own = await workspace(s)
+    const opened = '1900-01-01T09:00:00+07:00'
+    const resolvedAt = '2026-03-02T09:00:00+07:00'
+    const report = await importRecords(s, own, [
+      { kind: 'channel', id: 'acct-old', username: 'toko.lama' },
+      conv('old', 'acct-old', 'reply', opened),
+      msg('old', 'in', opened),
+      change('old', 'solved', resolvedAt),
+      {
+        kind: 'ticket',
+        id: 'T-old',
+        conversation: 'old',
+        subject: 'Lama sekali',
+        status: 'resolved',
+        created_at: opened,
+        resolved_at: resolvedAt,
+      },
+    ])
+    expect(report.errors).toEqual([])
+    const span = (Date.parse(resolvedAt) - Date.parse(opened)) / 1000
+    expect(span).toBeGreaterThan(2 ** 31)
+    const r = await get(s, await key(s, own), '/api/v1/reports/summary?from=1900-01-01&to=1900-01-01')
+    expect(r.status).toBe(200)
+    expect(r.body.data).toMatchObject({
+      conversations: 1,
+      solved: 1,
+      avg_resolution_seconds: span,
+      median_resolution_seconds: span,
+      tickets: { total: 1, open: 0, done: 1, avg_resolve_seconds: span },
+    })
+  })
+})

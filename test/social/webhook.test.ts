@@ -217,6 +217,48 @@ describe('notifications become conversations', () => {
     expect(years.every((y: number) => y >= 2026 && y <= 9999)).toBe(true)
   })
 
+  it('a comment dated long before its reply (more than 2^31 seconds) is listed, not a 500', async () => {
+    // A workspace of its own: before the fix this conversation broke every listing of its workspace.
+    const own = await workspace(s)
+    const account = '17841400000000078'
+    await s.run(Channels.upsert(own, account, 'lama.id'))
+    const ownKey = await key(s, own)
+    const old = '1900-01-01T00:00:00Z'
+    expect(
+      (
+        await post(
+          comment(
+            { id: 'c-old', text: 'Halo', from: { id: '5097', username: 'old.test' }, timestamp: old },
+            account,
+          ),
+        )
+      ).status,
+    ).toBe(200)
+    const replyAt = '2026-03-02T03:00:00Z'
+    const reply = comment(
+      { id: 'c-old-r', text: 'Halo Kak', from: { id: account }, parent_id: 'c-old', timestamp: replyAt },
+      account,
+    )
+    expect((await post(reply)).status).toBe(200)
+    const frt = (Date.parse(replyAt) - Date.parse(old)) / 1000
+    expect(frt).toBeGreaterThan(2 ** 31)
+    const list = await get(s, ownKey, '/api/v1/conversations')
+    expect(list.status).toBe(200)
+    expect(list.body.data).toHaveLength(1)
+    expect(list.body.data[0]).toMatchObject({ status: 'replied', first_response_secs: frt })
+    const detail = await get(s, ownKey, `/api/v1/conversations/${list.body.data[0].id}`)
+    expect(detail.status).toBe(200)
+    expect(detail.body.data.first_response_secs).toBe(frt)
+    const summary = await get(s, ownKey, '/api/v1/reports/summary?from=1900-01-01&to=1900-01-01')
+    expect(summary.status).toBe(200)
+    expect(summary.body.data).toMatchObject({
+      conversations: 1,
+      replied: 1,
+      avg_frt_seconds: frt,
+      median_frt_seconds: frt,
+    })
+  })
+
   it('a redelivered notification changes nothing', async () => {
     const before = await conversations()
     const again = comment({

@@ -170,11 +170,15 @@ export const remove = (workspaceId: number, id: number) =>
     ),
   )
 
-/** Whether another broadcast still uses a file (duplicates share their attachment). */
+/**
+ * Whether a file is still used: by another broadcast (duplicates share their attachment) or by a
+ * message, which every sent or test-sent broadcast message is (the inbox shows it from the file).
+ */
 export const fileInUse = (fileId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM broadcasts WHERE file_id = ${fileId}`.pipe(
-      Effect.map((r) => (r[0]?.n ?? 0) > 0),
+    sql<{ used: boolean }>`SELECT EXISTS (SELECT 1 FROM broadcasts WHERE file_id = ${fileId})
+        OR EXISTS (SELECT 1 FROM messages WHERE file_id = ${fileId}) AS used`.pipe(
+      Effect.map((r) => r[0]?.used === true),
     ),
   )
 

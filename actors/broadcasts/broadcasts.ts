@@ -392,7 +392,10 @@ export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof Patch
     return reply(yield* presentOne(ctx.workspace.id, row))
   })
 
-/** Forgets an attachment file unless another broadcast (a duplicate) still uses it. */
+/**
+ * Forgets an attachment file unless another broadcast (a duplicate) or a message still uses it: the
+ * messages a broadcast sent, test sends included, show their picture from this very file.
+ */
 const dropFile = (workspaceId: number, fileId: number | null) =>
   Effect.gen(function* () {
     if (fileId === null || (yield* Broadcasts.fileInUse(fileId))) return

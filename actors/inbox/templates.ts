@@ -78,9 +78,11 @@ export const Fields = {
   body: Text(1, 4096),
 }
 
+const shortcutTaken = () => invalid({ shortcut: { key: 'field.name_taken' } })
+
 export const checkShortcut = (workspaceId: number, shortcut: string, except: number | null) =>
   Effect.flatMap(Templates.shortcutTaken(workspaceId, shortcut, except), (taken) =>
-    taken ? Effect.fail(invalid({ shortcut: { key: 'field.name_taken' } })) : Effect.void,
+    taken ? Effect.fail(shortcutTaken()) : Effect.void,
   )
 
 export const saveUpload = (workspaceId: number, file: UploadedFile, userId: number) =>
@@ -153,6 +155,11 @@ export const create = (ctx: Ctx, body: typeof CreateBody.Type, files: readonly U
       file?.id ?? null,
       caller.user.id,
     )
+    // Taken between the check and the write (two saves at once): the unique index decided.
+    if (id === null) {
+      if (file) yield* Effect.orDie(Files.remove(file))
+      return yield* Effect.fail(shortcutTaken())
+    }
     return createdReply(present((yield* Templates.byId(workspace.id, id))!))
   })
 }
@@ -164,12 +171,13 @@ export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof Updat
     if (!t) return yield* Effect.fail(notFound())
     const shortcut = body.shortcut !== undefined ? body.shortcut.trim() : t.shortcut
     yield* checkShortcut(workspace.id, shortcut, t.id)
-    yield* Templates.change(t.id, {
+    const changed = yield* Templates.change(t.id, {
       name: body.name?.trim() ?? t.name,
       shortcut,
       category: body.category !== undefined ? body.category.trim() : t.category,
       body: body.body?.trim() ?? t.body,
     })
+    if (!changed) return yield* Effect.fail(shortcutTaken())
     return reply(present((yield* Templates.byId(workspace.id, t.id))!))
   })
 }

@@ -62,6 +62,27 @@ describe('templates', () => {
     expect((await create({ name: 'Bad', shortcut: 'has space', body: 'y' })).status).toBe(422)
   })
 
+  it('keeps a shortcut unique when two templates take it at once: one 201, the other 422', async () => {
+    // Found by the review of session 37: both passed the check, the unique index refused the
+    // second write, and its author got a 500.
+    for (let round = 0; round < 5; round++) {
+      const shortcut = `race${round}`
+      const made = await Promise.all(
+        ['A', 'B', 'C'].map((n) => create({ name: `${n} ${round}`, shortcut, body: 'x' })),
+      )
+      expect(made.map((r) => r.status).sort()).toEqual([201, 422, 422])
+      for (const r of made.filter((x) => x.status === 422))
+        expect(r.error.fields).toEqual({ shortcut: 'is already used here' })
+      const others = await Promise.all(['D', 'E'].map((n) => create({ name: `${n} ${round}`, body: 'y' })))
+      const changed = await Promise.all(
+        others.map((o) =>
+          s.fetch(`/v1/templates/${o.data.id}`, I.patch({ shortcut: `moved${round}` }, owner.headers())),
+        ),
+      )
+      expect(changed.map((r) => r.status).sort()).toEqual([200, 422])
+    }
+  })
+
   it('renders each template for a conversation the caller can see, 404 for one they cannot', async () => {
     await create({
       name: 'Render me',

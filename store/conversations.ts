@@ -1159,8 +1159,9 @@ export const setContact = (id: number, from: number, to: number) =>
 
 /**
  * Deletes the conversation with its messages (and what cascades: threads, visitors, e-mail ids)
- * and the records of the files only its messages used (not a template's, not another
- * conversation's). Returns the storage keys of those files, to remove from storage after commit.
+ * and the records of the files only its messages used (not a template's, not a broadcast's, whose
+ * attachment is the file of every message it sent, not another conversation's). Returns the
+ * storage keys of those files, to remove from storage after commit.
  */
 export const remove = (id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -1177,6 +1178,7 @@ export const remove = (id: number) =>
           )
           SELECT f.id, f.storage_key FROM files f JOIN used ON used.fid = f.id
           WHERE NOT EXISTS (SELECT 1 FROM templates t WHERE t.file_id = f.id)
+            AND NOT EXISTS (SELECT 1 FROM broadcasts b WHERE b.file_id = f.id)
             AND NOT EXISTS (SELECT 1 FROM messages o WHERE o.file_id = f.id AND o.conversation_id <> ${id})`
         const [gone] = yield* sql<{ id: number }>`DELETE FROM conversations WHERE id = ${id} RETURNING id`
         if (!gone) return null

@@ -94,4 +94,21 @@ describe('the attachment of sent broadcast messages', () => {
     expect((await o.del(`/v1/broadcasts/${id}`)).status).toBe(200)
     expect(await mediaOf(third)).toEqual({ status: 200, bytes: image })
   })
+
+  it('stays the broadcast’s when the contact a test went to is deleted', async () => {
+    const o = api(s, owner)
+    const id = await draftWithImage('Hapus kontak')
+    const t = await o.post(`/v1/broadcasts/${id}/test`, { phone: '+6281277811188' })
+    expect(t.status, JSON.stringify(t.error)).toBe(200)
+    const tested = (await get(s, owner, `/v1/contacts?q=${encodeURIComponent('6281277811188')}`)).data
+    expect(tested).toHaveLength(1)
+    // Deleting the contact removes its conversation and the files only it used: this one is still
+    // the broadcast's attachment.
+    expect((await o.del(`/v1/contacts/${tested[0].id}`)).status).toBe(200)
+    const b = (await get(s, owner, `/v1/broadcasts/${id}`)).data
+    expect(b.attachment).toMatchObject({ name: 'promo.png' })
+    const got = await s.fetch(b.attachment.url, { headers: owner })
+    expect(got.status).toBe(200)
+    expect(new Uint8Array(await got.arrayBuffer())).toEqual(image)
+  })
 })

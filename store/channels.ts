@@ -64,17 +64,30 @@ export const liveInWorkspace = (workspaceId: number, id: number) =>
     ),
   )
 
-/** Renames and/or merges keys into `settings` (top-level keys replace, `null` values are kept as null). */
+/**
+ * Renames and/or merges keys into `settings` (top-level keys replace, `null` values are kept as
+ * null); `autoReply` is merged one level down, over `settings.auto_reply` as this statement finds
+ * it, so that changes of different keys at once all stay.
+ */
 export const updateCommon = (
   id: number,
-  patch: { readonly name?: string; readonly settings?: Readonly<Record<string, unknown>> },
+  patch: {
+    readonly name?: string
+    readonly settings?: Readonly<Record<string, unknown>>
+    readonly autoReply?: Readonly<Record<string, unknown>>
+  },
 ) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<ChannelRow>`
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const autoReply =
+      patch.autoReply === undefined
+        ? sql``
+        : sql`|| jsonb_build_object('auto_reply', CASE WHEN jsonb_typeof(settings->'auto_reply') = 'object'
+            THEN settings->'auto_reply' ELSE '{}'::jsonb END || ${JSON.stringify(patch.autoReply)}::jsonb)`
+    return sql<ChannelRow>`
       UPDATE channels SET name = COALESCE(${patch.name ?? null}, name),
-        settings = settings || ${JSON.stringify(patch.settings ?? {})}::jsonb
-      WHERE id = ${id} AND archived_at IS NULL RETURNING *`.pipe(Effect.map((r) => r[0] ?? null)),
-  )
+        settings = settings || ${JSON.stringify(patch.settings ?? {})}::jsonb ${autoReply}
+      WHERE id = ${id} AND archived_at IS NULL RETURNING *`.pipe(Effect.map((r) => r[0] ?? null))
+  })
 
 /**
  * Deletes a channel, or archives it when conversations refer to it (they stay readable). Answers

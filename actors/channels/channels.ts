@@ -16,7 +16,7 @@ import { ChannelActor } from './ChannelActor'
 import { grantSelectedMembers } from './grants'
 import { livechatBlock } from './livechatEmbed'
 import { type MsgappFields, misplaced, msgappSettings } from './msgappSettings'
-import { defaultAutoReply, presentChannel, presentEmail, quotaOf } from './presenters'
+import { presentChannel, presentEmail, quotaOf } from './presenters'
 
 /**
  * The channel resource of spec 1 §4.4 common to every type: who may see which channel, the
@@ -61,18 +61,18 @@ export const ChannelParams = Schema.Struct({ id: IdFromString })
 /** No slot left in the plan's channel quota, whichever type was asked for. */
 export const quotaFull = () => new ApiError({ code: 'plan_required', message: 'channels.quota' })
 
-/** The `settings` keys a body changes; auto replies merge over what was stored, then the defaults. */
-export const commonSettings = (body: CommonBody, current: Channels.ChannelRow) => {
+/** The `settings` keys a body replaces (`auto_reply` is merged by the store, key by key). */
+export const commonSettings = (body: CommonBody) => {
   const settings: Record<string, unknown> = {}
   if (body.hours !== undefined) settings.hours = body.hours
-  if (body.auto_reply !== undefined) {
-    const was = (current.settings as { auto_reply?: Record<string, unknown> }).auto_reply ?? {}
-    settings.auto_reply = { ...defaultAutoReply, ...was, ...body.auto_reply }
-  }
   return settings
 }
 
-/** The name and common settings of a body written to the channel row (null: it is gone). */
+/**
+ * The name and common settings of a body written to the channel row (null: it is gone). The
+ * automatic replies' keys the body names are merged over the stored ones in the statement itself,
+ * not over the row read before: two managers changing different keys at once both keep theirs.
+ */
 export const updateCommon = (
   channel: Channels.ChannelRow,
   body: CommonBody,
@@ -80,7 +80,8 @@ export const updateCommon = (
 ) =>
   Channels.updateCommon(channel.id, {
     ...(body.name !== undefined ? { name: body.name.trim() } : {}),
-    settings: { ...commonSettings(body, channel), ...extra },
+    settings: { ...commonSettings(body), ...extra },
+    ...(body.auto_reply !== undefined ? { autoReply: body.auto_reply } : {}),
   })
 
 /**

@@ -107,3 +107,32 @@ describe('automatic replies', () => {
     expect(await outbound(r2.data.interaction_id)).toEqual([])
   })
 })
+
+describe('automatic replies changed by two managers at once', () => {
+  // Found by the review of session 37: each PATCH merged its keys over the row it had read, so
+  // of changes to different keys made at once only the last one written stayed.
+  it('keeps every key each change named', async () => {
+    const ch = await channel('Busy shop', {})
+    const patch = (auto_reply: Record<string, unknown>) =>
+      s.fetch(`/v1/channels/${ch.id}`, { ...F.json({ auto_reply }, owner.headers()), method: 'PATCH' })
+    for (let round = 0; round < 5; round++) {
+      const reset = { greeting_on: false, greeting: '', away_on: false, away: '' }
+      expect((await patch(reset)).status).toBe(200)
+      const changes = [
+        { greeting_on: true },
+        { greeting: `Hello ${round}` },
+        { away_on: true },
+        { away: `Closed ${round}` },
+      ]
+      const answers = await Promise.all(changes.map(patch))
+      expect(answers.map((r) => r.status)).toEqual([200, 200, 200, 200])
+      const got = await body(await s.fetch(`/v1/channels/${ch.id}`, { headers: owner.headers() }))
+      expect(got.data.auto_reply).toEqual({
+        greeting_on: true,
+        greeting: `Hello ${round}`,
+        away_on: true,
+        away: `Closed ${round}`,
+      })
+    }
+  })
+})

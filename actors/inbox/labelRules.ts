@@ -121,6 +121,8 @@ export const create = (ctx: Ctx, body: typeof CreateBody.Type) => {
       null,
     )
     const id = yield* LabelRules.insert(workspace.id, input)
+    // `checked` saw the key free; a rule made meanwhile took it (the unique index decides).
+    if (id === null) return yield* Effect.fail(invalid({ label_name: { key: 'field.rule_taken' } }))
     return createdReply(present((yield* LabelRules.byId(workspace.id, id))!))
   })
 }
@@ -151,7 +153,8 @@ export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof Updat
       },
       r.id,
     )
-    yield* LabelRules.change(r.id, input)
+    if (!(yield* LabelRules.change(r.id, input)))
+      return yield* Effect.fail(invalid({ label_name: { key: 'field.rule_taken' } }))
     return reply(present((yield* LabelRules.byId(workspace.id, r.id))!))
   })
 }

@@ -98,6 +98,32 @@ describe('label rules', () => {
     ).toMatch(/already has a rule/)
   })
 
+  // Found by the review of session 37: the duplicate check and the insert were two statements,
+  // so one of two rules made at once hit the unique index and answered 500.
+  it('answers one of the same rules made at once 201 and the others 422, never 500', async () => {
+    const ch = await I.channel(s, w, 'msgapp')
+    const made = await Promise.all(
+      Array.from({ length: 6 }, () => create({ channel_id: ch.id, label_name: 'Twice', action: 'solve' })),
+    )
+    expect(made.map((r) => r.status).sort()).toEqual([201, 422, 422, 422, 422, 422])
+    for (const r of made.filter((x) => x.status === 422))
+      expect(r.error.fields.label_name).toMatch(/already has a rule/)
+    const others = await Promise.all(
+      ['One', 'Two', 'Three'].map((label_name) => create({ channel_id: ch.id, label_name, action: 'solve' })),
+    )
+    const moved = await Promise.all(
+      others.map((r) =>
+        s
+          .fetch(`${rules}/${r.data.id}`, {
+            ...F.json({ label_name: 'Renamed' }, owner.headers()),
+            method: 'PATCH',
+          })
+          .then((x) => x.status),
+      ),
+    )
+    expect(moved.sort()).toEqual([200, 422, 422])
+  })
+
   it('reads with contacts.manage or channels.manage (keys too); writes are app-only with contacts.manage', async () => {
     const key = await F.apiKey(s, w)
     expect((await s.fetch(rules, { headers: F.bearer(key) })).status).toBe(200)

@@ -1,6 +1,7 @@
 import { pipeline, Readable } from 'node:stream'
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { spool } from '../../engine/spool'
 import * as Import from '../../store/contactImport'
 import * as Labels from '../../store/contactLabels'
 import type { LabelRow } from '../../store/contacts'
@@ -17,9 +18,10 @@ import { normalizeEmail, normalizePhone, regionOf } from './phone'
 
 /**
  * The CSV import (spec 2 §4.4 `POST /contacts/import`). The file arrives as a stream of chunks
- * (the route streams the upload) and is parsed as a stream of records (csv-parse) in batches of
- * `BATCH` rows, each batch written with a handful of set-based statements; neither the file nor
- * a list of its rows is ever held. UTF-8 with or without BOM; `,` or `;` as the
+ * (the route streams the upload), is copied to a temporary file as it comes (engine/spool.ts),
+ * then read back and parsed as a stream of records (csv-parse) in batches of `BATCH` rows, each
+ * batch written with a handful of set-based statements; neither the file nor a list of its rows
+ * is ever held in memory. UTF-8 with or without BOM; `,` or `;` as the
  * header line uses. Rows match a live contact by phone (E.164), then by e-mail (lower-cased);
  * matched rows update given cells only, so importing the same file again changes nothing and
  * creates nothing. A file that cannot be read as CSV (quotes, encoding, a record over 64 KB)
@@ -459,8 +461,15 @@ const writeBatch = (
   })
 
 /** Imports a CSV file arriving as a stream of bytes; see the module comment for the rules. */
-export const importCsv = (ctx: Ctx, source: AsyncIterable<Uint8Array>) =>
+export const importCsv = (ctx: Ctx, upload: AsyncIterable<Uint8Array>) =>
   Effect.gen(function* () {
+    // The whole upload first, to a temporary file, and only then the transaction, which reads it
+    // at the disk's pace: a transaction that waited on the client held the embedded database's
+    // only connection for as long as the upload took, and every other request of every workspace
+    // answered 503 meanwhile (docs/decisions.md, "One connection, no waiting on it").
+    const source = yield* spool(upload, 'kotak-import-').pipe(
+      Effect.catchTag('SourceFailed', (e) => Effect.fail(rejectionOf(e.cause))),
+    )
     const input = source[Symbol.asyncIterator]()
     const head = yield* Effect.tryPromise({ try: () => input.next(), catch: rejectionOf })
     if (head.done || head.value.length === 0)
@@ -519,4 +528,4 @@ export const importCsv = (ctx: Ctx, source: AsyncIterable<Uint8Array>) =>
         updated: result.updated,
       })
     return result satisfies ImportResult
-  })
+  }).pipe(Effect.scoped)

@@ -96,7 +96,7 @@ export const routes: readonly Route[] = [
     tag: 'Contacts',
     summary:
       'Import a CSV `file` (UTF-8, `,` or `;`): match by phone then e-mail; `created`, `updated`, `skipped`, per-row `errors`',
-    // The upload is read as it arrives (paused while the import is behind), never whole.
+    // The upload is read as it arrives (to a temporary file, then imported), never whole in memory.
     streamBody: { maxBytes: MAX_UPLOAD_BYTES },
     response: ImportResult,
     handler: ({ caller, workspace, bodyStream, header, locale }) =>

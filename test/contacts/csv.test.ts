@@ -181,6 +181,47 @@ describe('import', () => {
     expect((await upload(owner, 'name,phone\nSetelah,081234569099\n')).data.created).toBe(1)
   })
 
+  it('serves other requests while an upload arrives slowly (the embedded database has one connection)', async () => {
+    // Another workspace's member, who has nothing to do with the import.
+    const other = await F.workspace(s, { plan: 'pro' })
+    const stranger = (await F.signIn(s, other.ownerEmail)).headers()
+    const before = await count(owner)
+    const boundary = 'kotakboundary'
+    const url = new URL(`${s.url}/v1/contacts/import`)
+    const req = http.request({
+      host: url.hostname,
+      port: url.port,
+      path: url.pathname,
+      method: 'POST',
+      headers: { ...owner, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    })
+    const answer = new Promise<{ status: number; body: string }>((resolve) => {
+      req.on('error', (e) => resolve({ status: 0, body: String(e) }))
+      req.on('response', (res) => {
+        let body = ''
+        res.on('data', (d) => {
+          body += String(d)
+        })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      })
+    })
+    req.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.csv"\r\nContent-Type: text/csv\r\n\r\nname,phone\nPelan Satu,081234568001\n`,
+    )
+    // The import has its header and first row; the rest of the file is still on its way (a slow
+    // line). Meanwhile everyone else is served: before, the import's transaction held the embedded
+    // database's only connection while it waited for the client, and this answered 503.
+    await new Promise((r) => setTimeout(r, 500))
+    const meanwhile = await api(s, stranger).get('/v1/contacts?per_page=1')
+    expect(meanwhile.status, JSON.stringify(meanwhile.error)).toBe(200)
+    expect((await api(s, owner).get('/v1/me')).status).toBe(200)
+    req.end(`Pelan Dua,081234568002\r\n--${boundary}--\r\n`)
+    const done = await answer
+    expect(done.status, done.body).toBe(200)
+    expect(JSON.parse(done.body).data).toMatchObject({ created: 2, errors_total: 0 })
+    expect(await count(owner)).toBe(before + 2)
+  })
+
   it('refuses an upload streamed past 50 MB with 413 after its last byte, writes nothing and carries on', async () => {
     const before = await count(owner)
     const boundary = 'kotakboundary'

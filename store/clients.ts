@@ -2,6 +2,7 @@ import { SqlClient } from '@effect/sql'
 import type { Fragment } from '@effect/sql/Statement'
 import { Effect } from 'effect'
 import { pgArray } from './arrays'
+import { orIfTaken } from './unique'
 
 /**
  * Clients (spec 2 §2): the companies behind contacts and leads. Names are unique per workspace
@@ -174,14 +175,7 @@ export const update = (
       sets.push(
         sql`custom = (custom || ${JSON.stringify(f.customSet ?? {})}::jsonb) - ${pgArray(f.customClear ?? [])}::text[]`,
       )
-    return sql`UPDATE clients SET ${sql.csv(sets)} WHERE id = ${id}`.pipe(
-      Effect.as(true),
-      Effect.catchTag('SqlError', (e) =>
-        String((e.cause as { code?: string } | undefined)?.code) === '23505'
-          ? Effect.succeed(false)
-          : Effect.fail(e),
-      ),
-    )
+    return sql`UPDATE clients SET ${sql.csv(sets)} WHERE id = ${id}`.pipe(Effect.as(true), orIfTaken(false))
   })
 
 /** Deletes the client; its contacts and leads stay, unlinked (the foreign keys set null). */

@@ -1,6 +1,7 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
 import type { LabelRow } from './contacts'
+import { orIfTaken } from './unique'
 
 /**
  * The label resource of spec 2 §4.4 (`/labels`): name (unique per workspace, case-insensitive),
@@ -58,14 +59,7 @@ export const change = (id: number, f: { readonly name?: string; readonly color?:
       ...(f.color !== undefined ? [sql`color = ${f.color}`] : []),
     ]
     if (sets.length === 0) return Effect.succeed(true)
-    return sql`UPDATE labels SET ${sql.csv(sets)} WHERE id = ${id}`.pipe(
-      Effect.as(true),
-      Effect.catchTag('SqlError', (e) =>
-        String((e.cause as { code?: string } | undefined)?.code) === '23505'
-          ? Effect.succeed(false)
-          : Effect.fail(e),
-      ),
-    )
+    return sql`UPDATE labels SET ${sql.csv(sets)} WHERE id = ${id}`.pipe(Effect.as(true), orIfTaken(false))
   })
 
 /** Moves a label to `position` (0-based) and renumbers the others of the workspace around it. */

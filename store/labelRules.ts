@@ -1,5 +1,6 @@
-import { SqlClient, type SqlError } from '@effect/sql'
+import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { orIfTaken } from './unique'
 
 /**
  * Messaging-app label rules (spec 2 §4.2, Pro): when a business label is applied to a chat on the
@@ -58,18 +59,14 @@ export const taken = (input: RuleInput, except: number | null) =>
           AND action = ${input.action} AND id <> ${except ?? 0}`.pipe(Effect.map((r) => r.length > 0)),
   )
 
-/** A unique-index violation: the same number, label and action was taken by a write made meanwhile. */
-const takenMeanwhile = (e: SqlError.SqlError) =>
-  String((e.cause as { code?: string } | undefined)?.code) === '23505'
-
 /** The new rule's id, or null when a rule of the same number, label and action was made meanwhile. */
 export const insert = (workspaceId: number, r: RuleInput) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql<{ id: number }>`
       INSERT INTO label_rules (workspace_id, channel_id, label_name, action, value, active)
       VALUES (${workspaceId}, ${r.channelId}, ${r.labelName}, ${r.action}, ${r.value}, ${r.active}) RETURNING id`.pipe(
-      Effect.map((x): number | null => x[0]!.id),
-      Effect.catchTag('SqlError', (e) => (takenMeanwhile(e) ? Effect.succeed(null) : Effect.fail(e))),
+      Effect.map((x) => x[0]!.id),
+      orIfTaken(null),
     ),
   )
 
@@ -77,10 +74,7 @@ export const insert = (workspaceId: number, r: RuleInput) =>
 export const change = (id: number, r: RuleInput) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE label_rules SET channel_id = ${r.channelId}, label_name = ${r.labelName}, action = ${r.action},
-          value = ${r.value}, active = ${r.active} WHERE id = ${id}`.pipe(
-      Effect.as(true),
-      Effect.catchTag('SqlError', (e) => (takenMeanwhile(e) ? Effect.succeed(false) : Effect.fail(e))),
-    ),
+          value = ${r.value}, active = ${r.active} WHERE id = ${id}`.pipe(Effect.as(true), orIfTaken(false)),
   )
 
 export const remove = (id: number) =>

@@ -1,7 +1,7 @@
 import { SqlClient } from '@effect/sql'
-import type { SqlError } from '@effect/sql/SqlError'
 import type { Fragment } from '@effect/sql/Statement'
 import { Effect } from 'effect'
+import { orIfTaken } from './unique'
 
 /** Reply templates (spec 2 §4.2): name, shortcut, category, body and an optional attachment. */
 export interface TemplateRow {
@@ -61,15 +61,6 @@ export const shortcutTaken = (workspaceId: number, shortcut: string, except: num
               AND id <> ${except ?? 0}`.pipe(Effect.map((r) => r.length > 0)),
       )
 
-/**
- * The shortcut's unique index refused the write: another template took it between the check and
- * this write (two saves at once), answered as taken rather than as a server fault.
- */
-const shortcutRace = <A>(e: SqlError, taken: A) =>
-  String((e.cause as { code?: string } | undefined)?.code) === '23505'
-    ? Effect.succeed(taken)
-    : Effect.fail(e)
-
 /** The new template's id, or null when its shortcut was taken meanwhile. */
 export const insert = (workspaceId: number, t: TemplateInput, fileId: number | null, createdBy: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -77,8 +68,8 @@ export const insert = (workspaceId: number, t: TemplateInput, fileId: number | n
       INSERT INTO templates (workspace_id, name, shortcut, category, body, file_id, created_by)
       VALUES (${workspaceId}, ${t.name}, ${t.shortcut}, ${t.category}, ${t.body}, ${fileId}, ${createdBy})
       RETURNING id`.pipe(
-      Effect.map((r): number | null => r[0]!.id),
-      Effect.catchTag('SqlError', (e) => shortcutRace(e, null)),
+      Effect.map((r) => r[0]!.id),
+      orIfTaken(null),
     ),
   )
 
@@ -86,10 +77,7 @@ export const insert = (workspaceId: number, t: TemplateInput, fileId: number | n
 export const change = (id: number, t: TemplateInput) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`UPDATE templates SET name = ${t.name}, shortcut = ${t.shortcut}, category = ${t.category}, body = ${t.body},
-          updated_at = now() WHERE id = ${id}`.pipe(
-      Effect.as(true),
-      Effect.catchTag('SqlError', (e) => shortcutRace(e, false)),
-    ),
+          updated_at = now() WHERE id = ${id}`.pipe(Effect.as(true), orIfTaken(false)),
   )
 
 export const setFile = (id: number, fileId: number | null) =>

@@ -28,6 +28,32 @@ const upload = async (who: Who, content: string | Uint8Array, name = 'contacts.c
   return { status: res.status, ...((await res.json()) as any) }
 }
 
+/**
+ * A multipart import sent by hand, piece by piece (`req.write`, `req.end`): for uploads that arrive
+ * slowly, break off or pass the limit. `answer` is the response, or status 0 and the error's code.
+ */
+const streamedImport = (boundary: string, headers: Record<string, string> = {}) => {
+  const url = new URL(`${s.url}/v1/contacts/import`)
+  const req = http.request({
+    host: url.hostname,
+    port: url.port,
+    path: url.pathname,
+    method: 'POST',
+    headers: { ...owner, 'content-type': `multipart/form-data; boundary=${boundary}`, ...headers },
+  })
+  const answer = new Promise<{ status: number; body: string; error?: string | undefined }>((resolve) => {
+    req.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: String(e), error: e.code }))
+    req.on('response', (res) => {
+      let body = ''
+      res.on('data', (d) => {
+        body += String(d)
+      })
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+    })
+  })
+  return { req, answer }
+}
+
 const count = async (who: Who) => (await api(s, who).get('/v1/contacts?per_page=1')).meta.total as number
 
 describe('import', () => {
@@ -155,19 +181,8 @@ describe('import', () => {
       '\n',
     )
     const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.csv"\r\nContent-Type: text/csv\r\n\r\nname,phone\n`
-    const url = new URL(`${s.url}/v1/contacts/import`)
     await new Promise<void>((resolve) => {
-      const req = http.request({
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: {
-          ...owner,
-          'content-type': `multipart/form-data; boundary=${boundary}`,
-          'content-length': String(10_000_000),
-        },
-      })
+      const { req } = streamedImport(boundary, { 'content-length': String(10_000_000) })
       req.on('error', () => resolve())
       req.write(head + rows)
       setTimeout(() => {
@@ -187,24 +202,7 @@ describe('import', () => {
     const stranger = (await F.signIn(s, other.ownerEmail)).headers()
     const before = await count(owner)
     const boundary = 'kotakboundary'
-    const url = new URL(`${s.url}/v1/contacts/import`)
-    const req = http.request({
-      host: url.hostname,
-      port: url.port,
-      path: url.pathname,
-      method: 'POST',
-      headers: { ...owner, 'content-type': `multipart/form-data; boundary=${boundary}` },
-    })
-    const answer = new Promise<{ status: number; body: string }>((resolve) => {
-      req.on('error', (e) => resolve({ status: 0, body: String(e) }))
-      req.on('response', (res) => {
-        let body = ''
-        res.on('data', (d) => {
-          body += String(d)
-        })
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-      })
-    })
+    const { req, answer } = streamedImport(boundary)
     req.write(
       `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="slow.csv"\r\nContent-Type: text/csv\r\n\r\nname,phone\nPelan Satu,081234568001\n`,
     )
@@ -229,36 +227,20 @@ describe('import', () => {
     const rows = new TextEncoder().encode(
       `${Array.from({ length: 1024 }, () => 'x'.repeat(1023)).join('\n')}\n`,
     )
-    const url = new URL(`${s.url}/v1/contacts/import`)
-    const answer = await new Promise<{ status: number; body: string; error?: string }>((resolve) => {
-      const req = http.request({
-        host: url.hostname,
-        port: url.port,
-        path: url.pathname,
-        method: 'POST',
-        headers: { ...owner, 'content-type': `multipart/form-data; boundary=${boundary}` },
-      })
-      req.on('error', (e: NodeJS.ErrnoException) => resolve({ status: 0, body: '', error: e.code }))
-      req.on('response', (res) => {
-        let body = ''
-        res.on('data', (d) => {
-          body += String(d)
-        })
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
-      })
-      req.write(
-        `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\nContent-Type: text/csv\r\n\r\nname\n`,
-      )
-      let sent = 0
-      const more = () => {
-        while (sent < 51) {
-          sent++
-          if (!req.write(rows)) return void req.once('drain', more)
-        }
-        req.end(`\r\n--${boundary}--\r\n`)
+    const { req, answer: answered } = streamedImport(boundary)
+    req.write(
+      `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.csv"\r\nContent-Type: text/csv\r\n\r\nname\n`,
+    )
+    let sent = 0
+    const more = () => {
+      while (sent < 51) {
+        sent++
+        if (!req.write(rows)) return void req.once('drain', more)
       }
-      more()
-    })
+      req.end(`\r\n--${boundary}--\r\n`)
+    }
+    more()
+    const answer = await answered
     expect(answer.error).toBeUndefined()
     expect(answer.status).toBe(413)
     expect(JSON.parse(answer.body).error.code).toBe('payload_too_large')

@@ -98,6 +98,20 @@ export const finish = (id: number, o: Outcome) =>
             WHERE id = ${id} AND state = 'sending'`,
   )
 
+/**
+ * The service refused a recipient's message after it was sent (the message is now failed): the
+ * recipient is failed too, so the figures say it never arrived and `/retry` sends it again.
+ */
+export const failLate = (messageId: number, reason: string, at: Date) =>
+  sqlOf(
+    (sql) => sql<{ broadcast_id: number; workspace_id: number }>`
+      UPDATE broadcast_recipients r SET state = 'failed', reason = ${reason}, failed_at = ${at}
+      FROM broadcasts b, messages m
+      WHERE r.message_id = ${messageId} AND r.state = 'sent' AND b.id = r.broadcast_id
+        AND m.id = r.message_id AND m.status = 'failed'
+      RETURNING r.broadcast_id, b.workspace_id`,
+  )
+
 /** A claimed recipient given back (its message was never handed to the number). */
 export const release = (id: number) =>
   sqlOf(

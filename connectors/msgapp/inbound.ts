@@ -389,20 +389,29 @@ const reaction = (
       })
     : Effect.succeed(false)
 
-/** `messages.update`: receipts (delivered, read), the service's refusals, edits and revokes. */
+/**
+ * `messages.update`: receipts (delivered, read), the service's refusals, edits and revokes.
+ * Answers a refusal that names a restriction (403 or 463), which the caller reports as a send's
+ * would be, so a late refusal restricts the number too.
+ */
 export const messageUpdate = (channel: ChannelRow, u: { key: WAMessageKey; update: Partial<WAMessage> }) =>
   Effect.gen(function* () {
     const id = u.key.id
-    if (!id) return
+    if (!id) return null
     const status = u.update.status
+    let restriction: string | null = null
     if (status === proto.WebMessageInfo.Status.ERROR) {
       // Baileys' send resolves once the message is relayed; a refusal by the service comes later
       // as the ack's error, with its code in the stub parameters: the message never went out.
-      const code = (u.update.messageStubParameters ?? []).filter(Boolean).join(': ')
-      yield* remoteChange(channel, id, {
-        kind: 'refused',
-        reason: `The messaging service refused the message${code ? ` (${code})` : ''}.`,
-      })
+      const codes = (u.update.messageStubParameters ?? []).filter(Boolean)
+      const code = codes.join(': ')
+      const reason = `The messaging service refused the message${code ? ` (${code})` : ''}.`
+      // Baileys adds its own words when the service names a sending restriction (reach-out limit).
+      const restricts = codes.some((c: string) => c === '403' || c === '463' || /restricted/i.test(c))
+      if (u.key.fromMe && (yield* remoteChange(channel, id, { kind: 'refused', reason }))) {
+        yield* BroadcastActivity.refused(channel, id, reason, restricts)
+        if (restricts) restriction = reason
+      }
     } else if (status !== undefined && status !== null) {
       const seen = status >= 4 ? 'read' : status === 3 ? 'delivered' : null
       if (seen && (yield* remoteChange(channel, id, { kind: 'status', status: seen })))
@@ -413,12 +422,13 @@ export const messageUpdate = (channel: ChannelRow, u: { key: WAMessageKey; updat
       // REVOKE stub (1) or a null message: deleted for everyone.
       if (m === null || u.update.messageStubType === 1) {
         yield* remoteChange(channel, id, { kind: 'unsend' }, u.key)
-        return
+        return restriction
       }
       const inner = m?.editedMessage?.message ?? m?.protocolMessage?.editedMessage ?? null
       const edited = inner ? parse(normalizeMessageContent(inner) ?? inner) : null
       if (edited) yield* remoteChange(channel, id, { kind: 'edit', body: edited.body }, u.key)
     }
+    return restriction
   })
 
 export const reactions = (

@@ -220,8 +220,11 @@ const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
             )
           }
         }
-        for (const u of events['messages.update'] ?? [])
-          yield* alone('messages.update', u.key?.id, Inbound.messageUpdate(channel, u))
+        for (const u of events['messages.update'] ?? []) {
+          const restriction = yield* alone('messages.update', u.key?.id, Inbound.messageUpdate(channel, u))
+          // A refusal that came after the send left restricts the number as a refused send does.
+          if (restriction) deps.live.trouble.fire(channelId, restriction)
+        }
         if (events['messages.reaction']) yield* Inbound.reactions(channel, events['messages.reaction'])
         if (events['presence.update']) yield* Inbound.presence(channel, events['presence.update'])
         for (const g of [...(events['groups.upsert'] ?? []), ...(events['groups.update'] ?? [])]) {

@@ -281,6 +281,64 @@ describe('a broadcast through the number', () => {
     socket.close()
   }, 120_000)
 
+  it('a message the service refuses after it left fails its recipient; a restriction pauses the number’s broadcasts', async () => {
+    const o = api(s, owner)
+    const { ch, sock, b } = await setup('Refused late', 4, '5')
+    const before = sock.sent.length
+    expect((await o.post(`/v1/broadcasts/${b.id}/schedule`, { risk_ack: true })).status).toBe(200)
+    await drive(async () => sock.sent.length - before, 4)
+    await waitFor(
+      'completion',
+      async () => (await get(s, owner, `/v1/broadcasts/${b.id}`)).data.status === 'completed',
+    )
+    // A copy on the same number, running (it waits for its pace) when the refusals arrive.
+    const other = (await o.post(`/v1/broadcasts/${b.id}/duplicate`)).data
+    await o.patch(`/v1/broadcasts/${other.id}`, { settings: { skip_recent_hours: 0 } })
+    expect((await o.post(`/v1/broadcasts/${other.id}/schedule`, { risk_ack: true })).status).toBe(200)
+    await waitFor(
+      'the copy running',
+      async () => (await get(s, owner, `/v1/broadcasts/${other.id}`)).data.status === 'running',
+    )
+    const sent = await sql<{ external_id: string; phone: string }>(
+      s,
+      (db) =>
+        db`SELECT external_id, phone FROM broadcast_recipients WHERE broadcast_id = ${b.id} ORDER BY position`,
+    )
+    // Baileys' send resolved; the service's refusal comes later as the ack's error (463).
+    sock.emit(
+      'messages.update',
+      sent.slice(0, 2).map((r) => ({
+        key: { remoteJid: `${r.phone.slice(1)}@s.whatsapp.net`, id: r.external_id, fromMe: true },
+        update: { status: 0, messageStubParameters: ['463'] },
+      })),
+    )
+    const end = await waitFor('the recipients failed', async () => {
+      const d = (await get(s, owner, `/v1/broadcasts/${b.id}`)).data
+      return d.counts.failed === 2 ? d : null
+    })
+    expect(end.counts).toMatchObject({ sent: 2, failed: 2 })
+    const failed = await get(s, owner, `/v1/broadcasts/${b.id}/recipients?status=failed`)
+    expect(failed.meta.total).toBe(2)
+    for (const r of failed.data) {
+      expect(r).toMatchObject({ status: 'failed', error: 'The messaging service refused the message (463).' })
+      expect(r.failed_at).toEqual(expect.any(String))
+    }
+    // The number is restricted, and its running broadcasts pause as for a refused send.
+    await waitFor(
+      'restricted',
+      async () => (await get(s, owner, `/v1/channels/${ch.id}/status`)).data.status === 'restricted',
+    )
+    const copy = await waitFor('the copy paused', async () => {
+      const d = (await get(s, owner, `/v1/broadcasts/${other.id}`)).data
+      return d.status === 'paused' ? d : null
+    })
+    expect(copy.pause_reason).toBe('number_restricted')
+    // The two are sent again by a retry.
+    expect((await o.post(`/v1/broadcasts/${b.id}/retry`)).status).toBe(200)
+    expect((await get(s, owner, `/v1/broadcasts/${b.id}/recipients?status=failed`)).meta.total).toBe(0)
+    expect((await o.post(`/v1/broadcasts/${other.id}/cancel`)).status).toBe(200)
+  }, 120_000)
+
   it('pauses every broadcast of the number when the service restricts it mid-run, and notifies', async () => {
     const o = api(s, owner)
     const { sock, b } = await setup('Restricted', 20, '2')

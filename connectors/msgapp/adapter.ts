@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto'
 import type { SqlClient } from '@effect/sql'
 import type { AnyMessageContent, WAMessage } from 'baileys'
 import { Effect, Layer } from 'effect'
@@ -15,7 +14,7 @@ import * as Groups from '../../store/groups'
 import * as Msgapp from '../../store/msgapp'
 import { ConnectorFor } from '../router'
 import * as Forward from './forward'
-import { jidOfPhone } from './jid'
+import { jidOfPhone, ownMessageId } from './jid'
 import { MsgappLive, type MsgappLiveShape } from './live'
 
 /**
@@ -134,7 +133,7 @@ const send = (node: Node, channel: ChannelRow, m: OutboundMessage, startBy?: num
     // The message's id is ours and remembered before the send: Baileys reports a sent message
     // back (`messages.upsert`, `append`) as soon as it is relayed, which the session may read
     // before this send's answer is handled; unknown then, it was imported as a second message.
-    const ownId = `3EB0${randomBytes(9).toString('hex').toUpperCase()}`
+    const ownId = ownMessageId()
     yield* Msgapp.remember(channel.id, ownId, {
       conversationId: m.conversationId,
       messageId: m.messageId,

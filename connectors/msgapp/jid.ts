@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto'
 import { isJidGroup, jidDecode } from 'baileys/lib/WABinary/jid-utils.js'
 
 /**
@@ -19,3 +20,9 @@ export const phoneOf = (...jids: ReadonlyArray<string | null | undefined>) => {
 }
 
 export const jidOfPhone = (phone: string) => `${phone.replace(/\D/g, '')}@s.whatsapp.net`
+
+/**
+ * An id of ours for a message the number sends (Baileys' `messageId` option), in the form its web
+ * clients use: known before the send, so the service's echo of it can be recognised.
+ */
+export const ownMessageId = () => `3EB0${randomBytes(9).toString('hex').toUpperCase()}`

@@ -13,7 +13,7 @@ import * as Channels from '../../store/channels'
 import * as Msgapp from '../../store/msgapp'
 import type * as AuthStateModule from './authState'
 import type * as InboundModule from './inbound'
-import { isJidGroup, phoneOf } from './jid'
+import { isJidGroup, ownMessageId, phoneOf } from './jid'
 import { MsgappLive, type MsgappLiveShape } from './live'
 import type { Needs, Run } from './run'
 import { type MsgappSocket, Transport, type TransportShape } from './Transport'
@@ -140,6 +140,12 @@ const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
    * of the batch goes on, since a batch carries other customers' messages (a catch-up after a
    * reconnect, dozens of chats), which the service does not hand over again.
    */
+  /**
+   * Ids of the call replies this session sent. Not conversation messages, but the service reports
+   * every send back (`emitOwnEvents`): their echo is dropped, not filed in the caller's
+   * conversation as the team's reply from the phone. Kept small: an echo comes at once.
+   */
+  const callReplies = new Set<string>()
   const alone = <A, E, R>(what: string, id: string | null | undefined, effect: Effect.Effect<A, E, R>) =>
     effect.pipe(
       Effect.catchAllCause((cause) =>
@@ -213,6 +219,7 @@ const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
         const up = events['messages.upsert']
         if (up) {
           for (const m of up.messages) {
+            if (m.key?.fromMe && m.key.id && callReplies.delete(m.key.id)) continue
             yield* alone(
               'messages.upsert',
               m.key?.id,
@@ -259,8 +266,11 @@ const numberSession = (channelId: number, st: NumberState, deps: Deps) => {
             typeof channel.settings.call_reply === 'string' ? channel.settings.call_reply.trim() : ''
           if (!reply) continue
           // Not a conversation message, but a send of this number all the same: logged (and counted).
+          const id = ownMessageId()
+          callReplies.add(id)
+          if (callReplies.size > 100) callReplies.delete(callReplies.values().next().value as string)
           const error = yield* Effect.promise(() =>
-            sock.sendMessage(call.from, { text: reply }).then(
+            sock.sendMessage(call.from, { text: reply }, { messageId: id }).then(
               () => null,
               (e: unknown) => (e instanceof Error ? e.message : String(e)),
             ),

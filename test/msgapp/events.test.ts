@@ -492,6 +492,13 @@ describe('messaging-app events', () => {
     call('CALL1', 'terminate')
     await syncPoint('two')
     expect(sock.calls.filter((c) => c.op === 'rejectCall').length).toBe(1)
+    // The reply is not a conversation message: the service's echo of it is not filed in the
+    // caller's conversation as the team's reply from the phone.
+    const conv = (await conversationsOf(ch.id))[0]
+    expect((await messagesOf(conv.id)).map((m) => [m.direction, m.body])).toEqual([
+      ['in', 'one'],
+      ['in', 'two'],
+    ])
 
     // An empty reply: rejected without a message.
     expect((await patch(ch.id, { call_reply: '' })).status).toBe(200)

@@ -346,10 +346,14 @@ const mayChange = (
     return sameJid(typeof sender === 'string' ? sender : null, author.participant, author.participantAlt)
   })
 
+/** Whether a reaction's chat is the message's: anyone in a chat reacts to any of its messages. */
+const sameChat = (known: { readonly jid: string }, by: WAMessageKey) =>
+  by.fromMe === true || sameJid(known.jid, by.remoteJid, by.remoteJidAlt)
+
 /**
- * A receipt, edit, revoke or reaction for a stored message; unknown ids are ignored. An edit or
- * revoke names its `author` (the key of the message that carried it): one the author may not
- * make is ignored too.
+ * A receipt, edit, revoke or reaction for a stored message; unknown ids are ignored. An edit,
+ * revoke or reaction names its `author` (the key of the message that carried it): one the author
+ * may not make is ignored too (a reaction only in the message's own chat).
  */
 export const remoteChange = (
   channel: ChannelRow,
@@ -360,7 +364,11 @@ export const remoteChange = (
   Effect.gen(function* () {
     const known = yield* Msgapp.lookup(channel.id, waId)
     if (!known) return false
-    if (author && !(yield* mayChange(known, author))) return false
+    if (
+      author &&
+      !(yield* change.kind === 'react' ? Effect.succeed(sameChat(known, author)) : mayChange(known, author))
+    )
+      return false
     if (change.kind === 'edit') {
       // Baileys reports one edit twice (the protocol message in `messages.upsert`, then
       // `messages.update`): an edit that changes nothing is not a change.
@@ -381,12 +389,12 @@ const reaction = (
   name: string | null | undefined,
 ) =>
   target?.id && !by.fromMe
-    ? remoteChange(channel, target.id, {
-        kind: 'react',
-        emoji,
-        jid: by.participant || by.remoteJid || '',
-        name: name ?? null,
-      })
+    ? remoteChange(
+        channel,
+        target.id,
+        { kind: 'react', emoji, jid: by.participant || by.remoteJid || '', name: name ?? null },
+        by,
+      )
     : Effect.succeed(false)
 
 /**

@@ -177,15 +177,27 @@ describe('messaging-app inbox', () => {
     await waitFor(async () =>
       (await messagesOf(conv.id)).find((m) => m.id === sent.id && m.status === 'read'),
     )
+    // Another chat's reaction naming this reply (the service relays whatever id a reaction
+    // names) is not filed on it; the customer's own is.
+    sock.emit('messages.reaction', [
+      {
+        key: { remoteJid: sock.sent[0]!.jid, id: waMsg, fromMe: true },
+        reaction: {
+          key: { remoteJid: '6281399990092@s.whatsapp.net', fromMe: false, id: waId() },
+          text: '😡',
+        },
+      },
+    ])
     sock.emit('messages.reaction', [
       {
         key: { remoteJid: sock.sent[0]!.jid, id: waMsg, fromMe: true },
         reaction: { key: { remoteJid: sock.sent[0]!.jid, fromMe: false, id: waId() }, text: '👍' },
       },
     ])
-    await waitFor(async () =>
-      (await messagesOf(conv.id)).find((m) => m.id === sent.id && m.reactions.length === 1),
+    const reacted = await waitFor(async () =>
+      (await messagesOf(conv.id)).find((m) => m.id === sent.id && m.reactions.length > 0),
     )
+    expect(reacted.reactions.map((r: { emoji: string }) => r.emoji)).toEqual(['👍'])
 
     // A failed send is kept as failed with the reason.
     sock.failures.push(Object.assign(new Error('rate-overlimit'), { output: { statusCode: 429 } }))

@@ -743,9 +743,26 @@ export const update = (ctx: Ctx, params: ById, body: typeof PatchBody.Type) =>
             : client._tag === 'Name'
               ? (yield* Clients.findOrCreate(ctx.workspace.id, client.name, ctx.caller.user.id)).id
               : undefined
-        const all: Leads.LeadFields = {
+        let all: Leads.LeadFields = {
           ...fields,
           ...(clientId !== undefined ? { client_id: clientId } : {}),
+        }
+        // The owner stays in the lead's team, decided on the row under the lock (the check above
+        // read it before): a team change releases an owner outside the new team, as a ticket's
+        // assignees are, and an owner chosen against a team changed meanwhile is refused.
+        const team = all.team_id !== undefined ? all.team_id : before.team_id
+        const ownerId = all.assignee_id !== undefined ? all.assignee_id : before.assignee_id
+        if (
+          ownerId !== null &&
+          team !== null &&
+          (body.team_id !== undefined || body.assignee_id !== undefined)
+        ) {
+          const who = yield* Leads.candidate(ctx.workspace.id, ownerId)
+          if (!who || (!who.is_admin && !who.team_ids.includes(team))) {
+            if (body.assignee_id !== undefined)
+              return yield* Effect.fail(invalid({ assignee_id: { key: 'leads.assignee' } }))
+            all = { ...all, assignee_id: null }
+          }
         }
         const changed = FIELD_NAMES.filter((k) => all[k] !== undefined && !same(all[k], before[k]))
         const customChanged = checked.customSet !== undefined

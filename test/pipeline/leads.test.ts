@@ -287,6 +287,38 @@ describe('changing and moving', () => {
     ])
   })
 
+  it('keeps the owner in the lead’s team: a team change releases one outside it, and an owner and a team changed at once never leave it outside', async () => {
+    const a = await P.person(s, w, ['leads.view', 'leads.manage'])
+    const b = await P.person(s, w, ['leads.view', 'leads.manage'])
+    const c = await P.person(s, w, ['leads.view', 'leads.manage'])
+    const teamA = await P.team(s, w, [a.id, b.id])
+    const teamB = await P.team(s, w, [c.id])
+    const o = P.api(s, owner)
+    const l = await P.lead(s, owner, { pipeline_id: flow.id, team_id: teamA, assignee_id: a.id })
+    const moved = await o.patch(`/v1/leads/${l.id}`, { team_id: teamB })
+    expect(moved.status).toBe(200)
+    expect(moved.data).toMatchObject({ team_id: teamB, assignee_id: null })
+    const log = (await o.get(`/v1/leads/${l.id}/activities`)).data
+    expect(log[0].data).toMatchObject({ change: 'updated', assignee_id: null, team_id: teamB })
+    expect([...log[0].data.fields].sort()).toEqual(['assignee_id', 'team_id'])
+    // The new team's member may own it; naming one outside the team is refused, as before.
+    expect((await o.patch(`/v1/leads/${l.id}`, { assignee_id: a.id })).status).toBe(422)
+    expect((await o.patch(`/v1/leads/${l.id}`, { assignee_id: c.id })).data.assignee_id).toBe(c.id)
+    // Team A's member made owner while the lead moves to team B, at once.
+    for (let i = 0; i < 8; i++) {
+      const x = await P.lead(s, owner, { pipeline_id: flow.id, team_id: teamA })
+      const [own, team] = await Promise.all([
+        o.patch(`/v1/leads/${x.id}`, { assignee_id: b.id }),
+        o.patch(`/v1/leads/${x.id}`, { team_id: teamB }),
+      ])
+      expect([200, 422]).toContain(own.status)
+      expect(team.status).toBe(200)
+      const now = (await o.get(`/v1/leads/${x.id}`)).data
+      expect(now.team_id).toBe(teamB)
+      expect(now.assignee_id).toBeNull()
+    }
+  })
+
   it('keeps custom values of lead custom fields', async () => {
     const f = await P.api(s, owner).post('/v1/custom-fields', {
       entity: 'lead',

@@ -58,6 +58,14 @@ export class ParticipantNotFound extends Data.TaggedError('ParticipantNotFound')
     return notFound()
   }
 }
+/** An assignee checked against the ticket's team, which another request changed meanwhile. */
+export class AssigneeTeamChanged extends Data.TaggedError('AssigneeTeamChanged')<{
+  readonly userId: number
+}> {
+  [apiAnswer]() {
+    return invalid({ user_id: { key: 'tickets.assignee_team' } })
+  }
+}
 export class FeedbackAlreadySent extends Data.TaggedError('FeedbackAlreadySent')<{ readonly id: number }> {
   [apiAnswer]() {
     return conflict('tickets.feedback_sent')
@@ -300,14 +308,24 @@ export const definition = Actor.define({
           }
         }),
       ),
-    /** Adds an assignee (a mentioned person or the creator is promoted). */
+    /**
+     * Adds an assignee (a mentioned person or the creator is promoted), checked by the caller
+     * against `teamId`: refused if the ticket has moved to another team since.
+     */
     Assign: (
       state: TicketState,
-      m: { readonly userId: number; readonly name: string; readonly by: Tickets.Actor },
+      m: {
+        readonly userId: number
+        readonly name: string
+        readonly teamId: number
+        readonly by: Tickets.Actor
+      },
       ctx,
     ) =>
-      command(state, ctx.id, (_row, at) =>
+      command(state, ctx.id, (row, at) =>
         Effect.gen(function* () {
+          if (row.team_id !== m.teamId)
+            return yield* Effect.fail(new AssigneeTeamChanged({ userId: m.userId }))
           const before = yield* Tickets.setParticipant(ctx.id, m.userId, 'assignee', at)
           if (before === 'assignee') return { events: [], reason: 'assigned' as const }
           yield* Tickets.touch(ctx.id, at)

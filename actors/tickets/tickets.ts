@@ -430,7 +430,7 @@ export const assign = (ctx: Ctx, params: { readonly id: number }, body: { readon
       return yield* Effect.fail(invalid({ user_id: { key: 'tickets.assignee_team' } }))
     const by = yield* actorOf(ctx.caller)
     const r = yield* Effect.flatMap(TicketActor, (a) =>
-      a.ask(t.id, { _tag: 'Assign', userId: who.id, name: who.name, by }),
+      a.ask(t.id, { _tag: 'Assign', userId: who.id, name: who.name, teamId: t.team_id, by }),
     )
     if (r.events.length > 0)
       yield* notifyEach(ctx, [who.id], by.user_id, {

@@ -256,6 +256,26 @@ describe('assignees, participants and candidates', () => {
     expect(log.map((e: any) => e.kind)).toEqual(['created', 'assigned', 'unassigned'])
   })
 
+  it('an assignment and a team change at once never leave an assignee outside the ticket’s team', async () => {
+    for (let i = 0; i < 10; i++) {
+      const t = await raise(s, p)
+      const [moved, assigned] = await Promise.all([
+        api(s, p.owner).patch(`/v1/tickets/${t.id}`, { team_id: p.otherTeam }),
+        api(s, p.owner).post(`/v1/tickets/${t.id}/assignees`, { user_id: p.b2Id }),
+      ])
+      expect(moved.status).toBe(200)
+      expect([200, 422]).toContain(assigned.status)
+      if (assigned.status === 422) {
+        expect(assigned.error.fields.user_id).toBe(
+          "must be an active member of the ticket's team who can view tickets, or an admin",
+        )
+      }
+      const d = (await api(s, p.owner).get(`/v1/tickets/${t.id}`)).data
+      expect(d.team.id).toBe(p.otherTeam)
+      expect(d.assignees).toEqual([])
+    }
+  })
+
   it('does not assign a team member who cannot view tickets (told the subject, hiding it from the team)', async () => {
     // A salesperson in the Back Office team: leads, no tickets.
     const sales = await I.agent(s, p.w, await I.role(s, p.w, ['leads.view', 'leads.manage']))

@@ -312,6 +312,18 @@ export const contactOfChat = (channelId: number, jid: string) =>
       ORDER BY mm.at DESC LIMIT 1`.pipe(Effect.map((r) => r[0]?.id ?? null)),
   )
 
+/**
+ * The LID chat a conversation's customer last wrote from: where a reply goes when the contact has
+ * no phone (the service hides some customers' numbers behind a LID).
+ */
+export const lidChatOf = (channelId: number, conversationId: number) =>
+  sqlOf((sql) =>
+    sql<{ jid: string }>`
+      SELECT jid FROM msgapp_messages
+      WHERE conversation_id = ${conversationId} AND jid LIKE '%@lid' AND channel_id = ${channelId}
+      ORDER BY at DESC LIMIT 1`.pipe(Effect.map((r) => r[0]?.jid ?? null)),
+  )
+
 /** The number's record of a group, created or refreshed (name, members). */
 export const upsertGroup = (
   workspaceId: number,

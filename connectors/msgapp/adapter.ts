@@ -113,7 +113,9 @@ const send = (node: Node, channel: ChannelRow, m: OutboundMessage, startBy?: num
   Effect.gen(function* () {
     const cfg = yield* Config
     const sock = node.live.openSocket(channel.id)
-    const jid = m.group ?? (m.to?.phone ? jidOfPhone(m.to.phone) : null)
+    const jid =
+      m.group ??
+      (m.to?.phone ? jidOfPhone(m.to.phone) : yield* Msgapp.lidChatOf(channel.id, m.conversationId))
     const refuse = (reason: string) =>
       Effect.as(
         Msgapp.logSend(channel.id, { messageId: m.messageId, jid: jid ?? '', ok: false, error: reason }),
@@ -172,14 +174,15 @@ const send = (node: Node, channel: ChannelRow, m: OutboundMessage, startBy?: num
     ),
   )
 
-/** The chat JID of a conversation (contact's phone or the group's id). */
+/** The chat JID of a conversation (contact's phone, else the LID chat they wrote from, or the group's id). */
 const chatOf = (conversationId: number) =>
   Effect.gen(function* () {
     const c = yield* Conversations.byId(conversationId)
     if (!c) return null
     if (c.group_id !== null) return (yield* Groups.byId(c.workspace_id, c.group_id))?.external_id ?? null
     const contact = c.contact_id === null ? null : yield* Contacts.byId(c.workspace_id, c.contact_id)
-    return contact?.phone ? jidOfPhone(contact.phone) : null
+    if (contact?.phone) return jidOfPhone(contact.phone)
+    return c.channel_id === null ? null : yield* Msgapp.lidChatOf(c.channel_id, c.id)
   })
 
 const signal = (node: Node, channel: ChannelRow, conversationId: number, s: Signal) =>

@@ -306,7 +306,7 @@ describe('messaging-app inbox', () => {
     expect(bodies).toContain('Kemarin\uFFFD lalu')
   })
 
-  it('a customer known only by a LID (no phone) stays one contact and one conversation', async () => {
+  it('a customer known only by a LID (no phone) stays one contact and one conversation, and is answered there', async () => {
     const { ch, sock } = await linkedNumber(s, owner, '6281200000506')
     const lid = '99887766554406@lid'
     const from = (text: string) =>
@@ -334,6 +334,16 @@ describe('messaging-app inbox', () => {
       'Halo, pesanan saya?',
       'Nomor pesanan 1234',
     ])
+    // The team's reply goes to the chat she wrote from (she has no phone to address).
+    const res = await s.fetch(
+      `/v1/interactions/${conv.id}/messages`,
+      F.json({ text: 'Sudah dikirim kak' }, owner.headers()),
+    )
+    expect(res.status).toBe(201)
+    expect((await body(res)).data).toMatchObject({ status: 'sent', error: null })
+    const out = sock.sent.at(-1)!
+    expect(out.jid).toBe(lid)
+    expect((out.content as { text: string }).text).toMatch(/^Sudah dikirim kak/)
   })
 
   it('a sender’s oversized name neither loses their message nor the others of the same batch', async () => {

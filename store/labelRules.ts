@@ -45,6 +45,18 @@ export const byId = (workspaceId: number, id: number) =>
     ),
   )
 
+/**
+ * The rule locked until the transaction ends: a change reads, checks and rewrites the whole row
+ * (its action decides its value), so two changes at once take turns and the second starts from
+ * the first's result.
+ */
+export const lockById = (workspaceId: number, id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<RuleRow>`SELECT * FROM label_rules WHERE id = ${id} AND workspace_id = ${workspaceId} FOR UPDATE`.pipe(
+      Effect.map((r) => r[0] ?? null),
+    ),
+  )
+
 export interface RuleInput {
   readonly channelId: number
   readonly labelName: string

@@ -1,3 +1,4 @@
+import { SqlClient } from '@effect/sql'
 import { Effect, Schema } from 'effect'
 import { currentTime } from '../../engine/clock'
 import * as Assignees from '../../store/assignees'
@@ -127,11 +128,20 @@ export const create = (ctx: Ctx, body: typeof CreateBody.Type) => {
   })
 }
 
+/** Under the rule's row lock (`lockById`): a change made meanwhile is kept, not overwritten. */
 export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof UpdateBody.Type) => {
   const { workspace } = ctx
   return Effect.gen(function* () {
     yield* requirePro(workspace)
-    const r = yield* LabelRules.byId(workspace.id, params.id)
+    const sql = yield* SqlClient.SqlClient
+    const id = yield* sql.withTransaction(change(workspace, params.id, body))
+    return reply(present((yield* LabelRules.byId(workspace.id, id))!))
+  })
+}
+
+const change = (workspace: WorkspaceRow, id: number, body: typeof UpdateBody.Type) =>
+  Effect.gen(function* () {
+    const r = yield* LabelRules.lockById(workspace.id, id)
     if (!r) return yield* Effect.fail(notFound())
     const action = body.action ?? r.action
     const input = yield* checked(
@@ -155,9 +165,8 @@ export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof Updat
     )
     if (!(yield* LabelRules.change(r.id, input)))
       return yield* Effect.fail(invalid({ label_name: { key: 'field.rule_taken' } }))
-    return reply(present((yield* LabelRules.byId(workspace.id, r.id))!))
+    return r.id
   })
-}
 
 export const remove = (ctx: Ctx, params: typeof IdParam.Type) => {
   const { workspace } = ctx

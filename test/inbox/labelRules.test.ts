@@ -124,6 +124,28 @@ describe('label rules', () => {
     expect(moved.sort()).toEqual([200, 422, 422])
   })
 
+  // Found by the review of session 38: a PATCH read the rule and wrote every field back from what
+  // it had read, so of two changes of different fields sent at once, one was lost.
+  it('keeps both of two changes to one rule made at once', async () => {
+    const ch = await I.channel(s, w, 'msgapp')
+    for (let round = 0; round < 8; round++) {
+      const r = await create({ channel_id: ch.id, label_name: `Both ${round}`, action: 'solve' })
+      const [renamed, off] = await Promise.all([
+        s.fetch(`${rules}/${r.data.id}`, I.patch({ label_name: `Renamed ${round}` }, owner.headers())),
+        s.fetch(`${rules}/${r.data.id}`, I.patch({ active: false }, owner.headers())),
+      ])
+      expect([renamed.status, off.status]).toEqual([200, 200])
+      const list = await I.body(await s.fetch(rules, { headers: owner.headers() }))
+      expect(
+        list.data.find((x: any) => x.id === r.data.id),
+        `round ${round}`,
+      ).toMatchObject({
+        label_name: `Renamed ${round}`,
+        active: false,
+      })
+    }
+  })
+
   it('reads with contacts.manage or channels.manage (keys too); writes are app-only with contacts.manage', async () => {
     const key = await F.apiKey(s, w)
     expect((await s.fetch(rules, { headers: F.bearer(key) })).status).toBe(200)

@@ -449,6 +449,52 @@ describe('sending', () => {
     expect(note.status).toBe(201)
     expect((await I.body(note)).meta.replies).toEqual({ used: 200, limit: 200 })
   })
+
+  // Checked by the review of session 38 (not a fault): the WorkspaceActor takes the replies one at
+  // a time and the counter's UPDATE refuses past the limit, so replies at once never pass it.
+  it('lets exactly the rest of the daily limit through when replies are sent at once', async () => {
+    for (let round = 0; round < 3; round++) {
+      const free = await F.workspace(s, { plan: 'free' })
+      const session = await F.signIn(s, free.ownerEmail)
+      const ch = await I.channel(s, free, 'livechat')
+      const convs = await Promise.all(
+        Array.from({ length: 4 }, () => I.conversation(s, free, { channelId: ch.id })),
+      )
+      const period = periodOf('day', new Date(await I.clockNow(s)), 'Asia/Jakarta').key
+      await s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql`INSERT INTO usage_counters (workspace_id, counter, period, used)
+            VALUES (${free.workspaceId}, 'replies_per_day', ${period}, 197)`,
+        ),
+      )
+      const sent = await Promise.all(
+        Array.from({ length: 8 }, (_, i) =>
+          s
+            .fetch(url(convs[i % 4]!.id), F.json({ text: `at once ${i}` }, session.headers()))
+            .then(async (r) => ({ status: r.status, body: await I.body(r) })),
+        ),
+      )
+      expect(sent.map((r) => r.status).sort(), `round ${round}`).toEqual([
+        201, 201, 201, 402, 402, 402, 402, 402,
+      ])
+      for (const r of sent.filter((x) => x.status === 402))
+        expect(r.body.error).toMatchObject({
+          code: 'plan_required',
+          message: expect.stringMatching(/^The daily reply limit of 200 is reached; it resets at /),
+        })
+      const stored = await s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{
+            n: number
+          }>`SELECT count(*)::int AS n FROM messages m JOIN conversations c ON c.id = m.conversation_id
+            WHERE c.workspace_id = ${free.workspaceId} AND m.direction = 'out'`,
+        ),
+      )
+      expect(stored[0]!.n).toBe(3)
+    }
+  })
 })
 
 describe('notes', () => {

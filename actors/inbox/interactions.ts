@@ -289,7 +289,7 @@ export const start = (ctx: Ctx, body: typeof StartBody.Type) =>
     const at = yield* currentTime
     // The throttle and the quota come first: a refused start leaves nothing behind.
     yield* Outbound.takeSlot(channel)
-    const replies = yield* Outbound.consumeReply(workspace)
+    const taken = yield* Outbound.consumeReply(workspace, at)
     const started = isEmail
       ? {
           row: yield* Conversations.create(workspace.id, channel.id, {
@@ -304,7 +304,7 @@ export const start = (ctx: Ctx, body: typeof StartBody.Type) =>
       yield* Outbound.inboxCreated(started.row)
     }
     const email = isEmail ? yield* emailPayload(workspace, body, [], started.row.subject) : null
-    const { message } = yield* Outbound.send(
+    const { message, replies } = yield* Outbound.send(
       { ...ctx, conversation: started.row, channel },
       {
         type: 'text',
@@ -314,7 +314,7 @@ export const start = (ctx: Ctx, body: typeof StartBody.Type) =>
         payload: email ? { email } : {},
         clientId: body.client_id,
       },
-      replies,
+      { replies: taken, at },
     )
     const detail = yield* Inbox.presentOrHidden(ctx, started.row.id, yield* currentTime)
     return createdReply(detail, {

@@ -60,14 +60,23 @@ export const takeSlot = (channel: Channels.ChannelRow | null) =>
     yield* Effect.flatMap(ChannelActor, (a) => a.ask(channel.id, { _tag: 'TakeOutboundSlot', nowMs }))
   })
 
-/** Uses one of today's replies (spec 1 §2 `replies_per_day`), or 402 with the reset time. */
-export const consumeReply = (workspace: WorkspaceRow) =>
-  Effect.gen(function* () {
-    const now = yield* currentTime
-    return yield* Effect.flatMap(WorkspaceActor, (a) =>
-      a.ask(workspace.id, { _tag: 'Consume', counter: 'replies_per_day', now }),
-    )
-  })
+/** Uses one of the replies of `at`'s day (spec 1 §2 `replies_per_day`), or 402 with the reset time. */
+export const consumeReply = (workspace: WorkspaceRow, at: Date) =>
+  Effect.flatMap(WorkspaceActor, (a) =>
+    a.ask(workspace.id, { _tag: 'Consume', counter: 'replies_per_day', now: at }),
+  )
+
+/** Gives back a reply `consumeReply` took at `at` that nothing went out for. */
+export const releaseReply = (workspace: WorkspaceRow, at: Date) =>
+  Effect.flatMap(WorkspaceActor, (a) =>
+    a.ask(workspace.id, { _tag: 'Release', counter: 'replies_per_day', n: 1, now: at }),
+  )
+
+/** A reply the caller took already (starting a chat takes it before the conversation exists). */
+export interface Prepaid {
+  readonly replies: CounterState
+  readonly at: Date
+}
 
 export const repliesUsage = (workspace: WorkspaceRow) =>
   Effect.gen(function* () {
@@ -160,7 +169,7 @@ const outboundOf = (t: Delivering, m: MessageLike) =>
  * taken before anything is stored; then the ConversationActor numbers it and the channel gets it.
  * Notes skip the channel, the throttle and the quota.
  */
-export const send = (t: Target, draft: Draft, prepaid?: CounterState) =>
+export const send = (t: Target, draft: Draft, prepaid?: Prepaid) =>
   Effect.gen(function* () {
     const conv = yield* ConversationActor
     const deliverable = draft.type !== 'note'
@@ -178,8 +187,9 @@ export const send = (t: Target, draft: Draft, prepaid?: CounterState) =>
     }
     // A caller that took the slot and the reply already (starting a chat) passes what it got.
     if (deliverable && !prepaid) yield* takeSlot(t.channel)
-    const replies =
-      prepaid ?? (deliverable ? yield* consumeReply(t.workspace) : yield* repliesUsage(t.workspace))
+    const at = prepaid?.at ?? (yield* currentTime)
+    const taken = prepaid?.replies ?? (deliverable ? yield* consumeReply(t.workspace, at) : undefined)
+    const replies = taken ?? (yield* repliesUsage(t.workspace))
     const sender = yield* senderFor(t.caller)
     const initial =
       deliverable &&
@@ -200,6 +210,10 @@ export const send = (t: Target, draft: Draft, prepaid?: CounterState) =>
       replyToId: draft.replyToId,
       payload: initial === '' ? draft.payload : { ...draft.payload, agent_initial: initial },
     })
+    // The same client id sent again while the first was on its way (both passed the check above
+    // before either was stored): the first delivers the message; this copy gives its reply back.
+    if (stored.duplicate)
+      return { message: stored, replies: taken ? yield* releaseReply(t.workspace, at) : replies }
     if (!deliverable || stored.status !== 'pending') return { message: stored, replies }
     return { message: yield* deliver(t, stored), replies }
   })

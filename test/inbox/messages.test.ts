@@ -165,6 +165,33 @@ describe('sending', () => {
     expect(page.data).toHaveLength(1)
   })
 
+  // Found by the review of session 38: a reply sent again with its client_id while the first was
+  // still on its way (a client retrying) passed the client-id check before either was stored, so
+  // each copy took one of the day's replies and handed the stored message to the channel again.
+  it('sends a reply sent several times at once with one client_id once, using one reply', async () => {
+    for (let round = 0; round < 3; round++) {
+      const { c } = await chat('msgapp')
+      const before = (await I.recorded(s)).length
+      const start = (await I.body(await send(c.id, { type: 'note', text: 'before' }))).meta.replies.used
+      const sent = await Promise.all(
+        Array.from({ length: 4 }, () =>
+          send(c.id, { text: 'on my way', client_id: `twice-${round}` }).then(async (r) => ({
+            status: r.status,
+            body: await I.body(r),
+          })),
+        ),
+      )
+      expect(sent.map((r) => r.status)).toEqual([201, 201, 201, 201])
+      const id = sent[0]!.body.data.id
+      for (const r of sent) expect(r.body.data.id).toBe(id)
+      const delivered = (await I.recorded(s)).slice(before).filter((r) => r.message?.messageId === id)
+      expect(delivered, `round ${round}`).toHaveLength(1)
+      // Pro has no limit, but the day's count is kept: the four copies used one reply.
+      const next = await I.body(await send(c.id, { text: 'next' }))
+      expect(next.meta.replies.used, `round ${round}`).toBe(start + 2)
+    }
+  })
+
   it('sends nothing through an archived channel (409), and still takes notes', async () => {
     const { ch, c } = await chat('msgapp')
     const del = await s.fetch(`/v1/channels/${ch.id}`, { method: 'DELETE', headers: owner.headers() })

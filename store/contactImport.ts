@@ -19,10 +19,25 @@ export interface ImportValues {
   readonly custom: Readonly<Record<string, unknown>>
 }
 
-/** One import at a time per workspace, so two imports of one file cannot both create. */
+/**
+ * One import at a time per workspace, so two imports of one file cannot both create; and no
+ * write giving a contact a phone or an e-mail meanwhile (they hold `holdOffImports`), since the
+ * import looks its rows' addresses up and inserts them without their address locks.
+ */
 export const lockWorkspace = (workspaceId: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`SELECT pg_advisory_xact_lock(${workspaceId}, hashtext('contacts:import'))`.pipe(Effect.asVoid),
+  )
+
+/**
+ * Taken, until the transaction ends, by a write that gives a contact a phone or an e-mail, before
+ * its address locks (store/contacts `lockAddresses`): such writes do not wait for each other,
+ * but an import waits for them to commit and they wait for an import to commit, so each sees
+ * the other's contacts (one phone or one e-mail is one contact).
+ */
+export const holdOffImports = (workspaceId: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`SELECT pg_advisory_xact_lock_shared(${workspaceId}, hashtext('contacts:import'))`.pipe(Effect.asVoid),
   )
 
 /** Live contacts of the workspace having one of these phones or e-mails. */

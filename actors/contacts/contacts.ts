@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import * as Import from '../../store/contactImport'
 import * as Contacts from '../../store/contacts'
 import * as CustomFields from '../../store/customFields'
 import * as Members from '../../store/members'
@@ -107,14 +108,18 @@ const normalise = (ctx: Ctx, input: ContactInput, problems: ProblemSet, except: 
 /**
  * Takes the locks of the phone and e-mail the input gives (store/contacts `lockAddresses`), so two
  * writes giving contacts one address meet: the second sees the first's contact and answers 422.
+ * A CSV import takes no address lock, so such a write first holds imports off (it waits for a
+ * running one, which then holds the phone, and one starting waits for it, and matches its contact).
  */
 const lockAddresses = (ctx: Ctx, input: ContactInput) => {
   const region = regionOf(ctx.timezone)
   const phone = input.phone?.trim() ? normalizePhone(input.phone, region) : null
   const email = input.email?.trim() ? normalizeEmail(input.email) : null
-  return Contacts.lockAddresses(
-    ctx.workspaceId,
-    [phone, email].filter((a): a is string => a !== null),
+  const addresses = [phone, email].filter((a): a is string => a !== null)
+  if (addresses.length === 0) return Effect.void
+  return Effect.andThen(
+    Import.holdOffImports(ctx.workspaceId),
+    Contacts.lockAddresses(ctx.workspaceId, addresses),
   )
 }
 

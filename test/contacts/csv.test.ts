@@ -115,6 +115,40 @@ describe('import', () => {
     expect(await count(o)).toBe(3)
   })
 
+  // Found by the review of session 38: the import looked its rows' phones up and inserted them in
+  // its own transaction while a create, under its address lock, looked the same phone up and
+  // inserted it in another; neither saw the other's row, and the phone ended on two contacts.
+  it('leaves one contact holding a phone that an import and a create give at once', async () => {
+    for (let round = 0; round < 3; round++) {
+      const ws = await F.workspace(s, { plan: 'pro' })
+      const o = (await F.signIn(s, ws.ownerEmail)).headers()
+      const phones = Array.from({ length: 1500 }, (_, i) => `+6281390${String(i).padStart(5, '0')}`)
+      const csv = ['name,phone', ...phones.map((p, i) => `Imported ${i},${p}`)].join('\n')
+      // Ten creates spread over the import's half second or so: before, during and after its transaction.
+      const picked = Array.from({ length: 10 }, (_, i) => phones[i * 150 + 149]!)
+      const [imported, ...made] = await Promise.all([
+        upload(o, `${csv}\n`),
+        ...picked.map((p, i) =>
+          new Promise((r) => setTimeout(r, i * 50)).then(() =>
+            api(s, o).post('/v1/contacts', { name: `Typed ${i}`, phone: p }),
+          ),
+        ),
+      ])
+      expect(imported.status).toBe(200)
+      for (const [i, m] of made.entries()) {
+        if (m.status === 422)
+          expect(m.error, `round ${round}`).toMatchObject({
+            code: 'validation_error',
+            fields: { phone: expect.stringMatching(/^is already the phone of contact \d+$/) },
+          })
+        else expect(m.status, `round ${round}`).toBe(201)
+        const holders = await api(s, o).get(`/v1/contacts?q=${encodeURIComponent(picked[i]!)}`)
+        expect(holders.meta.total, `round ${round}, ${picked[i]}`).toBe(1)
+      }
+      expect(imported.data.created + made.filter((m) => m.status === 201).length, `round ${round}`).toBe(1500)
+    }
+  })
+
   it('refuses malformed files whole with the line, writing nothing', async () => {
     const before = await count(owner)
     const good = 'name,phone\nSatu,081234569001\nDua,081234569002\n'

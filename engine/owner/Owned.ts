@@ -153,7 +153,14 @@ export const supervise = <Row, R>(
           yield* warn('start failed')(started.cause)
           continue
         }
-        running.set(key, { version: spec.version(row), work: started.value, scope })
+        const fresh = { version: spec.version(row), work: started.value, scope }
+        // The claims were lost while it started (`onLost` stopped only the works already running):
+        // another node may own the key now, so this work ends before anyone counts it as running.
+        if (!claimed.has(key)) {
+          yield* stopOne(fresh, { _tag: 'Released' })
+          continue
+        }
+        running.set(key, fresh)
       }
     })
 

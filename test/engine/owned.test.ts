@@ -145,6 +145,52 @@ describe.skipIf(!DATABASE_URL)('Owned with advisory-lock claims (PostgreSQL)', (
     }
   })
 
+  // Found by the review of session 38: a node that lost its lock connection while a work was
+  // starting kept that work (it was not yet among the running ones that the loss stopped), and ran
+  // it without the lock for as long as the key stayed listed, beside the node that took it over.
+  it('a work whose lock is lost while it starts is stopped, not kept beside the new owner', async () => {
+    const s = space()
+    let slow = true
+    const a = await startNode(ClaimsPg.make(url, s), rows, (r) =>
+      Effect.gen(function* () {
+        a.events.push(`starting ${r.key}`)
+        if (slow) yield* Effect.sleep('300 millis')
+        a.events.push(`start ${r.key}@${r.version}`)
+        return {
+          stop: (why: Owned.Stop<Row>) => Effect.sync(() => a.events.push(`stop ${r.key} ${why._tag}`)),
+        }
+      }),
+    )
+    const admin = new pg.Client({ connectionString: url })
+    await admin.connect()
+    let b: Awaited<ReturnType<typeof startNode>> | undefined
+    try {
+      await until(() => a.events.includes('starting 7'))
+      const killed = await admin.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+         WHERE locktype = 'advisory' AND classid = $1 AND objid = 7 AND granted`,
+        [s],
+      )
+      expect(killed.rowCount).toBe(1)
+      slow = false
+      b = await startNode(ClaimsPg.make(url, s), rows)
+      await until(() => a.events.includes('start 7@1'))
+      await until(() => b!.owned.owns(7) || a.owned.owns(7))
+      // Several looks later: one node runs the key, and it holds the lock.
+      await sleep(400)
+      expect([a.owned.owns(7), b.owned.owns(7)].filter(Boolean)).toHaveLength(1)
+      const holders = await admin.query(
+        `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND classid = $1 AND objid = 7 AND granted`,
+        [s],
+      )
+      expect(holders.rows[0].n).toBe(1)
+    } finally {
+      await admin.end()
+      await a.close()
+      await b?.close()
+    }
+  })
+
   it('work given as an effect restarts after failures with a capped backoff', async () => {
     const attempts: number[] = []
     const n = await startNode(

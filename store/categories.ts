@@ -1,5 +1,6 @@
 import { SqlClient } from '@effect/sql'
 import { Effect } from 'effect'
+import { orIfTaken } from './unique'
 
 /**
  * Conversation categories (spec 2 §4.2): a tree of at most 3 levels and 200 categories per
@@ -104,7 +105,8 @@ export const insert = (
     sql<CategoryRow>`
       INSERT INTO conversation_categories (workspace_id, parent_id, name, color, position)
       VALUES (${workspaceId}, ${c.parentId}, ${c.name}, ${c.color}, ${c.position}) RETURNING *`.pipe(
-      Effect.map((r) => r[0]!),
+      Effect.map((r): CategoryRow | null => r[0]!),
+      orIfTaken(null),
     ),
   )
 
@@ -121,13 +123,20 @@ export const change = (
     sql<CategoryRow>`
       UPDATE conversation_categories
       SET name = ${c.name}, color = ${c.color}, parent_id = ${c.parentId}, position = ${c.position}
-      WHERE id = ${id} RETURNING *`.pipe(Effect.map((r) => r[0]!)),
+      WHERE id = ${id} RETURNING *`.pipe(
+      Effect.map((r): CategoryRow | null => r[0]!),
+      orIfTaken(null),
+    ),
   )
 
 /**
  * Deletes a category: its subcategories (renamed `Name (2)` if their parent already has one of
  * that name) and its conversations move to its parent; at top level, conversations become
  * uncategorized. Returns the ids of the conversations moved.
+ *
+ * Names are compared as the unique index does (PostgreSQL's `lower`, which differs from
+ * JavaScript's, e.g. for a final sigma): each move runs under a savepoint, and a name the index
+ * refuses tries the next number.
  */
 export const removeInto = (rows: readonly CategoryRow[], target: CategoryRow) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -138,10 +147,17 @@ export const removeInto = (rows: readonly CategoryRow[], target: CategoryRow) =>
           .map((r) => r.name.toLowerCase()),
       )
       for (const child of rows.filter((r) => r.parent_id === target.id)) {
-        let name = child.name
-        for (let n = 2; siblings.has(name.toLowerCase()); n++) name = `${child.name} (${n})`
-        siblings.add(name.toLowerCase())
-        yield* sql`UPDATE conversation_categories SET parent_id = ${target.parent_id}, name = ${name} WHERE id = ${child.id}`
+        for (let n = 1; ; n++) {
+          const name = n === 1 ? child.name : `${child.name} (${n})`
+          if (siblings.has(name.toLowerCase())) continue
+          const moved = yield* sql
+            .withTransaction(
+              sql`UPDATE conversation_categories SET parent_id = ${target.parent_id}, name = ${name} WHERE id = ${child.id}`,
+            )
+            .pipe(Effect.as(true), orIfTaken(false))
+          siblings.add(name.toLowerCase())
+          if (moved) break
+        }
       }
       const moved = yield* sql<{ id: number }>`
         UPDATE conversations SET category_id = ${target.parent_id} WHERE category_id = ${target.id} RETURNING id`

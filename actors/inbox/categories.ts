@@ -112,12 +112,15 @@ export const create = (ctx: Ctx, body: typeof CreateBody.Type) => {
         const position =
           body.position ??
           Math.max(-1, ...rows.filter((r) => r.parent_id === parentId).map((r) => r.position)) + 1
-        return yield* Categories.insert(workspace.id, {
+        // The index lowers names as PostgreSQL does (not as JavaScript): a name equal only
+        // there is refused by it, and answered as the duplicate it is.
+        const row = yield* Categories.insert(workspace.id, {
           name,
           color: body.color ?? '',
           parentId,
           position,
         })
+        return row ?? (yield* Effect.fail(invalid({ name: { key: 'field.name_taken' } })))
       }),
     )
     return createdReply(present(yield* nodeOf(workspace.id, row.id)))
@@ -148,12 +151,13 @@ export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof Updat
         if (Categories.nameTaken(rows, parentId, name, current.id)) {
           return yield* Effect.fail(invalid({ name: { key: 'field.name_taken' } }))
         }
-        return yield* Categories.change(current.id, {
+        const row = yield* Categories.change(current.id, {
           name,
           color: body.color ?? current.color,
           parentId,
           position: body.position ?? current.position,
         })
+        return row ?? (yield* Effect.fail(invalid({ name: { key: 'field.name_taken' } })))
       }),
     )
     return reply(present(yield* nodeOf(workspace.id, params.id)))

@@ -154,6 +154,28 @@ describe('conversation categories', () => {
     ])
   })
 
+  it('names equal only as the database lowers them (Greek final sigma) answer 422, not 500', async () => {
+    // JavaScript lowers `ΑΣ` to `ας` (final sigma), PostgreSQL to `ασ`: the in-memory check lets
+    // the name through and the unique index refuses it. The answer is the duplicate's 422.
+    const { session, create, update, tree } = await setup()
+    const taken = {
+      status: 422,
+      error: { code: 'validation_error', fields: { name: 'is already used here' } },
+    }
+    expect((await create({ name: 'ΑΣ' })).status).toBe(201)
+    expect(await create({ name: 'ασ' })).toMatchObject(taken)
+    const other = (await create({ name: 'Other' })).data
+    expect(await update(other.id, { name: 'ασ' })).toMatchObject(taken)
+    // A subcategory moved up by a delete gets a free name there instead of a 500.
+    const child = (await create({ name: 'ασ', parent_id: other.id })).data
+    const del = await s.fetch(`/v1/conversation-categories/${other.id}`, I.del(session.headers()))
+    expect(del.status).toBe(200)
+    expect((await tree()).data.find((n: any) => n.id === child.id)).toMatchObject({
+      parent_id: null,
+      name: 'ασ (2)',
+    })
+  })
+
   it('a conversation moved by a category delete: its next message tells the moved category', async () => {
     // The ConversationActor keeps its row in memory; the delete moves the row behind its back. The
     // next append must notice (the write's version guard) and not answer with the old category.

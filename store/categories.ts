@@ -134,13 +134,15 @@ export const change = (
  * that name) and its conversations move to its parent; at top level, conversations become
  * uncategorized. Returns the ids of the conversations moved.
  *
- * Names are compared as the unique index does (PostgreSQL's `lower`, which differs from
- * JavaScript's, e.g. for a final sigma): each move runs under a savepoint, and a name the index
- * refuses tries the next number.
+ * The deleted category first takes a name no category can have (names are trimmed), so a
+ * subcategory of the same name moves up and keeps it. Names are compared as the unique index
+ * does (PostgreSQL's `lower`, which differs from JavaScript's, e.g. for a final sigma): each move
+ * runs under a savepoint, and a name the index refuses tries the next number.
  */
 export const removeInto = (rows: readonly CategoryRow[], target: CategoryRow) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.gen(function* () {
+      yield* sql`UPDATE conversation_categories SET name = ${`\n${target.id}`} WHERE id = ${target.id}`
       const siblings = new Set(
         rows
           .filter((r) => r.parent_id === target.parent_id && r.id !== target.id)

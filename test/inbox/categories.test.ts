@@ -176,6 +176,24 @@ describe('conversation categories', () => {
     })
   })
 
+  it('deletes a category whose subcategory has its name: the subcategory moves up and keeps it', async () => {
+    const { session, create, tree } = await setup()
+    for (const [top, below] of [
+      ['Foo', 'foo'],
+      ['Bar', 'Bar'],
+    ]) {
+      const parent = (await create({ name: top })).data
+      const sub = (await create({ name: below, parent_id: parent.id })).data
+      const del = await s.fetch(`/v1/conversation-categories/${parent.id}`, I.del(session.headers()))
+      expect(del.status).toBe(200)
+      expect((await tree()).data.find((n: any) => n.id === sub.id)).toMatchObject({
+        parent_id: null,
+        name: below,
+        depth: 0,
+      })
+    }
+  })
+
   it('a conversation moved by a category delete: its next message tells the moved category', async () => {
     // The ConversationActor keeps its row in memory; the delete moves the row behind its back. The
     // next append must notice (the write's version guard) and not answer with the old category.

@@ -98,5 +98,6 @@ export const remove = (id: number) =>
 export const render = (body: string, vars: Readonly<Record<string, string | null | undefined>>): string =>
   body.replace(/\{\{\s*([a-z_]+)\s*\}\}/gi, (m, name: string) => {
     const key = name.toLowerCase()
-    return key in vars ? (vars[key] ?? '') : m
+    // Own keys only: `{{constructor}}` or `{{__proto__}}` must not read the object's prototype.
+    return Object.hasOwn(vars, key) ? (vars[key] ?? '') : m
   })

@@ -109,6 +109,24 @@ describe('templates', () => {
     ).not.toHaveProperty('rendered')
   })
 
+  it('leaves names of inherited properties ({{constructor}}, {{toString}}) as written, also when sent', async () => {
+    const body = 'Halo {{contact_name}} {{constructor}} {{toString}} {{__proto__}} {{hasOwnProperty}}'
+    const tpl = (await create({ name: 'Inherited', body })).data
+    const ct = await I.contact(s, w, { name: 'Rina', phone: '+62878' })
+    const c = await I.conversation(s, w, { contactId: ct.id })
+    const expected = 'Halo Rina {{constructor}} {{toString}} {{__proto__}} {{hasOwnProperty}}'
+    const one = await I.body(
+      await s.fetch(`/v1/templates/${tpl.id}?interaction_id=${c.id}`, { headers: owner.headers() }),
+    )
+    expect(one.data.rendered).toBe(expected)
+    const sent = await s.fetch(
+      `/v1/interactions/${c.id}/messages`,
+      F.json({ template_id: tpl.id }, owner.headers()),
+    )
+    expect(sent.status).toBe(201)
+    expect((await I.body(sent)).data.body).toBe(expected)
+  })
+
   it('sets, serves, replaces and removes the attachment; creates with one in multipart', async () => {
     const made = await I.body(
       await s.fetch('/v1/templates', {

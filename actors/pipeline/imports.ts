@@ -485,8 +485,10 @@ const columnsOf = (
     const custom = new Map<number, { key: string; label: string; def: FieldRow | null }>()
     const taken = new Set(defs.map((d) => d.key))
     sheet.headers.forEach((h, i) => {
-      const chosen = h in mapping ? mapping[h] : suggest(h)
-      if (chosen === null && h in mapping) return
+      // Own keys only: a column headed `constructor` or `toString` is not mapped by the prototype.
+      const named = Object.hasOwn(mapping, h)
+      const chosen = named ? mapping[h] : suggest(h)
+      if (chosen === null && named) return
       if (chosen !== null && chosen !== undefined && chosen !== 'custom') {
         if (!(FIELDS as readonly string[]).includes(chosen)) {
           problems[`mapping.${h}`] = { key: 'import.field', params: { fields: FIELDS.join(', ') } }

@@ -260,6 +260,20 @@ describe('lead imports', () => {
     )
   })
 
+  it('imports a column headed like an inherited property (constructor, toString) as any other', async () => {
+    const csv = new TextEncoder().encode('Nama Prospek,constructor,toString\nProto deal,abc,def\n')
+    const pv = await upload(owner, 'proto.csv', csv, 'text/csv')
+    expect(pv.status).toBe(200)
+    const run = await P.api(s, owner).post('/v1/leads/import', { token: pv.data.token, pipeline_id: flow.id })
+    expect(run.status).toBe(200)
+    expect(run.data).toMatchObject({ created: 1 })
+    expect([...run.data.custom_fields_created].sort()).toEqual(['constructor', 'tostring'])
+    expect((await P.api(s, owner).get(`/v1/leads/${run.data.rows[0].lead_id}`)).data.custom).toMatchObject({
+      constructor: 'abc',
+      tostring: 'def',
+    })
+  })
+
   it('refuses rows past the monthly quota with a reason', async () => {
     const free = await F.workspace(s, { plan: 'free' })
     const boss = P.session(await F.signIn(s, free.ownerEmail))

@@ -81,11 +81,13 @@ const StatusRecord = Schema.Struct({
   author: opt(Schema.NullOr(Text(100))),
   changed_at: Timestamp,
 })
+/** The highest ticket number the column holds (a PostgreSQL `integer`). */
+const MAX_TICKET_NUMBER = 2_147_483_647
 const TicketRecord = Schema.Struct({
   kind: Schema.Literal('ticket'),
   id: SourceId,
   conversation: SourceId,
-  number: opt(Schema.Number.pipe(Schema.int(), Schema.between(1, 2_147_483_647))),
+  number: opt(Schema.Number.pipe(Schema.int(), Schema.between(1, MAX_TICKET_NUMBER))),
   subject: Text(300),
   description: opt(Text(20_000)),
   status: opt(Schema.Literal(...ticketStatuses)),
@@ -312,6 +314,13 @@ export const importNdjson = (workspaceId: number, text: string) =>
           }
           if (number === undefined) {
             while (numbers.has(next)) next++
+            if (next > MAX_TICKET_NUMBER) {
+              refuse(
+                line,
+                `no ticket number is left after ${MAX_TICKET_NUMBER}: give this ticket a free number`,
+              )
+              continue
+            }
             number = next
           }
           numbers.set(number, r.id)

@@ -332,4 +332,38 @@ describe('import', () => {
     const { list } = await snapshot(ws)
     expect(list.data[0].status).toBe('closed')
   })
+
+  it('refuses a ticket without a number when numbers are used up to 2147483647, imports the rest', async () => {
+    const ws = await workspace(s)
+    const ticket = (id: string, number?: number): ImportRecord => ({
+      kind: 'ticket',
+      id,
+      conversation: 'c1',
+      ...(number === undefined ? {} : { number }),
+      subject: id,
+      created_at: '2026-06-01T10:00:00+07:00',
+    })
+    await importRecords(s, ws, [...make(`acct-${ws}`), ticket('tMax', 2_147_483_647)])
+    const message: ImportRecord = {
+      kind: 'message',
+      id: 'm3',
+      conversation: 'c1',
+      direction: 'in',
+      author: 'rina_99',
+      text: 'Halo lagi',
+      posted_at: '2026-06-02T09:00:00+07:00',
+    }
+    // The next number after the highest, 2147483647, does not fit: that line is refused.
+    const report = await importRecords(s, ws, [ticket('tNext'), message])
+    expect(report.errors).toEqual([
+      { line: 1, message: 'no ticket number is left after 2147483647: give this ticket a free number' },
+    ])
+    expect(report.refused).toBe(1)
+    expect(report.created).toMatchObject({ message: 1, ticket: 0 })
+    const { tickets, details } = await snapshot(ws)
+    expect(tickets.data.map((t: { number: number }) => t.number)).toEqual([2_147_483_647, 1])
+    expect(details[0].data.messages.map((m: { text: string }) => m.text)).toContain('Halo lagi')
+    // The same ticket given a free number is taken.
+    expect((await importRecords(s, ws, [ticket('tNext', 5)])).errors).toEqual([])
+  })
 })

@@ -298,7 +298,9 @@ export const importNdjson = (workspaceId: number, text: string) =>
         // Tickets: explicit numbers first, then the next free numbers in file order.
         const numbers = yield* Records.ticketNumbers(workspaceId)
         const numberOf = new Map([...numbers].map(([n, ext]) => [ext, n]))
-        let next = Math.max(0, ...numbers.keys()) + 1
+        // A loop, not Math.max(...numbers): spread as arguments, 120,000 numbers overflow the stack.
+        let next = 1
+        for (const n of numbers.keys()) if (n >= next) next = n + 1
         const ticketLines = [...parsed.ticket.values()].sort(
           (a, b) =>
             Number(a.record.number === undefined) - Number(b.record.number === undefined) || a.line - b.line,

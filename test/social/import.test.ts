@@ -1,3 +1,5 @@
+import { SqlClient } from '@effect/sql'
+import { Effect } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { generate } from '../../social/demo'
 import { type ImportRecord, importNdjson } from '../../social/import'
@@ -366,4 +368,35 @@ describe('import', () => {
     // The same ticket given a free number is taken.
     expect((await importRecords(s, ws, [ticket('tNext', 5)])).errors).toEqual([])
   })
+
+  it('numbers a new ticket after 130,000 existing ones', async () => {
+    // The highest number was found by spreading every number into Math.max, which overflows
+    // the stack at about 120,000 arguments.
+    const ws = await workspace(s)
+    await importRecords(s, ws, make(`acct-${ws}`))
+    await s.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`INSERT INTO social.tickets (workspace_id, number, external_id, conversation_id, subject,
+            status, priority, created_at)
+          SELECT ${ws}, g, 'bulk-' || g, c.id, 'bulk', 'open', 'normal', c.created_at
+          FROM social.conversations c, generate_series(2, 130001) g WHERE c.workspace_id = ${ws}`,
+      ),
+    )
+    const report = await importRecords(s, ws, [
+      {
+        kind: 'ticket',
+        id: 'tNew',
+        conversation: 'c1',
+        subject: 'Baru',
+        created_at: '2026-06-01T10:00:00+07:00',
+      },
+    ])
+    expect(report).toMatchObject({ refused: 0, errors: [], created: { ticket: 1 } })
+    const k = await key(s, ws)
+    expect((await get(s, k, '/api/v1/tickets/130002')).body.data).toMatchObject({
+      number: 130002,
+      subject: 'Baru',
+    })
+  }, 120_000)
 })

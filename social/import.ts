@@ -4,6 +4,7 @@ import { conversationStatuses } from './state'
 import * as Channels from './store/channels'
 import * as Records from './store/records'
 import { priorities, ticketStatuses } from './store/tickets'
+import { inRange } from './time'
 
 /**
  * The NDJSON import: one JSON record a line, each with a `kind` and the source's `id`. Records
@@ -29,6 +30,9 @@ const Timestamp = Schema.String.pipe(
       !Number.isNaN(Date.parse(s)),
     { message: () => 'must be an ISO 8601 timestamp with an offset, such as 2026-05-01T09:30:00+07:00' },
   ),
+  Schema.filter((s) => inRange(new Date(s)), {
+    message: () => 'must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59+07:00',
+  }),
 )
 const Strings = Schema.Array(Text(100))
 const opt = Schema.optional

@@ -5,6 +5,7 @@ import { storableInPlace } from '../engine/storable'
 import { parseJsonBody } from '../http/validation'
 import * as Channels from './store/channels'
 import * as Records from './store/records'
+import { inRange } from './time'
 
 /**
  * Ingestion of the platform's webhook notifications, in the shape of the Instagram Graph API
@@ -82,9 +83,9 @@ export const parsePayload = (body: Uint8Array | null): Payload | null => {
 const timeOf = (v: string | number | undefined, fallback: Date): Date => {
   if (v === undefined) return fallback
   const d = typeof v === 'number' ? new Date(v > 1e12 ? v : v * 1000) : new Date(v)
-  // PostgreSQL stores years 0001–9999 only (JavaScript also has year 0, negative years and +010000).
-  const year = d.getUTCFullYear()
-  return Number.isNaN(year) || year < 1 || year > 9999 ? fallback : d
+  // PostgreSQL stores years from 0001 (JavaScript also has year 0 and negative years), and the
+  // answers are written at +07:00 with a 4-digit year (JavaScript also has +010000).
+  return Number.isNaN(d.getTime()) || !inRange(d) ? fallback : d
 }
 
 export interface IngestResult {

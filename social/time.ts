@@ -6,6 +6,20 @@
 export const OFFSET_MS = 7 * 3_600_000
 const DAY_MS = 86_400_000
 
+/**
+ * The instants the service keeps: from 0001-01-01T00:00:00Z (PostgreSQL and JavaScript agree on
+ * years from 1) to 9999-12-31T23:59:59.999+07:00, the last one `iso` writes with a 4-digit year
+ * (9999-12-31T20:00Z is already year 10000 here). Inputs outside are refused or replaced where
+ * they arrive (the import's timestamps, the webhook's).
+ */
+const FIRST_MS = Date.parse('0001-01-01T00:00:00Z')
+const LAST_MS = Date.parse('9999-12-31T23:59:59.999+07:00')
+
+export const inRange = (d: Date): boolean => {
+  const t = d.getTime()
+  return t >= FIRST_MS && t <= LAST_MS
+}
+
 /** `2026-11-22T15:30:00+07:00`; fractions of a second are dropped. */
 export const iso = (d: Date | null | undefined): string | null =>
   d ? `${new Date(d.getTime() + OFFSET_MS).toISOString().slice(0, 19)}+07:00` : null

@@ -399,4 +399,42 @@ describe('import', () => {
       subject: 'Baru',
     })
   }, 120_000)
+
+  it('refuses a timestamp past 9999-12-31T23:59:59+07:00 on its line, imports the rest', async () => {
+    // 9999-12-31T20:00:00Z is year 10000 at +07:00, the zone every answer is written in; with a
+    // -05:00 offset it is year 10000 in UTC too, sent to the database as `+010000-…`, and year 0
+    // as `0000-…`: both failed the whole import.
+    const ws = await workspace(s)
+    const message = (id: string, posted_at: string): ImportRecord => ({
+      kind: 'message',
+      id,
+      conversation: 'c1',
+      direction: 'in',
+      author: 'rina_99',
+      text: id,
+      posted_at,
+    })
+    const records = [
+      ...make(`acct-${ws}`),
+      message('late-z', '9999-12-31T20:00:00Z'),
+      message('late-offset', '9999-12-31T20:00:00-05:00'),
+      message('year-0', '0000-06-01T00:00:00Z'),
+      message('last', '9999-12-31T23:59:59+07:00'),
+    ]
+    const report = await importRecords(s, ws, records)
+    const refusal = 'posted_at: must be between 0001-01-01T00:00:00Z and 9999-12-31T23:59:59+07:00'
+    expect(report.errors).toEqual([
+      { line: records.length - 3, message: refusal },
+      { line: records.length - 2, message: refusal },
+      { line: records.length - 1, message: refusal },
+    ])
+    expect(report.created).toMatchObject({ conversation: 1, message: 3, ticket: 1 })
+    const { list, details } = await snapshot(ws)
+    expect(list.data[0].last_message_at).toBe('9999-12-31T23:59:59+07:00')
+    expect(details[0].data.messages.map((m: { posted_at: string }) => m.posted_at)).toEqual([
+      '2026-06-01T09:00:00+07:00',
+      '2026-06-01T09:03:00+07:00',
+      '9999-12-31T23:59:59+07:00',
+    ])
+  })
 })

@@ -201,6 +201,7 @@ describe('notifications become conversations', () => {
     ['past year 9999 (epoch milliseconds)', 1e15],
     ['past year 9999 (text)', '+010000-01-01T00:00:00Z'],
     ['in year 0', '0000-06-01T00:00:00Z'],
+    ['in year 9999 but 10000 at +07:00', '9999-12-31T20:00:00Z'],
     ['before year 0', -1e14],
   ])('a comment timestamped %s keeps the time it arrived, not a 500', async (_, timestamp) => {
     const id = `c-year-${String(timestamp)}`
@@ -213,8 +214,11 @@ describe('notifications become conversations', () => {
       (x: { contact: { username: string } }) => x.contact.username === 'year.test',
     )
     const detail = (await get(s, k, `/api/v1/conversations/${c.id}`)).body.data
-    const years = detail.messages.map((m: { posted_at: string }) => Number(m.posted_at.slice(0, 4)))
-    expect(years.every((y: number) => y >= 2026 && y <= 9999)).toBe(true)
+    const times = detail.messages.map((m: { posted_at: string }) => m.posted_at)
+    expect(times.every((t: string) => /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\+07:00$/.test(t))).toBe(true)
+    expect(times.every((t: string) => Number(t.slice(0, 4)) >= 2026 && Number(t.slice(0, 4)) <= 9999)).toBe(
+      true,
+    )
   })
 
   it('a comment dated long before its reply (more than 2^31 seconds) is listed, not a 500', async () => {

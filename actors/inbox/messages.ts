@@ -90,8 +90,8 @@ addMessages({
     id: 'Hanya pesan yang dikirim dari inbox yang dapat ditarik, bukan pesan pelanggan.',
   },
   'messages.not_failed': {
-    en: 'Only a failed message can be sent again.',
-    id: 'Hanya pesan yang gagal yang dapat dikirim ulang.',
+    en: 'Only a failed message, or one its channel has not taken for a minute, can be sent again.',
+    id: 'Hanya pesan yang gagal, atau yang belum diterima kanalnya selama satu menit, yang dapat dikirim ulang.',
   },
 })
 
@@ -468,8 +468,10 @@ export const unsend = (ctx: Ctx, conversationId: number, messageId: number) =>
   })
 
 /**
- * Sends a failed message again: the same reply, so it takes a throttle slot but none of today's
- * replies. Two retries racing: the actor lets one through, the other is 409.
+ * Sends a failed message again, or one still `pending` past the delivery window (its delivery was
+ * never answered): the same reply, so it takes a throttle slot but none of today's replies. Two
+ * retries racing: the actor lets one through, the other is 409. A resend of the create with the
+ * same `client_id` never sends again (`Outbound.send`): only this route does, when someone asks.
  */
 export const retry = (ctx: Ctx, conversationId: number, messageId: number) =>
   Effect.gen(function* () {

@@ -137,6 +137,43 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     await context.close()
   })
 
+  it('offers Retry for a reply whose delivery was never answered, past the delivery window', async () => {
+    const pending = (body: string, at: Date) =>
+      append({
+        direction: 'out',
+        type: 'text',
+        body,
+        sender: { name: 'Olivia Owner', user_id: w.ownerId },
+        status: 'pending',
+        at,
+      })
+    // Stored five minutes ago and never answered (its node stopped); and one still on its way.
+    const stuck = await pending('Your parcel left the warehouse', new Date(Date.now() - 5 * 60_000))
+    await pending('It should arrive tomorrow', new Date())
+    const { page, problems, context } = await signedIn(browser, s, owner)
+    await page.goto(`${s.url}/app/inbox/${conversationId}`)
+    const messages = page.getByTestId('message')
+    const fresh = messages.filter({ hasText: 'It should arrive tomorrow' })
+    await fresh.getByTestId('delivery').getByText('pending', { exact: true }).waitFor()
+    expect(await fresh.getByRole('button', { name: 'Retry' }).count()).toBe(0)
+    const late = page.locator(`[data-testid=message][data-id="${stuck.id}"]`)
+    await late.getByRole('alert').getByText('Not taken by the channel yet.').waitFor()
+    expect(await axe(page)).toEqual([])
+    const [retried] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith(`/${stuck.id}/retry`) && r.request().method() === 'POST'),
+      late.getByRole('button', { name: 'Retry' }).click(),
+    ])
+    expect(retried.status()).toBe(200)
+    const after = (await retried.json()).data as { id: number; status: string }
+    expect(after.id).toBe(stuck.id)
+    // Handed to the channel again and answered this time (this number is not connected: refused).
+    expect(after.status).not.toBe('pending')
+    await late.getByTestId('delivery').getByText(after.status, { exact: true }).waitFor()
+    await late.getByText('Not taken by the channel yet.').waitFor({ state: 'detached' })
+    expect(problems).toEqual([])
+    await context.close()
+  })
+
   it('edits and unsends its own reply; templates come by shortcut', async () => {
     const { page, problems, context } = await signedIn(browser, s, owner)
     await page.goto(`${s.url}/app/inbox/${conversationId}`)

@@ -1,6 +1,7 @@
 import { SqlClient } from '@effect/sql'
 import { Effect, Schema } from 'effect'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ConversationActor } from '../../actors/inbox/ConversationActor'
 import { MessageSchema } from '../../actors/inbox/schemas'
 import { periodOf } from '../../engine/time'
 import { jpegHeader, webpHeader } from '../livechat/support'
@@ -153,6 +154,46 @@ describe('sending', () => {
     expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409])
     const deliveries = (await I.recorded(s)).filter((r) => r.message?.messageId === failed.data.id)
     expect(deliveries).toHaveLength(1)
+  })
+
+  it('answers a client_id resend of a reply stuck pending as it is, and sends it once when retried past the delivery window', async () => {
+    const { c } = await chat('msgapp')
+    // Stored, then never answered: its node stopped, or the channel's service did not answer.
+    const stuck = (await s.run(
+      Effect.flatMap(ConversationActor, (a) =>
+        a.ask(c.id, {
+          _tag: 'Append',
+          direction: 'out',
+          type: 'text',
+          body: 'stuck reply',
+          sender: { name: 'Olivia Owner', user_id: w.ownerId },
+          status: 'pending',
+          clientId: 'stuck-1',
+        }),
+      ),
+    )) as { id: number }
+    const deliveries = async () =>
+      (await I.recorded(s)).filter((r) => r.message?.messageId === stuck.id).length
+    const retry = () => s.fetch(url(c.id, `/${stuck.id}/retry`), { method: 'POST', headers: owner.headers() })
+    // Within the delivery window a retry may not send it: the first delivery may still answer.
+    const early = await retry()
+    expect(early.status).toBe(409)
+    expect((await I.body(early)).error).toMatchObject({
+      code: 'conflict',
+      message: 'Only a failed message, or one its channel has not taken for a minute, can be sent again.',
+    })
+    await I.advance(s, 61_000)
+    // A resend of the create answers what the create made, and sends nothing: only `/retry` sends
+    // a message again (at most once by itself; the agent decides to risk a second copy).
+    const again = await send(c.id, { text: 'stuck reply', client_id: 'stuck-1' })
+    expect(again.status).toBe(201)
+    expect((await I.body(again)).data).toMatchObject({ id: stuck.id, status: 'pending' })
+    expect(await deliveries()).toBe(0)
+    const answers = await Promise.all([retry(), retry(), retry()])
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 409, 409])
+    const won = await I.body(answers.find((r) => r.status === 200)!)
+    expect(won.data).toMatchObject({ id: stuck.id, status: 'sent', error: null })
+    expect(await deliveries()).toBe(1)
   })
 
   it('stores a resend with the same client_id once', async () => {

@@ -7,6 +7,12 @@ import { Paperclip } from './icons'
 /** One message of any type (spec 2 §2): text, media, sticker, location, shared contact, e-mail, note. */
 const EDIT_WINDOW_MS = 15 * 60 * 1000
 const UNSEND_WINDOW_MS = 2 * 24 * 3600 * 1000
+/**
+ * How long the server gives a delivery before a reply still `pending` may be sent again (the
+ * ConversationActor's DELIVERY_MS): past it, the reply's delivery was never answered (its node
+ * stopped, the channel's service did not answer) and the agent is offered Retry, as for a failure.
+ */
+const DELIVERY_MS = 60 * 1000
 const REACTIONS = ['👍', '❤️', '😂', '🙏']
 
 export interface MessageActions {
@@ -128,6 +134,8 @@ export const MessageView = ({
   const sentAt = new Date(m.sent_at ?? m.created_at).getTime()
   const canEdit = mine && m.type === 'text' && !m.deleted_at && now - sentAt < EDIT_WINDOW_MS
   const canUnsend = mine && !note && !m.deleted_at && m.direction === 'out' && now - sentAt < UNSEND_WINDOW_MS
+  const stuck =
+    !note && !m.deleted_at && m.direction === 'out' && m.status === 'pending' && now - sentAt > DELIVERY_MS
   const cls = note ? 'msg note' : m.direction === 'in' ? 'msg in' : 'msg out'
   return (
     <li class={cls} data-testid="message" data-id={m.id} data-type={m.type}>
@@ -191,6 +199,14 @@ export const MessageView = ({
         {m.status === 'failed' && (
           <div class="failed" role="alert">
             {t('conv.failed', { reason: m.error ?? '?' })}{' '}
+            <button type="button" class="link" onClick={() => actions.retry(m)}>
+              {t('conv.retry')}
+            </button>
+          </div>
+        )}
+        {stuck && (
+          <div class="failed" role="alert">
+            {t('conv.stuck')}{' '}
             <button type="button" class="link" onClick={() => actions.retry(m)}>
               {t('conv.retry')}
             </button>

@@ -10,7 +10,7 @@ import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
 import * as Email from '../../store/email'
 import * as Files from '../../store/files'
-import { sanitizeMail } from './sanitize'
+import { sanitizeMailBounded } from './sanitize'
 
 /**
  * One mail read from the mailbox into the inbox: threaded by Message-ID / In-Reply-To /
@@ -20,6 +20,9 @@ import { sanitizeMail } from './sanitize'
  * A Message-ID seen before is skipped, so reading a message twice stores it once.
  */
 const MAX_ATTACHMENT_BYTES = 25 * 1024 * 1024
+
+/** The attachment that keeps a mail's whole HTML when the message holds it clipped. */
+const WHOLE_HTML_NAME = 'message.html'
 
 /**
  * What a stranger's headers may put into indexed columns is bounded, or one mail could fail its
@@ -132,8 +135,20 @@ export const importMail = (channel: ChannelRow, mailbox: Email.EmailRow, folder:
       ).pipe(Effect.orDie)
       attachments.push({ file_id: file.id, name: file.name, mime: file.mime, size: file.size })
     }
-    const html =
-      typeof parsed.html === 'string' && parsed.html.trim() !== '' ? sanitizeMail(parsed.html) : null
+    // HTML past the cap is clipped in the message; the whole part is kept as a file beside the
+    // mail's own (served as a download, like any attachment), so nothing the customer sent is lost.
+    const bounded =
+      typeof parsed.html === 'string' && parsed.html.trim() !== '' ? sanitizeMailBounded(parsed.html) : null
+    const html = bounded?.html ?? null
+    const whole = bounded?.cut ? Buffer.from(parsed.html as string, 'utf8') : null
+    if (whole && whole.length <= MAX_ATTACHMENT_BYTES) {
+      const file = yield* Files.save(
+        channel.workspace_id,
+        { name: WHOLE_HTML_NAME, mime: 'text/html', bytes: new Uint8Array(whole) },
+        null,
+      ).pipe(Effect.orDie)
+      attachments.push({ file_id: file.id, name: file.name, mime: file.mime, size: file.size })
+    }
     const text = (parsed.text ?? (html ? toText(html) : '')).trim().slice(0, 100_000)
 
     // Automatic replies answer fresh mail only: not history being imported, not our own sent mail,

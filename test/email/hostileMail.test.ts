@@ -229,3 +229,77 @@ describe.skipIf(lacks('dovecot-imapd'))('threading a stranger cannot forge', () 
     await other.logout()
   })
 })
+
+describe.skipIf(lacks('dovecot-imapd'))('a mail with huge HTML', () => {
+  it('keeps the mail with its HTML clipped in the message and the whole HTML as a file', async () => {
+    const box = mailbox(w)
+    const other = await w.dovecot.client(box)
+    // 20 MB of HTML: a newsletter's table, or a stranger's.
+    const row = (i: number) =>
+      `<tr><td style="color:#333">Row ${i}</td><td><a href="https://shop.example/p/${i}">Item ${i}</a></td></tr>\r\n`
+    const rows: string[] = []
+    let size = 0
+    for (let i = 0; size < 20_000_000; i++) {
+      rows.push(row(i))
+      size += rows[i]!.length
+    }
+    const html = `<html><body><p>Our offers</p><table>\r\n${rows.join('')}</table></body></html>`
+    await other.append(
+      'INBOX',
+      rfc822(
+        {
+          From: 'Shop <news@shop.example>',
+          To: box.address,
+          Subject: 'Huge newsletter',
+          'Message-ID': `<n${noise(8)}@shop.example>`,
+        },
+        'Our offers',
+        html,
+      ),
+    )
+    const ch = await connectMailbox(w, owner, box)
+    const conversation = await until(async () => {
+      const rows = await w.s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ id: number }>`
+            SELECT c.id FROM conversations c JOIN messages m ON m.conversation_id = c.id
+            WHERE c.channel_id = ${ch.id}`,
+        ),
+      )
+      return rows[0] ?? null
+    }, 90_000)
+    const res = await w.s.fetch(`/v1/interactions/${conversation.id}/messages`, {
+      headers: owner.headers(),
+    })
+    expect(res.status).toBe(200)
+    const [message] = ((await res.json()) as { data: Array<Record<string, any>> }).data
+    expect(message!.body).toBe('Our offers')
+    const kept = message!.email.html as string
+    // What a page of messages and every agent's socket carry: the mail's start, no more than 256 KiB.
+    expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(256 * 1024)
+    expect(kept).toContain('<p>Our offers</p>')
+    expect(kept).toContain('>Item 0</a>')
+    expect(kept).not.toContain(`>Item ${rows.length - 1}</a>`)
+    expect(kept.endsWith('</table>')).toBe(true)
+    // The whole HTML, as the customer sent it, is a file beside the mail's own attachments.
+    expect(message!.email.attachments).toEqual([
+      {
+        index: 0,
+        name: 'message.html',
+        mime: 'text/html',
+        size: expect.any(Number),
+        url: `/v1/messages/${message!.id}/attachments/0`,
+      },
+    ])
+    const file = await w.s.fetch(message!.email.attachments[0].url, { headers: owner.headers() })
+    expect(file.status).toBe(200)
+    expect(file.headers.get('content-disposition')).toMatch(/^attachment;/)
+    const whole = await file.text()
+    // As mailparser decoded it (line ends as \n).
+    expect(whole.length).toBeGreaterThan(19_500_000)
+    expect(whole.startsWith('<html><body><p>Our offers</p><table>')).toBe(true)
+    expect(whole).toContain(`>Item ${rows.length - 1}</a>`)
+    await other.logout()
+  }, 150_000)
+})

@@ -8,7 +8,7 @@ import { type Appended, ConversationActor, presentMessage } from '../../actors/i
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { MAX_ATTACHMENT_BYTES, mediaType } from '../../actors/inbox/messages'
 import { Config } from '../../engine/config'
-import { MEDIA_TYPE } from '../../engine/mime'
+import { MEDIA_TYPE, nameForType } from '../../engine/mime'
 import { OutboundRefused, send } from '../../engine/net/outbound'
 import { andThen, recover } from '../../engine/step'
 import * as ChannelApi from '../../store/channelApi'
@@ -93,7 +93,11 @@ const fetchAttachment = (workspaceId: number, a: typeof Attachment.Type, index: 
         .trim()
     const name = a.name ?? (new URL(a.url).pathname.split('/').pop() || 'file')
     // The disk failing is our fault, not the customer's: a 500, logged.
-    return yield* Files.save(workspaceId, { name, mime, bytes: res.bytes }, null).pipe(Effect.orDie)
+    return yield* Files.save(
+      workspaceId,
+      { name: nameForType(name, mime), mime, bytes: res.bytes },
+      null,
+    ).pipe(Effect.orDie)
   })
 
 /**

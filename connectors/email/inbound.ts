@@ -4,6 +4,7 @@ import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
 import { toText } from '../../actors/inbox/emailHtml'
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { currentTime } from '../../engine/clock'
+import { nameForType } from '../../engine/mime'
 import { storableInPlace } from '../../engine/storable'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
@@ -127,7 +128,7 @@ export const importMail = (channel: ChannelRow, mailbox: Email.EmailRow, folder:
       const file = yield* Files.save(
         channel.workspace_id,
         {
-          name: (a.filename ?? 'attachment').slice(0, 200),
+          name: nameForType((a.filename ?? 'attachment').slice(0, 200), a.contentType || ''),
           mime: a.contentType || 'application/octet-stream',
           bytes: new Uint8Array(a.content),
         },

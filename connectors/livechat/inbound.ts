@@ -7,6 +7,7 @@ import type { UploadedFile } from '../../actors/fields'
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { mediaType } from '../../actors/inbox/messages'
 import { admitFile } from '../../actors/livechat/visitors'
+import { nameForType } from '../../engine/mime'
 import type { ChannelRow } from '../../store/channels'
 import * as Files from '../../store/files'
 import type * as Livechat from '../../store/livechat'
@@ -39,7 +40,12 @@ export const receive = (
       file && admitted
         ? yield* Files.save(
             visitor.workspace_id,
-            { name: file.filename || 'file', mime: admitted.mime, bytes: file.bytes },
+            // Named after what its bytes are (a PNG sent as `invoice.html` is `invoice.html.png`).
+            {
+              name: nameForType(file.filename || 'file', admitted.mime),
+              mime: admitted.mime,
+              bytes: file.bytes,
+            },
             null,
           ).pipe(Effect.orDie)
         : null

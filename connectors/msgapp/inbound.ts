@@ -12,7 +12,7 @@ import { publish, topics } from '../../actors/events'
 import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/inbox/ConversationActor'
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { currentTime } from '../../engine/clock'
-import { cleanMime } from '../../engine/mime'
+import { cleanMime, nameForType } from '../../engine/mime'
 import type { ChannelRow } from '../../store/channels'
 import * as Contacts from '../../store/contacts'
 import * as Conversations from '../../store/conversations'
@@ -89,7 +89,7 @@ export const parse = (content: proto.IMessage): Parsed | null => {
         type,
         body: m.caption ?? '',
         payload: {},
-        media: { name: (m.fileName || `${type}.${ext}`).slice(0, 200), mime },
+        media: { name: nameForType((m.fileName || `${type}.${ext}`).slice(0, 200), mime), mime },
         quoted,
       }
     }

@@ -215,4 +215,38 @@ describe('attachments of inbound messages', () => {
       await files.close()
     }
   })
+
+  it('are named after the type they are stored as', async () => {
+    const files = await fileServer({
+      '/invoice.html': { type: 'image/png', bytes: I.bytes(1_000, 4) },
+      '/download': { type: 'application/pdf', bytes: I.bytes(1_000, 6) },
+    })
+    try {
+      const ch = await createApi()
+      const res = await s.fetch(
+        '/v1/channel-api/messages',
+        F.json(
+          {
+            conversation_id: 'names-1',
+            contact: { name: 'Rina' },
+            message: {
+              id: 'named',
+              text: 'files',
+              attachments: [{ url: `${files.base}/invoice.html` }, { url: `${files.base}/download` }],
+            },
+          },
+          F.bearer(ch.credentials.key),
+        ),
+      )
+      expect(res.status).toBe(201)
+      const id = (await body(res)).data.interaction_id
+      const list = await body(await s.fetch(`/v1/interactions/${id}/messages`, { headers: owner.headers() }))
+      expect(list.data.map((m: any) => [m.media?.name, m.media?.mime])).toEqual([
+        ['invoice.html.png', 'image/png'],
+        ['download.pdf', 'application/pdf'],
+      ])
+    } finally {
+      await files.close()
+    }
+  })
 })

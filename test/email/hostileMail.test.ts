@@ -303,3 +303,58 @@ describe.skipIf(lacks('dovecot-imapd'))('a mail with huge HTML', () => {
     await other.logout()
   }, 150_000)
 })
+
+describe.skipIf(lacks('dovecot-imapd'))("a stranger's attachment names", () => {
+  it('follow the type the attachment is stored as', async () => {
+    const box = mailbox(w)
+    const other = await w.dovecot.client(box)
+    const part = (name: string, type: string, bytes: Buffer) =>
+      `--m\r\nContent-Type: ${type}; name="${name}"\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bytes.toString('base64')}\r\n`
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')
+    await other.append(
+      'INBOX',
+      [
+        'From: Eve <eve@stranger.example>',
+        `To: ${box.address}`,
+        'Subject: Your invoice',
+        `Message-ID: <a${noise(8)}@stranger.example>`,
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="m"',
+        '',
+        '--m\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nAttached.\r\n',
+        part('invoice.html', 'image/png', png),
+        part('terms', 'application/pdf', Buffer.from('%PDF-1.4\n')),
+        part('notes.txt', 'text/plain', Buffer.from('hello')),
+        part('tool.exe', 'application/octet-stream', Buffer.from('MZ')),
+        '--m--',
+        '',
+      ].join('\r\n'),
+    )
+    const ch = await connectMailbox(w, owner, box)
+    const message = await until(async () => {
+      const rows = await w.s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ conversation_id: number }>`
+            SELECT m.conversation_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
+            WHERE c.channel_id = ${ch.id}`,
+        ),
+      )
+      return rows[0] ?? null
+    }, 15_000)
+    const res = await w.s.fetch(`/v1/interactions/${message.conversation_id}/messages`, {
+      headers: owner.headers(),
+    })
+    const [m] = ((await res.json()) as { data: Array<Record<string, any>> }).data
+    expect(m!.email.attachments.map((a: any) => [a.name, a.mime])).toEqual([
+      ['invoice.html.png', 'image/png'],
+      ['terms.pdf', 'application/pdf'],
+      ['notes.txt', 'text/plain'],
+      // A type nothing vouches for keeps the name it came with (always a download).
+      ['tool.exe', 'application/octet-stream'],
+    ])
+    const file = await w.s.fetch(`${m!.email.attachments[0].url}?download=1`, { headers: owner.headers() })
+    expect(file.headers.get('content-disposition')).toMatch(/^attachment; filename="invoice\.html\.png"/)
+    await other.logout()
+  })
+})

@@ -382,6 +382,50 @@ describe('visitor endpoints', () => {
     expect((await up(d.token, png(8, 8), 'b.png', 'image/png', 'f4')).status).toBe(422)
   })
 
+  it("names a visitor's image after what its bytes are, for the agents and their downloads", async () => {
+    const c = await createLivechat(s, owner)
+    const k = c.livechat.key
+    const d = await start(k)
+    const up = (bytes: Buffer, name: string, type: string, cid: string) =>
+      s.fetch(`/v1/livechat/${k}/messages`, {
+        method: 'POST',
+        headers: v(d.token),
+        body: form({ client_id: cid }, { file: { bytes, name, type } }),
+      })
+    // A PNG sent as a page: agents are offered `invoice.html.png`, which opens as the image it is.
+    for (const [name, type, cid] of [
+      ['invoice.html', 'text/html', 'n1'],
+      ['invoice.html', 'image/png', 'n2'],
+      ['scan', 'application/octet-stream', 'n3'],
+      ['Shot.PNG', 'image/png', 'n4'],
+    ] as const)
+      expect((await up(png(4, 4), name, type, cid)).status).toBe(201)
+    const list = await body(
+      await s.fetch(`/v1/interactions/${d.interaction_id}/messages`, { headers: owner.headers() }),
+    )
+    const media = list.data.map((m: any) => m.media)
+    expect(media.map((m: any) => [m.name, m.mime])).toEqual([
+      ['invoice.html.png', 'image/png'],
+      ['invoice.html.png', 'image/png'],
+      ['scan.png', 'image/png'],
+      ['Shot.PNG', 'image/png'],
+    ])
+    const download = await s.fetch(`${media[0].url}?download=1`, { headers: owner.headers() })
+    expect(download.status).toBe(200)
+    expect(download.headers.get('content-type')).toBe('image/png')
+    expect(download.headers.get('content-disposition')).toBe(
+      `attachment; filename="invoice.html.png"; filename*=UTF-8''invoice.html.png`,
+    )
+    // The visitor sees the same name.
+    const mine = await body(await s.fetch(`/v1/livechat/${k}/conversation`, { headers: v(d.token) }))
+    expect(mine.data.messages.map((m: any) => m.media?.name)).toEqual([
+      'invoice.html.png',
+      'invoice.html.png',
+      'scan.png',
+      'Shot.PNG',
+    ])
+  })
+
   it('real-time: a visitor joins only its own channel; members cannot join visitor channels', async () => {
     const d = await start()
     const other = await start()

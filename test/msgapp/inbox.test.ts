@@ -151,6 +151,40 @@ describe('messaging-app inbox', () => {
     convWs.close()
   })
 
+  it("a customer's document is named after the type it is stored as", async () => {
+    const { ch, sock } = await linkedNumber(s, owner, '6281200000111')
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')
+    const enc = await encryptedStream(png, 'document')
+    files.set('/doc.enc', fs.readFileSync(enc.encFilePath))
+    sock.emit('messages.upsert', {
+      type: 'notify',
+      messages: [
+        {
+          key: { remoteJid: '6281399990111@s.whatsapp.net', fromMe: false, id: waId() },
+          message: {
+            documentMessage: {
+              url: `${mediaUrl}/doc.enc`,
+              mimetype: 'image/png',
+              fileName: 'invoice.html',
+              mediaKey: enc.mediaKey,
+              fileEncSha256: enc.fileEncSha256,
+              fileSha256: enc.fileSha256,
+              fileLength: enc.fileLength,
+            },
+          },
+          messageTimestamp: Math.floor(Date.now() / 1000),
+          pushName: 'Budi',
+        },
+      ],
+    })
+    const conv = await waitFor(async () => (await conversationsOf(ch.id))[0])
+    const [m] = await waitFor(async () => {
+      const list = await messagesOf(conv.id)
+      return list.length > 0 && list
+    })
+    expect(m!.media).toMatchObject({ name: 'invoice.html.png', mime: 'image/png' })
+  })
+
   it('replies go out through the socket with initials; receipts and reactions update them; failures kept as failed; 429 beyond 30/min', async () => {
     const { ch, sock } = await linkedNumber(s, owner, '6281200000202')
     textFrom(sock, '6281399990002', 'Pesan')

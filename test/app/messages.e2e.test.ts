@@ -1,5 +1,5 @@
 import { Effect } from 'effect'
-import type { Browser } from 'playwright-core'
+import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ConversationActor } from '../../actors/inbox/ConversationActor'
 import * as Notifications from '../../actors/notifications'
@@ -104,6 +104,19 @@ afterAll(async () => {
   await s?.stop()
 })
 
+/** Screenshots at 1440 and 390 px with `target` scrolled into view at each width. */
+const shotsOf = async (page: Page, target: Locator, name: string) => {
+  for (const [width, height] of [
+    [1440, 900],
+    [390, 844],
+  ] as const) {
+    await page.setViewportSize({ width, height })
+    await target.scrollIntoViewIfNeeded()
+    await screenshot(page, `${name}-${width}`)
+  }
+  await page.setViewportSize({ width: 1280, height: 800 })
+}
+
 describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
   it('shows every message type, the failed reason, and retries', async () => {
     const { page, problems, context } = await signedIn(browser, s, owner)
@@ -159,6 +172,19 @@ describe.skipIf(lacks('chromium'))('a conversation in the app', () => {
     const late = page.locator(`[data-testid=message][data-id="${stuck.id}"]`)
     await late.getByRole('alert').getByText('Not taken by the channel yet.').waitFor()
     expect(await axe(page)).toEqual([])
+    await shotsOf(page, late, 'message-stuck')
+    // In Indonesian too, for an agent who speaks it.
+    const me = (locale: string) =>
+      s.fetch('/v1/me', { ...F.json({ locale }, owner.headers()), method: 'PATCH' })
+    expect((await me('id')).status).toBe(200)
+    await page.reload()
+    await late.getByRole('alert').getByText('Belum diterima kanal.').waitFor()
+    await late.getByTestId('delivery').getByText('menunggu', { exact: true }).waitFor()
+    await late.getByRole('button', { name: 'Kirim ulang' }).waitFor()
+    await shotsOf(page, late, 'message-stuck-id')
+    expect((await me('en')).status).toBe(200)
+    await page.reload()
+    await late.getByRole('alert').getByText('Not taken by the channel yet.').waitFor()
     const [retried] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith(`/${stuck.id}/retry`) && r.request().method() === 'POST'),
       late.getByRole('button', { name: 'Retry' }).click(),

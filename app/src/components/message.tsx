@@ -192,7 +192,7 @@ export const MessageView = ({
           {m.edited_at && !m.deleted_at && <span class="muted small">{t('conv.edited')}</span>}
           {m.direction === 'out' && !note && (
             <span class={`status status-${m.status}`} data-testid="delivery">
-              {m.status}
+              {t(`delivery.${m.status}`)}
             </span>
           )}
         </div>

@@ -92,8 +92,14 @@ export const importMail = (channel: ChannelRow, mailbox: Email.EmailRow, folder:
     const from = addresses(parsed.from)[0] ?? null
     const to = addresses(parsed.to)
     const cc = addresses(parsed.cc)
-    const outgoing = folder === mailbox.sent_folder || from?.address === own
-    const counterpart = outgoing ? (to.find((x) => x.address !== own) ?? null) : from
+    // The team's mail is what the Sent folder holds. A mail elsewhere whose From is the mailbox
+    // itself is not taken for the team's: anyone can write that From (authentication results
+    // are not read), and a customer knows their thread's ids. It is filed as it came, incoming,
+    // in the thread of whom it was written to, and never answered automatically (no loop).
+    const outgoing = folder === mailbox.sent_folder
+    const fromSelf = !outgoing && from?.address === own
+    const counterpart =
+      outgoing || fromSelf ? (to.find((x) => x.address !== own) ?? (fromSelf ? from : null)) : from
     if (!counterpart) return 'ignored' as Imported
     if (!outgoing && ignored(mailbox.ignore, counterpart.address)) return 'ignored' as Imported
 
@@ -168,7 +174,7 @@ export const importMail = (channel: ChannelRow, mailbox: Email.EmailRow, folder:
           body: text,
           sender: outgoing
             ? { name: from?.name || mailbox.sender_name || null }
-            : { name: counterpart.name || null },
+            : { name: (fromSelf ? from?.name : counterpart.name) || null },
           ...(outgoing ? { status: 'sent' } : {}),
           clientId: `email:${messageId}`.slice(0, 200),
           externalId: messageId,
@@ -192,7 +198,7 @@ export const importMail = (channel: ChannelRow, mailbox: Email.EmailRow, folder:
           outgoing,
           history: false,
           group: false,
-          automatic: automatic || bulk,
+          automatic: automatic || bulk || fromSelf,
           sentAt: parsed.date?.getTime() ?? null,
         },
       },

@@ -239,6 +239,29 @@ describe.skipIf(lacks('dovecot-imapd'))('mailbox sessions', () => {
     expect(file.status).toBe(200)
     expect(await file.text()).toBe('%PDF-1.4 plan')
     expect(sent).toMatchObject({ direction: 'out', body: 'Thanks, got it' })
+    // Anyone can write the mailbox's own address in From: outside the Sent folder such a mail is
+    // not filed as the team's reply (a customer knows the thread's ids and could put words in
+    // the team's mouth); it is kept as it came, an incoming mail, and not answered automatically.
+    await other.append(
+      'INBOX',
+      rfc822(
+        {
+          From: `Support <${box.address}>`,
+          To: 'tono@client.example',
+          Cc: box.address,
+          Subject: 'Re: Plans',
+          'Message-ID': '<spoof1@client.example>',
+          'In-Reply-To': '<plans1@client.example>',
+        },
+        'As agreed, a full refund',
+      ),
+    )
+    const spoof = await until(async () => {
+      const msgs = await messagesOf(convs.list[0]!.id)
+      return msgs.find((m) => m.body === 'As agreed, a full refund')
+    }, 15_000)
+    expect(spoof).toMatchObject({ direction: 'in' })
+    expect(await conversationsOf(ch.id)).toHaveLength(1)
     await other.logout()
   })
 

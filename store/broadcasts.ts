@@ -347,6 +347,46 @@ export const lockedCold = (broadcastId: number, channelId: number) =>
     ),
   )
 
+// ---- Test sends ----------------------------------------------------------------------------------
+
+export type TestSendTake =
+  | { readonly _tag: 'Taken'; readonly id: number; readonly used: number }
+  | { readonly _tag: 'Full'; readonly first: Date | null }
+
+/**
+ * Takes one of the workspace's test sends of the hour (`limit` since `since`), or answers when the
+ * oldest of them was taken. The count and the insert run under a per-workspace advisory lock, so
+ * test sends fired at once cannot all read the same count and pass the cap together.
+ */
+export const takeTestSend = (
+  workspaceId: number,
+  broadcastId: number,
+  phone: string,
+  at: Date,
+  since: Date,
+  limit: number,
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(${workspaceId}, hashtext('broadcast_tests'))`
+        const [hour] = yield* sql<{ n: number; first: Date | null }>`
+          SELECT count(*)::int AS n, min(at) AS first FROM broadcast_test_sends
+          WHERE workspace_id = ${workspaceId} AND at >= ${since}`
+        const n = hour?.n ?? 0
+        if (n >= limit) return { _tag: 'Full', first: hour?.first ?? null } as TestSendTake
+        const [row] = yield* sql<{ id: number }>`
+          INSERT INTO broadcast_test_sends (workspace_id, broadcast_id, phone, at)
+          VALUES (${workspaceId}, ${broadcastId}, ${phone}, ${at}) RETURNING id`
+        return { _tag: 'Taken', id: Number(row!.id), used: n + 1 } as TestSendTake
+      }),
+    ),
+  )
+
+/** A test send taken but not sent (the number had no slot): it does not count. */
+export const dropTestSend = (id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`DELETE FROM broadcast_test_sends WHERE id = ${id}`)
+
 /** Monthly quota use: sent this period plus what live broadcasts still hold queued. */
 export const quotaUsed = (workspaceId: number, since: Date) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

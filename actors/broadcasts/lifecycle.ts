@@ -1,4 +1,3 @@
-import { SqlClient } from '@effect/sql'
 import { Effect, Schema } from 'effect'
 import { currentMillis, currentTime } from '../../engine/clock'
 import { iso } from '../../engine/time'
@@ -224,17 +223,6 @@ export const preview = (ctx: Ctx, params: { readonly id: number }, body: typeof 
     return reply(items, { variant: i, total: items.length })
   })
 
-const testsInHour = (workspaceId: number, since: Date) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{
-      n: number
-      first: Date | null
-    }>`SELECT count(*)::int AS n, min(at) AS first FROM broadcast_test_sends
-      WHERE workspace_id = ${workspaceId} AND at >= ${since}`.pipe(
-      Effect.map((r) => r[0] ?? { n: 0, first: null }),
-    ),
-  )
-
 /**
  * One message to a phone (the manager's own, say), as the contact with that phone would read it:
  * no quota, at most 10 an hour per workspace; it takes one of the number's 30 slots a minute like
@@ -252,9 +240,16 @@ export const test = (ctx: Ctx, params: { readonly id: number }, body: typeof Tes
     const phone = normalizePhone(body.phone, regionOf(ctx.workspace.timezone))
     if (!phone) return yield* Effect.fail(invalid({ phone: { key: 'contacts.phone_invalid' } }))
     const now = yield* currentTime
-    const hour = yield* testsInHour(ctx.workspace.id, new Date(now.getTime() - 3_600_000))
-    if (hour.n >= LIMITS.test_sends_per_hour) {
-      const resetMs = (hour.first?.getTime() ?? now.getTime()) + 3_600_000
+    const take = yield* Broadcasts.takeTestSend(
+      ctx.workspace.id,
+      b.id,
+      phone,
+      now,
+      new Date(now.getTime() - 3_600_000),
+      LIMITS.test_sends_per_hour,
+    )
+    if (take._tag === 'Full') {
+      const resetMs = (take.first?.getTime() ?? now.getTime()) + 3_600_000
       const seconds = Math.max(1, Math.ceil((resetMs - now.getTime()) / 1000))
       return yield* Effect.fail(
         new ApiError({
@@ -265,14 +260,12 @@ export const test = (ctx: Ctx, params: { readonly id: number }, body: typeof Tes
       )
     }
     const wait = yield* Delivery.takeSlot(channel.id)
-    if (wait !== null) return yield* Effect.fail(rateLimited(Math.max(1, wait), 'messages.throttled'))
+    if (wait !== null) {
+      yield* Broadcasts.dropTestSend(take.id)
+      return yield* Effect.fail(rateLimited(Math.max(1, wait), 'messages.throttled'))
+    }
     const contact = yield* Contacts.matchOrCreate(ctx.workspace.id, { name: phone, phone, email: null }).pipe(
       Effect.flatMap((m) => Contacts.byId(ctx.workspace.id, m.id)),
-    )
-    yield* Effect.flatMap(
-      SqlClient.SqlClient,
-      (sql) => sql`INSERT INTO broadcast_test_sends (workspace_id, broadcast_id, phone, at)
-      VALUES (${ctx.workspace.id}, ${b.id}, ${phone}, ${now})`,
     )
     const file = b.file_id === null ? null : yield* Files.byId(ctx.workspace.id, b.file_id)
     const prepared = yield* Delivery.prepare(
@@ -281,14 +274,14 @@ export const test = (ctx: Ctx, params: { readonly id: number }, body: typeof Tes
       contact!.id,
       render(variant, contact!),
       file,
-      `bct:${b.id}:${now.getTime()}`,
+      `bct:${b.id}:${take.id}`,
       { name: ctx.caller.user.name, user_id: ctx.caller.user.id, broadcast_id: b.id },
       { broadcast_id: b.id, broadcast_test: true },
     )
     const sent = yield* Delivery.handOver(ctx.workspace, channel, prepared)
     return reply(
       { phone, interaction_id: prepared.conversation.id, message: presentMessage(sent) },
-      { tests: { used: hour.n + 1, limit: LIMITS.test_sends_per_hour } },
+      { tests: { used: take.used, limit: LIMITS.test_sends_per_hour } },
     )
   })
 

@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { FakeSocket } from '../../connectors/msgapp/TransportTest'
+import { api, type Who } from '../contacts/support'
+import { linkedNumber } from '../msgapp/support'
+import * as F from '../support/fixtures'
+import { startTestServer, type TestServer } from '../support/server'
+import { bulkContacts, ENV, warmedUp } from './support'
+
+/**
+ * Requests that meet: test sends fired at once against their hourly cap, a pause or a cancel
+ * landing while the sender is about to send, `/retry` against `/cancel`, and two retries against
+ * the monthly quota. Each race is fired with Promise.all, enough times to show it.
+ */
+let s: TestServer
+beforeAll(async () => {
+  s = await startTestServer({ ...ENV, REDIS_URL: '', RATE_LIMIT_PER_SESSION: '100000000' })
+}, 60_000)
+afterAll(() => s?.stop())
+
+interface Shop {
+  readonly w: F.Seeded
+  readonly owner: Who
+  readonly ch: { id: number }
+  readonly sock: FakeSocket
+}
+
+let shops = 0
+/** A Pro workspace with a linked, warmed-up number of its own. */
+const shop = async (): Promise<Shop> => {
+  const w = await F.workspace(s, { plan: 'pro' })
+  const session = await F.signIn(s, w.ownerEmail)
+  const { ch, sock } = await linkedNumber(s, session, `628129${String(++shops).padStart(2, '0')}00001`)
+  await warmedUp(s, ch.id)
+  return { w, owner: session.headers(), ch, sock }
+}
+
+let prefixes = 0
+/** A draft to `n` contacts of their own, 30 a minute, no random delay, no quiet hours. */
+const broadcast = async (p: Shop, n: number) => {
+  const o = api(s, p.owner)
+  const prefix = `7${String(++prefixes).padStart(2, '0')}`
+  const label = (await o.post('/v1/labels', { name: `Race ${prefix}` })).data.id
+  await bulkContacts(s, p.w.workspaceId, n, prefix, label)
+  const b = await o.post('/v1/broadcasts', {
+    name: `Race ${prefix}`,
+    channel_id: p.ch.id,
+    audience: { label_ids: [label] },
+    messages: [{ text: 'Halo {{first_name}}, promo!' }],
+    settings: { pace_per_minute: 30, random_delay_seconds: 0, quiet_hours: null, skip_recent_hours: 0 },
+  })
+  expect(b.status, JSON.stringify(b.error)).toBe(201)
+  return b.data.id as number
+}
+
+describe('test sends at once', () => {
+  it('hold the hourly cap: 10 go out, the rest are 429 rate_limited', async () => {
+    const p = await shop()
+    const o = api(s, p.owner)
+    const id = await broadcast(p, 1)
+    const before = p.sock.sent.length
+    const answers = await Promise.all(
+      Array.from({ length: 16 }, (_, i) =>
+        o.post(`/v1/broadcasts/${id}/test`, { phone: `+6281277${String(600 + i).padStart(6, '0')}` }),
+      ),
+    )
+    const ok = answers.filter((r) => r.status === 200)
+    const over = answers.filter((r) => r.status !== 200)
+    expect(ok).toHaveLength(10)
+    expect(over.map((r) => r.status)).toEqual(Array(6).fill(429))
+    for (const r of over) expect(r.error.code).toBe('rate_limited')
+    expect(ok.map((r) => r.meta.tests.used).sort((a: number, b: number) => a - b)).toEqual([
+      1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+    ])
+    expect(p.sock.sent.length - before).toBe(10)
+  }, 60_000)
+})

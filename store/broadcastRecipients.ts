@@ -156,18 +156,6 @@ export const pending = (broadcastId: number) =>
       AND state IN ('queued', 'sending')`.pipe(Effect.map((r) => r[0]?.n ?? 0)),
   )
 
-/** Failed recipients queued again (`/retry`): a new attempt, so a new message. */
-export const requeueFailed = (broadcastId: number) =>
-  sqlOf((sql) =>
-    sql<{
-      id: number
-    }>`UPDATE broadcast_recipients SET state = 'queued', attempt = attempt + 1, reason = NULL,
-        message_id = NULL, external_id = NULL, handed_at = NULL, failed_at = NULL, body = NULL
-      WHERE broadcast_id = ${broadcastId} AND state = 'failed' RETURNING id`.pipe(
-      Effect.map((r) => r.length),
-    ),
-  )
-
 export const failedCount = (broadcastId: number) =>
   sqlOf((sql) =>
     sql<{ n: number }>`SELECT count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ${broadcastId}

@@ -470,6 +470,40 @@ export const lock = (workspaceId: number, id: number, l: Lock) =>
 /** Ends the transaction without writing anything, answering `result`. */
 class Rollback extends Data.TaggedError('Rollback')<{ readonly result: LockResult }> {}
 
+export type RetryResult =
+  | { readonly _tag: 'Retried'; readonly row: BroadcastRow; readonly requeued: number }
+  | { readonly _tag: 'State'; readonly status: Status | null }
+  | { readonly _tag: 'Nothing' }
+
+/**
+ * `/retry`: a running, paused or completed broadcast's failed recipients queued again as a new
+ * attempt, and a completed one running again, in one transaction that holds the broadcast's row:
+ * a cancel at the same moment either comes after it (and skips what it queued) or before it (and
+ * the retry finds the broadcast cancelled).
+ */
+export const retry = (workspaceId: number, id: number) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const [row] = yield* sql<BroadcastRow>`
+          SELECT * FROM broadcasts WHERE id = ${id} AND workspace_id = ${workspaceId} FOR UPDATE`
+        if (!row || !['running', 'paused', 'completed'].includes(row.status))
+          return { _tag: 'State', status: row?.status ?? null } as RetryResult
+        const requeued = yield* sql<{ id: number }>`
+          UPDATE broadcast_recipients SET state = 'queued', attempt = attempt + 1, reason = NULL,
+            message_id = NULL, external_id = NULL, handed_at = NULL, failed_at = NULL, body = NULL
+          WHERE broadcast_id = ${id} AND state = 'failed' RETURNING id`
+        if (requeued.length === 0) return { _tag: 'Nothing' } as RetryResult
+        if (row.status !== 'completed')
+          return { _tag: 'Retried', row, requeued: requeued.length } as RetryResult
+        const [running] = yield* sql<BroadcastRow>`
+          UPDATE broadcasts SET status = 'running', completed_at = NULL, updated_at = now()
+          WHERE id = ${id} RETURNING *`
+        return { _tag: 'Retried', row: running!, requeued: requeued.length } as RetryResult
+      }),
+    ),
+  )
+
 /** Back to draft: the locked list is dropped. */
 export const unlock = (workspaceId: number, id: number) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>

@@ -431,15 +431,10 @@ export const retry = (ctx: Ctx, params: { readonly id: number }) =>
           params: { needed: failed, remaining: q.remaining },
         }),
       )
-    const requeued = yield* Recipients.requeueFailed(b.id)
-    let row = b
-    if (b.status === 'completed') {
-      row =
-        (yield* Broadcasts.transition(ctx.workspace.id, b.id, ['completed'], 'running', (sql) => [
-          sql`completed_at = NULL`,
-        ])) ?? b
-    }
-    yield* broadcastsChanged(ctx.workspace.id, b.id, 'resumed', { requeued })
+    const r = yield* Broadcasts.retry(ctx.workspace.id, b.id)
+    if (r._tag === 'State') return yield* Effect.fail(stateConflict(r.status ?? b.status))
+    if (r._tag === 'Nothing') return yield* Effect.fail(conflict('broadcasts.nothing_to_retry'))
+    yield* broadcastsChanged(ctx.workspace.id, b.id, 'resumed', { requeued: r.requeued })
     yield* nudge
-    return reply(yield* presentOne(ctx.workspace.id, row), { requeued })
+    return reply(yield* presentOne(ctx.workspace.id, r.row), { requeued: r.requeued })
   })

@@ -4,7 +4,7 @@ import { api, type Who } from '../contacts/support'
 import { linkedNumber } from '../msgapp/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
-import { bulkContacts, ENV, warmedUp } from './support'
+import { bulkContacts, ENV, get, sql, waitFor, warmedUp } from './support'
 
 /**
  * Requests that meet: test sends fired at once against their hourly cap, a pause or a cancel
@@ -25,9 +25,18 @@ interface Shop {
 }
 
 let shops = 0
-/** A Pro workspace with a linked, warmed-up number of its own. */
-const shop = async (): Promise<Shop> => {
+/** A Pro workspace (Custom with `quota` a month) with a linked, warmed-up number of its own. */
+const shop = async (quota?: number): Promise<Shop> => {
   const w = await F.workspace(s, { plan: 'pro' })
+  // Before signing in: a session caches its workspace.
+  if (quota !== undefined)
+    await sql(
+      s,
+      (
+        db,
+      ) => db`UPDATE workspaces SET plan = 'custom', limits = ${JSON.stringify({ broadcasts_per_month: quota })}::jsonb
+        WHERE id = ${w.workspaceId} RETURNING id`,
+    )
   const session = await F.signIn(s, w.ownerEmail)
   const { ch, sock } = await linkedNumber(s, session, `628129${String(++shops).padStart(2, '0')}00001`)
   await warmedUp(s, ch.id)
@@ -52,6 +61,14 @@ const broadcast = async (p: Shop, n: number) => {
   return b.data.id as number
 }
 
+const detail = async (p: Shop, id: number) => (await get(s, p.owner, `/v1/broadcasts/${id}`)).data
+
+const rows = (id: number) =>
+  sql<{ state: string; reason: string | null; handed_at: Date | null }>(
+    s,
+    (db) => db`SELECT state, reason, handed_at FROM broadcast_recipients WHERE broadcast_id = ${id}`,
+  )
+
 describe('test sends at once', () => {
   it('hold the hourly cap: 10 go out, the rest are 429 rate_limited', async () => {
     const p = await shop()
@@ -73,4 +90,32 @@ describe('test sends at once', () => {
     ])
     expect(p.sock.sent.length - before).toBe(10)
   }, 60_000)
+})
+
+describe('/retry and /cancel at once', () => {
+  it('never leave a cancelled broadcast with recipients queued: one wins, the other is 409', async () => {
+    const p = await shop()
+    const o = api(s, p.owner)
+    for (let round = 0; round < 6; round++) {
+      const id = await broadcast(p, 3)
+      // The first message fails; the next waits for the pace (the clock does not move here).
+      p.sock.failures.push(new Error('connection reset'))
+      expect((await o.post(`/v1/broadcasts/${id}/schedule`, { risk_ack: true })).status).toBe(200)
+      await waitFor('the first failure', async () => (await detail(p, id)).counts.failed === 1)
+      const [retry, cancel] = await Promise.all([
+        o.post(`/v1/broadcasts/${id}/retry`),
+        o.post(`/v1/broadcasts/${id}/cancel`),
+      ])
+      expect(cancel.status, JSON.stringify(cancel.error)).toBe(200)
+      if (retry.status !== 200) {
+        expect(retry.status).toBe(409)
+        expect(retry.error.code).toBe('conflict')
+      }
+      const d = await detail(p, id)
+      expect(d.status).toBe('cancelled')
+      expect(d.counts.queued, `round ${round}: retry ${retry.status}`).toBe(0)
+      const left = (await rows(id)).filter((r) => r.state === 'queued' || r.state === 'sending')
+      expect(left).toEqual([])
+    }
+  }, 120_000)
 })

@@ -156,12 +156,6 @@ export const pending = (broadcastId: number) =>
       AND state IN ('queued', 'sending')`.pipe(Effect.map((r) => r[0]?.n ?? 0)),
   )
 
-export const failedCount = (broadcastId: number) =>
-  sqlOf((sql) =>
-    sql<{ n: number }>`SELECT count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ${broadcastId}
-      AND state = 'failed'`.pipe(Effect.map((r) => r[0]?.n ?? 0)),
-  )
-
 /** A cancelled broadcast's unsent recipients: skipped, reason `cancelled`. */
 export const cancelQueued = (broadcastId: number) =>
   sqlOf(

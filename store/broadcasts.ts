@@ -474,21 +474,36 @@ export type RetryResult =
   | { readonly _tag: 'Retried'; readonly row: BroadcastRow; readonly requeued: number }
   | { readonly _tag: 'State'; readonly status: Status | null }
   | { readonly _tag: 'Nothing' }
+  | { readonly _tag: 'Quota'; readonly needed: number; readonly remaining: number }
 
 /**
  * `/retry`: a running, paused or completed broadcast's failed recipients queued again as a new
  * attempt, and a completed one running again, in one transaction that holds the broadcast's row:
  * a cancel at the same moment either comes after it (and skips what it queued) or before it (and
- * the retry finds the broadcast cancelled).
+ * the retry finds the broadcast cancelled). The quota (`quotaLimit` since `quotaSince`, 0 = none)
+ * is checked under the same per-workspace advisory lock as a schedule's, so two retries, or a
+ * retry and a schedule, cannot both take the last of it.
  */
-export const retry = (workspaceId: number, id: number) =>
+export const retry = (
+  workspaceId: number,
+  id: number,
+  quota: { readonly limit: number; readonly since: Date },
+) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.withTransaction(
       Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(${workspaceId}, hashtext('broadcast_quota'))`
         const [row] = yield* sql<BroadcastRow>`
           SELECT * FROM broadcasts WHERE id = ${id} AND workspace_id = ${workspaceId} FOR UPDATE`
         if (!row || !['running', 'paused', 'completed'].includes(row.status))
           return { _tag: 'State', status: row?.status ?? null } as RetryResult
+        if (quota.limit > 0) {
+          const [f] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM broadcast_recipients
+            WHERE broadcast_id = ${id} AND state = 'failed'`
+          const needed = f?.n ?? 0
+          const remaining = Math.max(0, quota.limit - (yield* quotaUsed(workspaceId, quota.since)))
+          if (needed > remaining) return { _tag: 'Quota', needed, remaining } as RetryResult
+        }
         const requeued = yield* sql<{ id: number }>`
           UPDATE broadcast_recipients SET state = 'queued', attempt = attempt + 1, reason = NULL,
             message_id = NULL, external_id = NULL, handed_at = NULL, failed_at = NULL, body = NULL

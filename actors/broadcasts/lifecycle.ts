@@ -418,22 +418,22 @@ export const retry = (ctx: Ctx, params: { readonly id: number }) =>
   Effect.gen(function* () {
     yield* requirePlan(ctx.workspace)
     const b = yield* found(ctx.workspace.id, params.id)
-    if (!['running', 'paused', 'completed'].includes(b.status))
-      return yield* Effect.fail(stateConflict(b.status))
-    const failed = yield* Recipients.failedCount(b.id)
-    if (failed === 0) return yield* Effect.fail(conflict('broadcasts.nothing_to_retry'))
     const q = yield* quotaOf(ctx.workspace)
-    if (q.remaining !== null && failed > q.remaining)
-      return yield* Effect.fail(
-        new ApiError({
-          code: 'plan_required',
-          message: 'broadcasts.quota',
-          params: { needed: failed, remaining: q.remaining },
-        }),
-      )
-    const r = yield* Broadcasts.retry(ctx.workspace.id, b.id)
-    if (r._tag === 'State') return yield* Effect.fail(stateConflict(r.status ?? b.status))
-    if (r._tag === 'Nothing') return yield* Effect.fail(conflict('broadcasts.nothing_to_retry'))
+    const r = yield* Broadcasts.retry(ctx.workspace.id, b.id, { limit: q.limit, since: q.since })
+    switch (r._tag) {
+      case 'State':
+        return yield* Effect.fail(stateConflict(r.status ?? b.status))
+      case 'Nothing':
+        return yield* Effect.fail(conflict('broadcasts.nothing_to_retry'))
+      case 'Quota':
+        return yield* Effect.fail(
+          new ApiError({
+            code: 'plan_required',
+            message: 'broadcasts.quota',
+            params: { needed: r.needed, remaining: r.remaining },
+          }),
+        )
+    }
     yield* broadcastsChanged(ctx.workspace.id, b.id, 'resumed', { requeued: r.requeued })
     yield* nudge
     return reply(yield* presentOne(ctx.workspace.id, r.row), { requeued: r.requeued })

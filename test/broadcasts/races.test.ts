@@ -4,7 +4,7 @@ import { api, type Who } from '../contacts/support'
 import { linkedNumber } from '../msgapp/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
-import { bulkContacts, ENV, get, sql, waitFor, warmedUp } from './support'
+import { advance, bulkContacts, ENV, get, sql, waitFor, warmedUp } from './support'
 
 /**
  * Requests that meet: test sends fired at once against their hourly cap, a pause or a cancel
@@ -16,6 +16,9 @@ beforeAll(async () => {
   s = await startTestServer({ ...ENV, REDIS_URL: '', RATE_LIMIT_PER_SESSION: '100000000' })
 }, 60_000)
 afterAll(() => s?.stop())
+
+const move = (ms: number) => advance(s, ms)
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 interface Shop {
   readonly w: F.Seeded
@@ -62,6 +65,17 @@ const broadcast = async (p: Shop, n: number) => {
 }
 
 const detail = async (p: Shop, id: number) => (await get(s, p.owner, `/v1/broadcasts/${id}`)).data
+
+/** Moves the clock a minute at a time until the broadcast has ended (completed). */
+const runToEnd = async (p: Shop, id: number) => {
+  for (let i = 0; i < 400; i++) {
+    const d = await detail(p, id)
+    if (d.status === 'completed') return d
+    await move(60_000)
+    await sleep(20)
+  }
+  throw new Error(`broadcast ${id} did not complete`)
+}
 
 const rows = (id: number) =>
   sql<{ state: string; reason: string | null; handed_at: Date | null }>(
@@ -117,5 +131,26 @@ describe('/retry and /cancel at once', () => {
       const left = (await rows(id)).filter((r) => r.state === 'queued' || r.state === 'sending')
       expect(left).toEqual([])
     }
+  }, 120_000)
+})
+
+describe('two retries at once', () => {
+  it('hold the monthly quota: one requeues, the other is 402 plan_required', async () => {
+    const p = await shop(4)
+    const o = api(s, p.owner)
+    // Two broadcasts of 3 whose every message failed: 0 of the 4 used, 3 needed by each retry.
+    const ids = [await broadcast(p, 3), await broadcast(p, 3)]
+    for (const id of ids) {
+      for (let i = 0; i < 3; i++) p.sock.failures.push(new Error('connection reset'))
+      expect((await o.post(`/v1/broadcasts/${id}/schedule`, { risk_ack: true })).status).toBe(200)
+      expect((await runToEnd(p, id)).counts).toMatchObject({ sent: 0, failed: 3 })
+    }
+    expect((await get(s, p.owner, '/v1/broadcasts/options')).data.quota).toMatchObject({ used: 0, limit: 4 })
+    const answers = await Promise.all(ids.map((id) => o.post(`/v1/broadcasts/${id}/retry`)))
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 402])
+    const refused = answers.find((r) => r.status === 402)!
+    expect(refused.error.code).toBe('plan_required')
+    const q = (await get(s, p.owner, '/v1/broadcasts/options')).data.quota
+    expect(q.used).toBeLessThanOrEqual(4)
   }, 120_000)
 })

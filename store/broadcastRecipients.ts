@@ -45,11 +45,20 @@ export const nextQueued = (broadcastId: number) =>
       ORDER BY position LIMIT 1`.pipe(Effect.map(first)),
   )
 
-/** Claims a queued recipient (queued → sending); null when it was not queued any more. */
-export const claim = (id: number) =>
+/**
+ * Claims a queued recipient (queued → sending) while its broadcast is running; null when it was not
+ * queued any more or the broadcast stopped. The broadcast's row is share-locked for the claim, so a
+ * pause or a cancel (which update that row) comes wholly before it, and no claim is taken after
+ * one has answered, or wholly after it, and then finds the claim (store/broadcasts.ts `halt`).
+ */
+export const claim = (broadcastId: number, id: number) =>
   sqlOf((sql) =>
-    sql<RecipientRow>`UPDATE broadcast_recipients SET state = 'sending' WHERE id = ${id} AND state = 'queued'
-      RETURNING *`.pipe(Effect.map(first)),
+    sql<RecipientRow>`WITH b AS (
+        SELECT id FROM broadcasts WHERE id = ${broadcastId} AND status = 'running' FOR SHARE)
+      UPDATE broadcast_recipients r SET state = 'sending' FROM b
+      WHERE r.id = ${id} AND r.broadcast_id = b.id AND r.state = 'queued' RETURNING r.*`.pipe(
+      Effect.map(first),
+    ),
   )
 
 /** Recipients claimed but not finished (a sender stopped between the steps). */
@@ -61,11 +70,21 @@ export const sending = (broadcastId: number) =>
 
 /** The stored message a claimed recipient gets, and its final text. */
 export const setMessage = (id: number, conversationId: number, messageId: number, body: string) =>
-  sqlOf(
-    (
-      sql,
-    ) => sql`UPDATE broadcast_recipients SET conversation_id = ${conversationId}, message_id = ${messageId},
-      body = ${body} WHERE id = ${id} AND state = 'sending'`,
+  sqlOf((sql) =>
+    sql<{
+      id: number
+    }>`UPDATE broadcast_recipients SET conversation_id = ${conversationId}, message_id = ${messageId},
+      body = ${body} WHERE id = ${id} AND state = 'sending' RETURNING id`.pipe(
+      Effect.map((r) => r.length > 0),
+    ),
+  )
+
+/** A recipient's state now (the sender looks when a pause or a cancel took its claim back). */
+export const stateOf = (id: number) =>
+  sqlOf((sql) =>
+    sql<{ state: State }>`SELECT state FROM broadcast_recipients WHERE id = ${id}`.pipe(
+      Effect.map((r) => r[0]?.state ?? null),
+    ),
   )
 
 /**
@@ -154,13 +173,6 @@ export const pending = (broadcastId: number) =>
   sqlOf((sql) =>
     sql<{ n: number }>`SELECT count(*)::int AS n FROM broadcast_recipients WHERE broadcast_id = ${broadcastId}
       AND state IN ('queued', 'sending')`.pipe(Effect.map((r) => r[0]?.n ?? 0)),
-  )
-
-/** A cancelled broadcast's unsent recipients: skipped, reason `cancelled`. */
-export const cancelQueued = (broadcastId: number) =>
-  sqlOf(
-    (sql) => sql`UPDATE broadcast_recipients SET state = 'skipped', reason = 'cancelled'
-      WHERE broadcast_id = ${broadcastId} AND state = 'queued'`,
   )
 
 // ---- The list ----------------------------------------------------------------------------------

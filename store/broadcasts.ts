@@ -208,13 +208,73 @@ export const setWait = (id: number, wait: { reason: string; until: string | null
       WHERE id = ${id} AND wait IS DISTINCT FROM ${wait === null ? null : JSON.stringify(wait)}::jsonb`,
   )
 
-/** Every running or scheduled broadcast of a number paused at once (a restriction). */
+/**
+ * A stopped broadcast's claims taken back, in the transaction that stopped it: a recipient claimed
+ * but not yet handed to the number goes back to queued (paused) or is skipped (cancelled), so its
+ * sender, which may be on its way to the number, finds the claim gone and hands nothing over
+ * (store/broadcastRecipients.ts `markHanded`). One already handed over is the sender's to finish.
+ * A cancel skips the queued ones too, and answers the stored messages that will never leave.
+ */
+const takeBack = (sql: SqlClient.SqlClient, ids: readonly number[], to: 'paused' | 'cancelled') =>
+  to === 'paused'
+    ? sql<{ conversation_id: number | null; message_id: number | null }>`
+        UPDATE broadcast_recipients SET state = 'queued'
+        WHERE broadcast_id = ANY(${pgArray(ids)}::int[]) AND state = 'sending' AND handed_at IS NULL
+        RETURNING NULL::bigint AS conversation_id, NULL::bigint AS message_id`
+    : sql<{ conversation_id: number | null; message_id: number | null }>`
+        UPDATE broadcast_recipients SET state = 'skipped', reason = 'cancelled'
+        WHERE broadcast_id = ANY(${pgArray(ids)}::int[])
+          AND (state = 'queued' OR (state = 'sending' AND handed_at IS NULL))
+        RETURNING conversation_id, message_id`
+
+/**
+ * Pauses or cancels a broadcast (`from` one of its states) with its claims taken back (`takeBack`),
+ * in one transaction; null when it was in none of `from`. `unsent`: the stored messages of
+ * recipients a cancel skipped after their message was stored (never handed to the number).
+ */
+export const halt = (
+  workspaceId: number,
+  id: number,
+  from: readonly Status[],
+  to: 'paused' | 'cancelled',
+  extra: (sql: SqlClient.SqlClient) => readonly Fragment[] = () => [],
+) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const [row] = yield* sql<BroadcastRow>`UPDATE broadcasts
+          SET ${sql.csv([sql`status = ${to}`, sql`updated_at = now()`, ...extra(sql)])}
+          WHERE id = ${id} AND workspace_id = ${workspaceId} AND status = ANY(${pgArray(from)}::text[])
+          RETURNING *`
+        if (!row) return null
+        const back = yield* takeBack(sql, [id], to)
+        const unsent = back.flatMap((r) =>
+          r.conversation_id !== null && r.message_id !== null
+            ? [{ conversationId: Number(r.conversation_id), messageId: Number(r.message_id) }]
+            : [],
+        )
+        return { row, unsent }
+      }),
+    ),
+  )
+
+/** Every running or scheduled broadcast of a number paused at once (a restriction), claims back. */
 export const pauseAllOnNumber = (channelId: number, reason: string) =>
-  Effect.flatMap(
-    SqlClient.SqlClient,
-    (sql) => sql<{ id: number; workspace_id: number }>`
-      UPDATE broadcasts SET status = 'paused', pause_reason = ${reason}, wait = NULL, updated_at = now()
-      WHERE channel_id = ${channelId} AND status IN ('running', 'scheduled') RETURNING id, workspace_id`,
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.withTransaction(
+      Effect.gen(function* () {
+        const paused = yield* sql<{ id: number; workspace_id: number }>`
+          UPDATE broadcasts SET status = 'paused', pause_reason = ${reason}, wait = NULL, updated_at = now()
+          WHERE channel_id = ${channelId} AND status IN ('running', 'scheduled') RETURNING id, workspace_id`
+        if (paused.length > 0)
+          yield* takeBack(
+            sql,
+            paused.map((p) => p.id),
+            'paused',
+          )
+        return paused
+      }),
+    ),
   )
 
 /** What the sender supervisor should run now, on some node. */

@@ -38,6 +38,9 @@ const RESTRICTION = /\((403|463)\)\s*$/
 export const INTERRUPTED =
   'Interrupted while the number was sending it: it may or may not have arrived, so it was not sent again.'
 
+/** A stored message a cancel stopped before the number had it. */
+export const CANCELLED = 'Not sent: the broadcast was cancelled before this message went out.'
+
 const DAY = 86_400_000
 
 /** A random delay for the next message, uniform in [0, random_delay_seconds]. */
@@ -73,7 +76,7 @@ export const pauseNumber = (channel: Channels.ChannelRow, reason: keyof typeof T
   })
 
 /** Marks a stored message failed (the inbox shows it), ignoring a conversation gone meanwhile. */
-const failMessage = (conversationId: number, messageId: number, reason: string) =>
+export const failMessage = (conversationId: number, messageId: number, reason: string) =>
   Effect.flatMap(ConversationActor, (a) =>
     a.ask(conversationId, { _tag: 'Delivered', messageId, delivery: { _tag: 'Rejected', reason } }),
   ).pipe(Effect.catchAll(() => Effect.void))
@@ -143,8 +146,15 @@ const sendOne = (
       { name: b.name, broadcast_id: b.id },
       { broadcast_id: b.id },
     )
-    yield* Recipients.setMessage(r.id, prepared.conversation.id, prepared.message.id, body)
-    if (!(yield* Recipients.markHanded(r.id, yield* currentTime))) return { restricted: false }
+    const noted = yield* Recipients.setMessage(r.id, prepared.conversation.id, prepared.message.id, body)
+    if (!(yield* Recipients.markHanded(r.id, yield* currentTime))) {
+      // A pause or a cancel took the claim back first: nothing is handed over. Paused, the stored
+      // message waits for the resume (same client id); cancelled before it was noted on the
+      // recipient (else the cancel answered it), it is shown failed rather than pending.
+      if (!noted && (yield* Recipients.stateOf(r.id)) === 'skipped')
+        yield* failMessage(prepared.conversation.id, prepared.message.id, CANCELLED)
+      return { restricted: false }
+    }
     const sent = yield* Delivery.handOver(workspace, channel, prepared).pipe(
       Effect.catchAll(() => Effect.succeed(null)),
     )
@@ -293,10 +303,14 @@ export const run = (broadcastId: number, tickMs: number) =>
         continue
       }
       if (b.wait !== null) yield* Broadcasts.setWait(b.id, null)
-      const claimed = yield* Recipients.claim(next.id)
-      if (!claimed) continue
-      // From the claim to the recorded outcome nothing interrupts the sender (a stop waits).
-      const r = yield* Effect.uninterruptible(sendOne(b, workspace, channel, claimed))
+      // From the claim to the recorded outcome nothing interrupts the sender (a stop waits): a
+      // claim whose sender was stopped right after it would stay `sending` with nobody to finish it.
+      const r = yield* Effect.uninterruptible(
+        Effect.flatMap(Recipients.claim(b.id, next.id), (claimed) =>
+          claimed ? sendOne(b, workspace, channel, claimed) : Effect.succeed(null),
+        ),
+      )
+      if (!r) continue
       jitter = null
       if (r.restricted) {
         // Pausing ends this sender's ownership: what follows must not be cut short by that.

@@ -15,6 +15,7 @@ import { ApiError, conflict, invalid, rateLimited } from '../errors'
 import { PhoneNumber } from '../fields'
 import { addMessages } from '../i18n'
 import { presentMessage } from '../inbox/ConversationActor'
+import { CANCELLED, failMessage } from './BroadcastActor'
 import { type Ctx, found, presentOne, quotaOf, requirePlan } from './broadcasts'
 import * as Delivery from './delivery'
 import { broadcastsChanged } from './events'
@@ -357,9 +358,32 @@ const move = (
     return row
   })
 
+/**
+ * Paused or cancelled, with the sender's claims taken back in the same transaction
+ * (store/broadcasts.ts `halt`): once this answers, nothing not yet handed to the number is sent.
+ */
+const halt = (
+  ctx: Ctx,
+  id: number,
+  from: readonly Broadcasts.Status[],
+  to: 'paused' | 'cancelled',
+  extra: Parameters<typeof Broadcasts.halt>[4],
+) =>
+  Effect.gen(function* () {
+    const b = yield* found(ctx.workspace.id, id)
+    if (!from.includes(b.status)) return yield* Effect.fail(stateConflict(b.status))
+    const r = yield* Broadcasts.halt(ctx.workspace.id, id, from, to, extra)
+    if (!r) return yield* Effect.fail(stateConflict((yield* found(ctx.workspace.id, id)).status))
+    // Stored for a recipient a cancel skipped, never handed over: shown failed, not pending.
+    for (const m of r.unsent) yield* failMessage(m.conversationId, m.messageId, CANCELLED)
+    yield* broadcastsChanged(ctx.workspace.id, id, to)
+    yield* nudge
+    return r.row
+  })
+
 export const pause = (ctx: Ctx, params: { readonly id: number }) =>
   Effect.gen(function* () {
-    const row = yield* move(ctx, params.id, ['running', 'scheduled'], 'paused', 'paused', (sql) => [
+    const row = yield* halt(ctx, params.id, ['running', 'scheduled'], 'paused', (sql) => [
       sql`pause_reason = 'manual'`,
       sql`wait = NULL`,
     ])
@@ -387,15 +411,10 @@ export const resume = (ctx: Ctx, params: { readonly id: number }) =>
 export const cancel = (ctx: Ctx, params: { readonly id: number }) =>
   Effect.gen(function* () {
     const now = yield* currentTime
-    const row = yield* move(
-      ctx,
-      params.id,
-      ['scheduled', 'running', 'paused'],
-      'cancelled',
-      'cancelled',
-      (sql) => [sql`cancelled_at = ${now}`, sql`wait = NULL`],
-    )
-    yield* Recipients.cancelQueued(row.id)
+    const row = yield* halt(ctx, params.id, ['scheduled', 'running', 'paused'], 'cancelled', (sql) => [
+      sql`cancelled_at = ${now}`,
+      sql`wait = NULL`,
+    ])
     return reply(yield* presentOne(ctx.workspace.id, row))
   })
 

@@ -17,7 +17,12 @@ beforeAll(async () => {
 }, 60_000)
 afterAll(() => s?.stop())
 
-const move = (ms: number) => advance(s, ms)
+/** How far the tests moved the server's clock: its reading is `Date.now() + moved`. */
+let moved = 0
+const move = async (ms: number) => {
+  await advance(s, ms)
+  moved += ms
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 interface Shop {
@@ -153,4 +158,77 @@ describe('two retries at once', () => {
     const q = (await get(s, p.owner, '/v1/broadcasts/options')).data.quota
     expect(q.used).toBeLessThanOrEqual(4)
   }, 120_000)
+})
+
+describe('a pause or a cancel while the sender sends', () => {
+  /**
+   * `k` broadcasts of one number, each free to send its next message (a minute of the clock
+   * moved: pace and the number's 30 a minute allow one each), then `action` fired on all of them at
+   * once, a few milliseconds apart, while their senders are on their way to the next message.
+   * Answers what was handed to the number after each answer (on the server's clock).
+   */
+  const race = async (p: Shop, ids: readonly number[], action: 'pause' | 'cancel', round: number) => {
+    await move(60_000)
+    const o = api(s, p.owner)
+    const answers = await Promise.all(
+      ids.map(async (id, i) => {
+        await sleep((i * 3 + round * 5) % 17)
+        const r = await o.post(`/v1/broadcasts/${id}/${action}`)
+        return { id, status: r.status, at: Date.now() + moved }
+      }),
+    )
+    for (const a of answers) expect(a.status, `${action} ${a.id}`).toBe(200)
+    // Whatever was in flight at the answer has time to finish; nothing new may start.
+    await sleep(400)
+    const late: string[] = []
+    for (const a of answers)
+      for (const r of await rows(a.id))
+        if (r.handed_at && new Date(r.handed_at).getTime() > a.at)
+          late.push(`${a.id}: handed ${new Date(r.handed_at).getTime() - a.at} ms after the answer`)
+    return late
+  }
+
+  it('sends nothing new once the pause has answered', async () => {
+    const p = await shop()
+    const o = api(s, p.owner)
+    const ids: number[] = []
+    for (let i = 0; i < 8; i++) ids.push(await broadcast(p, 40))
+    for (const id of ids)
+      expect((await o.post(`/v1/broadcasts/${id}/schedule`, { risk_ack: true })).status).toBe(200)
+    const before = p.sock.sent.length
+    const late: string[] = []
+    for (let round = 0; round < 6; round++) {
+      late.push(...(await race(p, ids, 'pause', round)))
+      for (const id of ids) expect((await o.post(`/v1/broadcasts/${id}/resume`)).status).toBe(200)
+    }
+    expect(late).toEqual([])
+    // The senders were sending between the pauses.
+    expect(p.sock.sent.length - before).toBeGreaterThanOrEqual(ids.length)
+  }, 180_000)
+
+  it('sends nothing new once the cancel has answered, and leaves no recipient sending', async () => {
+    const p = await shop()
+    const o = api(s, p.owner)
+    const late: string[] = []
+    const stuck: string[] = []
+    for (let round = 0; round < 4; round++) {
+      const ids: number[] = []
+      for (let i = 0; i < 8; i++) ids.push(await broadcast(p, 5))
+      for (const id of ids)
+        expect((await o.post(`/v1/broadcasts/${id}/schedule`, { risk_ack: true })).status).toBe(200)
+      // Under way: each has sent its first message and waits for the pace.
+      await waitFor('the first messages', async () =>
+        (await Promise.all(ids.map((id) => rows(id)))).every((r) => r.some((x) => x.state === 'sent')),
+      )
+      late.push(...(await race(p, ids, 'cancel', round)))
+      for (const id of ids) {
+        const d = await detail(p, id)
+        expect(d.status).toBe('cancelled')
+        const left = (await rows(id)).filter((r) => r.state === 'queued' || r.state === 'sending')
+        if (left.length > 0 || d.counts.queued !== 0)
+          stuck.push(`${id}: ${left.map((r) => r.state).join(',')} (counts.queued ${d.counts.queued})`)
+      }
+    }
+    expect({ late, stuck }).toEqual({ late: [], stuck: [] })
+  }, 180_000)
 })

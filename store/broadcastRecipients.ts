@@ -2,7 +2,7 @@ import { SqlClient } from '@effect/sql'
 import type { Fragment } from '@effect/sql/Statement'
 import { Effect } from 'effect'
 import { pgArray } from './arrays'
-import { STATUS_EXPR } from './broadcasts'
+import { accessWhere, STATUS_EXPR } from './broadcasts'
 
 /**
  * A broadcast's recipients: the sender's durable progress (claim, handed to the number, outcome;
@@ -252,6 +252,8 @@ export interface Scope {
   readonly from: Date
   readonly to: Date
   readonly channelId?: number | undefined
+  /** The caller's channel access (null = every channel). */
+  readonly channelIds: readonly number[] | null
   readonly zone: string
 }
 
@@ -261,6 +263,7 @@ const scopeWhere = (sql: SqlClient.SqlClient, s: Scope) =>
     sql`b.workspace_id = ${s.workspaceId}`,
     sql`b.started_at >= ${s.from} AND b.started_at < ${s.to}`,
     ...(s.channelId !== undefined ? [sql`b.channel_id = ${s.channelId}`] : []),
+    ...(s.channelIds ? [accessWhere(sql, s.channelIds)] : []),
   ])
 
 export const funnel = (s: Scope) =>

@@ -72,13 +72,20 @@ export const byIdAny = (id: number) =>
 export interface ListFilter {
   readonly status?: Status
   readonly channelId?: number
+  /** The caller's channel access (null = every channel): a broadcast without a number stays listed. */
+  readonly channelIds?: readonly number[] | null
   readonly q?: string
 }
+
+/** Broadcasts on channels in `ids` (a member's channel access), or on no number yet. */
+export const accessWhere = (sql: SqlClient.SqlClient, ids: readonly number[]) =>
+  sql`(b.channel_id IS NULL OR b.channel_id = ANY(${pgArray(ids)}::int[]))`
 
 const whereOf = (sql: SqlClient.SqlClient, workspaceId: number, f: ListFilter, withStatus: boolean) => {
   const parts: Fragment[] = [sql`b.workspace_id = ${workspaceId}`]
   if (withStatus && f.status) parts.push(sql`b.status = ${f.status}`)
   if (f.channelId !== undefined) parts.push(sql`b.channel_id = ${f.channelId}`)
+  if (f.channelIds) parts.push(accessWhere(sql, f.channelIds))
   if (f.q) parts.push(sql`b.name ILIKE ${`%${f.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`}`)
   return sql.and(parts)
 }

@@ -13,6 +13,7 @@ import * as Segments from '../../store/segments'
 import type { WorkspaceRow } from '../../store/workspaces'
 import type { Caller } from '../admin/caller'
 import { createdReply, reply } from '../answer'
+import { accessibleIds } from '../channels/channels'
 import { warmupOf } from '../channels/msgapp'
 import { sniffMsgappMedia } from '../channels/msgappMedia'
 import { labelMap } from '../contacts/contacts'
@@ -107,8 +108,18 @@ export const requirePlan = (workspace: WorkspaceRow) =>
       : Effect.fail(new ApiError({ code: 'plan_required', message: 'broadcasts.plan' })),
   )
 
-export const found = (workspaceId: number, id: number) =>
-  Effect.flatMap(Broadcasts.byId(workspaceId, id), (b) => (b ? Effect.succeed(b) : Effect.fail(notFound())))
+/**
+ * A broadcast of the workspace the caller may see, else 404: channel access applies as in the
+ * inbox (a member on selected channels does not see broadcasts sent through the others, nor
+ * their recipients); one not yet on a number is seen by all who see broadcasts.
+ */
+export const found = (ctx: Ctx, id: number) =>
+  Effect.flatMap(Broadcasts.byId(ctx.workspace.id, id), (b) => {
+    const ids = accessibleIds(ctx.caller)
+    return b && (b.channel_id === null || ids === null || ids.includes(b.channel_id))
+      ? Effect.succeed(b)
+      : Effect.fail(notFound())
+  })
 
 /** The month's broadcast quota: `{used, limit, remaining, resets_at}` (limit 0 = unlimited). */
 export const quotaOf = (workspace: WorkspaceRow) =>
@@ -231,6 +242,7 @@ export const list = (ctx: Ctx, q: typeof ListQuery.Type) =>
       ...(q.status ? { status: q.status } : {}),
       ...(q.channel_id !== undefined ? { channelId: q.channel_id } : {}),
       ...(q.q?.trim() ? { q: q.q.trim() } : {}),
+      channelIds: accessibleIds(ctx.caller),
     }
     const [rows, total, stats] = yield* Effect.all([
       Broadcasts.list(ctx.workspace.id, filter, page.limit, page.offset),
@@ -242,7 +254,7 @@ export const list = (ctx: Ctx, q: typeof ListQuery.Type) =>
 
 export const detail = (ctx: Ctx, params: typeof IdParam.Type) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     return reply(yield* presentOne(ctx.workspace.id, b))
   })
 
@@ -250,7 +262,9 @@ export const detail = (ctx: Ctx, params: typeof IdParam.Type) =>
 export const options = (ctx: Ctx) =>
   Effect.gen(function* () {
     const now = yield* currentTime
-    const numbers = (yield* Channels.listLive(ctx.workspace.id, null)).filter((c) => c.type === 'msgapp')
+    const numbers = (yield* Channels.listLive(ctx.workspace.id, accessibleIds(ctx.caller))).filter(
+      (c) => c.type === 'msgapp',
+    )
     const since = new Date(now.getTime() - 86_400_000)
     const health = yield* Effect.forEach(numbers, (c) =>
       Effect.gen(function* () {
@@ -302,8 +316,11 @@ const checkParts = (
   Effect.gen(function* () {
     const problems: Problems = {}
     if (body.channel_id !== undefined && body.channel_id !== null) {
+      // A number outside the caller's channel access is refused as one that does not exist.
       const c = yield* Channels.liveInWorkspace(ctx.workspace.id, body.channel_id)
-      if (c?.type !== 'msgapp') problems.channel_id = { key: 'broadcasts.channel_type' }
+      const ids = accessibleIds(ctx.caller)
+      if (c?.type !== 'msgapp' || (ids !== null && !ids.includes(c.id)))
+        problems.channel_id = { key: 'broadcasts.channel_type' }
     }
     if (body.audience?.segment_ids?.length) {
       const ids = [...new Set(body.audience.segment_ids)]
@@ -373,7 +390,7 @@ const notDraft = () => conflict('broadcasts.not_draft')
 
 export const update = (ctx: Ctx, params: typeof IdParam.Type, body: typeof PatchBody.Type) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     if (b.status !== 'draft') return yield* Effect.fail(notDraft())
     yield* checkParts(ctx, body)
     const row = yield* Broadcasts.updateDraft(
@@ -405,7 +422,7 @@ const dropFile = (workspaceId: number, fileId: number | null) =>
 
 export const remove = (ctx: Ctx, params: typeof IdParam.Type) =>
   Effect.gen(function* () {
-    yield* found(ctx.workspace.id, params.id)
+    yield* found(ctx, params.id)
     const r = yield* Broadcasts.remove(ctx.workspace.id, params.id)
     if (!r) return yield* Effect.fail(conflict('broadcasts.not_deletable'))
     yield* dropFile(ctx.workspace.id, r.fileId)
@@ -415,7 +432,7 @@ export const remove = (ctx: Ctx, params: typeof IdParam.Type) =>
 
 export const attach = (ctx: Ctx, params: typeof IdParam.Type, files: readonly UploadedFile[]) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     if (b.status !== 'draft') return yield* Effect.fail(notDraft())
     const file = files.find((f) => f.field === 'file')
     if (!file) return yield* Effect.fail(invalid({ file: { key: 'field.file_required' } }))
@@ -444,7 +461,7 @@ export const attach = (ctx: Ctx, params: typeof IdParam.Type, files: readonly Up
 
 export const detach = (ctx: Ctx, params: typeof IdParam.Type) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     if (b.status !== 'draft') return yield* Effect.fail(notDraft())
     const row = yield* Broadcasts.updateDraft(b.id, { fileId: null }, yield* currentTime)
     if (!row) return yield* Effect.fail(notDraft())
@@ -456,7 +473,7 @@ export const detach = (ctx: Ctx, params: typeof IdParam.Type) =>
 /** The attachment's file record (the route serves it). */
 export const media = (ctx: Ctx, params: typeof IdParam.Type) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     const f = b.file_id === null ? null : yield* Files.byId(ctx.workspace.id, b.file_id)
     if (!f) return yield* Effect.fail(notFound())
     return f
@@ -465,7 +482,7 @@ export const media = (ctx: Ctx, params: typeof IdParam.Type) =>
 export const duplicate = (ctx: Ctx, params: typeof IdParam.Type) =>
   Effect.gen(function* () {
     yield* requirePlan(ctx.workspace)
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     const settings = { ...b.settings }
     delete settings.send_at
     const row = yield* Broadcasts.insert(

@@ -197,14 +197,14 @@ const estimateOf = (ctx: Ctx, b: Broadcasts.BroadcastRow) =>
 
 export const estimate = (ctx: Ctx, params: { readonly id: number }) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     return reply(yield* estimateOf(ctx, b))
   })
 
 /** The final text of a variant (or of the text sent) for up to 5 contacts of the audience. */
 export const preview = (ctx: Ctx, params: { readonly id: number }, body: typeof PreviewBody.Type) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     const i = body.variant ?? 0
     const base = b.messages[i]
     if (!base && body.text === undefined)
@@ -232,7 +232,7 @@ export const preview = (ctx: Ctx, params: { readonly id: number }, body: typeof 
 export const test = (ctx: Ctx, params: { readonly id: number }, body: typeof TestBody.Type) =>
   Effect.gen(function* () {
     yield* requirePlan(ctx.workspace)
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     const variant = b.messages[body.variant ?? 0]
     if (!variant) return yield* Effect.fail(invalid({ variant: { key: 'broadcasts.variant' } }))
     const channel = yield* liveChannel(ctx, b.channel_id)
@@ -290,7 +290,7 @@ export const test = (ctx: Ctx, params: { readonly id: number }, body: typeof Tes
 export const schedule = (ctx: Ctx, params: { readonly id: number }, body: typeof ScheduleBody.Type) =>
   Effect.gen(function* () {
     yield* requirePlan(ctx.workspace)
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     if (b.status !== 'draft') return yield* Effect.fail(stateConflict(b.status))
     const problems: Record<string, { key: string }> = {}
     if (body.risk_ack !== true) problems.risk_ack = { key: 'broadcasts.risk_ack' }
@@ -349,10 +349,10 @@ const move = (
   extra: Parameters<typeof Broadcasts.transition>[4] = () => [],
 ) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, id)
+    const b = yield* found(ctx, id)
     if (!from.includes(b.status)) return yield* Effect.fail(stateConflict(b.status))
     const row = yield* Broadcasts.transition(ctx.workspace.id, id, from, to, extra)
-    if (!row) return yield* Effect.fail(stateConflict((yield* found(ctx.workspace.id, id)).status))
+    if (!row) return yield* Effect.fail(stateConflict((yield* found(ctx, id)).status))
     yield* broadcastsChanged(ctx.workspace.id, id, reason)
     yield* nudge
     return row
@@ -370,10 +370,10 @@ const halt = (
   extra: Parameters<typeof Broadcasts.halt>[4],
 ) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, id)
+    const b = yield* found(ctx, id)
     if (!from.includes(b.status)) return yield* Effect.fail(stateConflict(b.status))
     const r = yield* Broadcasts.halt(ctx.workspace.id, id, from, to, extra)
-    if (!r) return yield* Effect.fail(stateConflict((yield* found(ctx.workspace.id, id)).status))
+    if (!r) return yield* Effect.fail(stateConflict((yield* found(ctx, id)).status))
     // Stored for a recipient a cancel skipped, never handed over: shown failed, not pending.
     for (const m of r.unsent) yield* failMessage(m.conversationId, m.messageId, CANCELLED)
     yield* broadcastsChanged(ctx.workspace.id, id, to)
@@ -394,7 +394,7 @@ export const pause = (ctx: Ctx, params: { readonly id: number }) =>
 export const resume = (ctx: Ctx, params: { readonly id: number }) =>
   Effect.gen(function* () {
     yield* requirePlan(ctx.workspace)
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     if (b.status !== 'paused') return yield* Effect.fail(stateConflict(b.status))
     const channel = yield* liveChannel(ctx, b.channel_id)
     if (!channel || channel.status === 'banned' || channel.status === 'logged_out')
@@ -420,10 +420,10 @@ export const cancel = (ctx: Ctx, params: { readonly id: number }) =>
 
 export const unschedule = (ctx: Ctx, params: { readonly id: number }) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     if (b.status !== 'scheduled') return yield* Effect.fail(stateConflict(b.status))
     const row = yield* Broadcasts.unlock(ctx.workspace.id, b.id)
-    if (!row) return yield* Effect.fail(stateConflict((yield* found(ctx.workspace.id, b.id)).status))
+    if (!row) return yield* Effect.fail(stateConflict((yield* found(ctx, b.id)).status))
     yield* broadcastsChanged(ctx.workspace.id, b.id, 'unscheduled')
     yield* nudge
     return reply(yield* presentOne(ctx.workspace.id, row))
@@ -436,7 +436,7 @@ export const unschedule = (ctx: Ctx, params: { readonly id: number }) =>
 export const retry = (ctx: Ctx, params: { readonly id: number }) =>
   Effect.gen(function* () {
     yield* requirePlan(ctx.workspace)
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     const q = yield* quotaOf(ctx.workspace)
     const r = yield* Broadcasts.retry(ctx.workspace.id, b.id, { limit: q.limit, since: q.since })
     switch (r._tag) {

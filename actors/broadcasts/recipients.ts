@@ -7,6 +7,7 @@ import * as Channels from '../../store/channels'
 import * as Msgapp from '../../store/msgapp'
 import { reply } from '../answer'
 import { csv, inertRow } from '../cells'
+import { accessibleIds } from '../channels/channels'
 import { warmupOf } from '../channels/msgapp'
 import { invalid } from '../errors'
 import { IdFromString } from '../fields'
@@ -67,7 +68,7 @@ const presentRecipient = (r: Recipients.RecipientView) => ({
 
 export const list = (ctx: Ctx, params: { readonly id: number }, q: typeof RecipientsQuery.Type) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     const page = pageOf(q)
     const search = q.q?.trim() || undefined
     const [rows, total] = yield* Effect.all([
@@ -114,7 +115,7 @@ const rowsOf = (broadcastId: number) =>
 /** The recipients as a file: `{name, mime, bytes}`. */
 export const exportFile = (ctx: Ctx, params: { readonly id: number }, q: typeof ExportQuery.Type) =>
   Effect.gen(function* () {
-    const b = yield* found(ctx.workspace.id, params.id)
+    const b = yield* found(ctx, params.id)
     const rows = yield* rowsOf(b.id)
     const base = `broadcast-${b.id}`
     if (q.format === 'csv') {
@@ -163,6 +164,7 @@ export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
       from: startOf(from, zone),
       to: startOf(to, zone, 1),
       channelId: q.channel_id,
+      channelIds: accessibleIds(ctx.caller),
       zone,
     }
     const [funnelRows, reasonRows, timeline, started] = yield* Effect.all([
@@ -214,7 +216,7 @@ export const dashboard = (ctx: Ctx, q: typeof DashboardQuery.Type) =>
     const perNumber = new Map(
       (yield* Recipients.sentPerNumber(ctx.workspace.id, midnight)).map((r) => [r.channel_id, r.n]),
     )
-    const numbers = (yield* Channels.listLive(ctx.workspace.id, null)).filter(
+    const numbers = (yield* Channels.listLive(ctx.workspace.id, accessibleIds(ctx.caller))).filter(
       (c) => c.type === 'msgapp' && (q.channel_id === undefined || c.id === q.channel_id),
     )
     const usage = yield* Effect.forEach(numbers, (c) =>

@@ -1,3 +1,4 @@
+import { cleanMime, OCTET_STREAM } from '../../engine/mime'
 import { sniffImage } from '../image'
 
 /**
@@ -103,4 +104,44 @@ export const sniffMsgappMedia = (bytes: Uint8Array, filename: string): MediaType
 export const stickerMime = (bytes: Uint8Array): string | null => {
   const image = sniffImage(bytes)
   return image?.mime === 'image/webp' || image?.mime === 'image/png' ? image.mime : null
+}
+
+/** Every type the sniffers above can recognise: a claim of one of these the bytes do not bear out is false. */
+const RECOGNISABLE = new Set([
+  'image/png',
+  'image/jpeg',
+  'image/webp',
+  'image/gif',
+  'application/pdf',
+  'video/mp4',
+  'video/3gpp',
+  'audio/mp4',
+  'audio/amr',
+  'audio/ogg',
+  'audio/mpeg',
+  'audio/aac',
+  'application/msword',
+  'application/vnd.ms-excel',
+  'application/vnd.ms-powerpoint',
+  `${OOXML}.wordprocessingml.document`,
+  `${OOXML}.spreadsheetml.sheet`,
+  `${OOXML}.presentationml.presentation`,
+])
+
+/**
+ * The type a stranger's file (an e-mail attachment, an API channel's attachment) is stored and
+ * served under: what its bytes are where they say (`sniffImage`, GIF included, then
+ * `sniffMsgappMedia`), whatever was claimed, so a PNG claimed as `text/html` is `image/png`. Bytes
+ * that say nothing keep the claimed type, unless it is one the bytes would have shown (an HTML page
+ * claimed as `image/png` or `application/pdf`): then `application/octet-stream`, a download.
+ */
+export const typeByBytes = (
+  bytes: Uint8Array,
+  filename: string,
+  claimed: string | null | undefined,
+): string => {
+  const known = sniffImage(bytes)?.mime ?? sniffMsgappMedia(bytes, filename)?.mime
+  if (known) return known
+  const mime = cleanMime(claimed)
+  return RECOGNISABLE.has(mime) ? OCTET_STREAM : mime
 }

@@ -1,6 +1,7 @@
 import { Effect, Schema } from 'effect'
 import { webhookPolicy } from '../../actors/channels/apiChannel'
 import * as ApiThreads from '../../actors/channels/apiThreads'
+import { typeByBytes } from '../../actors/channels/msgappMedia'
 import { invalid, notFound } from '../../actors/errors'
 import { EmailAddress, IsoDateTime, PhoneNumber } from '../../actors/fields'
 import { addMessages } from '../../actors/i18n'
@@ -86,12 +87,9 @@ const fetchAttachment = (workspaceId: number, a: typeof Attachment.Type, index: 
     })
     if (res.status < 200 || res.status >= 300)
       return yield* Effect.fail(attachmentRefused(index, `HTTP ${res.status}`))
-    const mime =
-      a.mime ??
-      String(res.headers['content-type'] ?? 'application/octet-stream')
-        .split(';')[0]!
-        .trim()
     const name = a.name ?? (new URL(a.url).pathname.split('/').pop() || 'file')
+    // Stored as what its bytes are, not as the message or the file's server says.
+    const mime = typeByBytes(res.bytes, name, a.mime ?? String(res.headers['content-type'] ?? ''))
     // The disk failing is our fault, not the customer's: a 500, logged.
     return yield* Files.save(
       workspaceId,

@@ -1,6 +1,7 @@
 import * as crypto from 'node:crypto'
 import { Effect } from 'effect'
 import { type AddressObject, type ParsedMail, simpleParser } from 'mailparser'
+import { typeByBytes } from '../../actors/channels/msgappMedia'
 import { toText } from '../../actors/inbox/emailHtml'
 import { receiveInbound } from '../../actors/inbox/inbound'
 import { currentTime } from '../../engine/clock'
@@ -131,13 +132,13 @@ export const importMail = (channel: ChannelRow, mailbox: Email.EmailRow, folder:
     const attachments = []
     for (const a of parsed.attachments) {
       if (a.size > MAX_ATTACHMENT_BYTES) continue
+      const bytes = new Uint8Array(a.content)
+      const name = (a.filename ?? 'attachment').slice(0, 200)
+      // Stored as what its bytes are, not as the sender's Content-Type says.
+      const mime = typeByBytes(bytes, name, a.contentType)
       const file = yield* Files.save(
         channel.workspace_id,
-        {
-          name: nameForType((a.filename ?? 'attachment').slice(0, 200), a.contentType || ''),
-          mime: a.contentType || 'application/octet-stream',
-          bytes: new Uint8Array(a.content),
-        },
+        { name: nameForType(name, mime), mime, bytes },
         null,
       ).pipe(Effect.orDie)
       attachments.push({ file_id: file.id, name: file.name, mime: file.mime, size: file.size })

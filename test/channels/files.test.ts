@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { LINK_TTL_SECONDS } from '../../connectors/api/files'
 import { SigningKey, signJson } from '../../engine/tokens'
 import * as I from '../inbox/support'
+import { jpegHeader, png } from '../livechat/support'
 import * as F from '../support/fixtures'
 import { startTestServer, type TestServer } from '../support/server'
 import { receiver } from './receiver'
@@ -134,8 +135,9 @@ const fileServer = async (files: Record<string, { type: string; bytes: Uint8Arra
 
 describe('attachments of inbound messages', () => {
   it('are fetched once each and stored privately: the text rides with the first file, each further file is its own message', async () => {
-    const photo = I.bytes(30_000, 3)
-    const pdf = I.bytes(20_000, 5)
+    const head = jpegHeader(4, 4)
+    const photo = Buffer.concat([head, I.bytes(30_000 - head.length, 3)])
+    const pdf = Buffer.concat([Buffer.from('%PDF-1.4\n'), I.bytes(20_000 - 9, 5)])
     const big = I.bytes(16 * 1024 * 1024 + 1, 9)
     const files = await fileServer({
       '/photo.jpg': { type: 'image/jpeg', bytes: photo },
@@ -218,8 +220,8 @@ describe('attachments of inbound messages', () => {
 
   it('are named after the type they are stored as', async () => {
     const files = await fileServer({
-      '/invoice.html': { type: 'image/png', bytes: I.bytes(1_000, 4) },
-      '/download': { type: 'application/pdf', bytes: I.bytes(1_000, 6) },
+      '/invoice.html': { type: 'image/png', bytes: png(2, 2) },
+      '/download': { type: 'application/pdf', bytes: Buffer.from('%PDF-1.4\n') },
     })
     try {
       const ch = await createApi()
@@ -244,6 +246,58 @@ describe('attachments of inbound messages', () => {
       expect(list.data.map((m: any) => [m.media?.name, m.media?.mime])).toEqual([
         ['invoice.html.png', 'image/png'],
         ['download.pdf', 'application/pdf'],
+      ])
+    } finally {
+      await files.close()
+    }
+  })
+  it('are stored and served as what their bytes are, not as the type claimed', async () => {
+    const page = Buffer.from('<html><body><script>alert(document.cookie)</script></body></html>')
+    const files = await fileServer({
+      '/photo.png': { type: 'text/html', bytes: png(2, 2) },
+      '/chart.png': { type: 'image/png', bytes: page },
+      '/terms': { type: 'application/octet-stream', bytes: page },
+    })
+    try {
+      const ch = await createApi()
+      const res = await s.fetch(
+        '/v1/channel-api/messages',
+        F.json(
+          {
+            conversation_id: 'types-1',
+            contact: { name: 'Rina' },
+            message: {
+              id: 'typed',
+              attachments: [
+                { url: `${files.base}/photo.png` },
+                { url: `${files.base}/chart.png` },
+                { url: `${files.base}/terms`, mime: 'application/pdf', name: 'terms.pdf' },
+              ],
+            },
+          },
+          F.bearer(ch.credentials.key),
+        ),
+      )
+      expect(res.status).toBe(201)
+      const id = (await body(res)).data.interaction_id
+      const list = await body(await s.fetch(`/v1/interactions/${id}/messages`, { headers: owner.headers() }))
+      expect(list.data.map((m: any) => [m.type, m.media?.name, m.media?.mime])).toEqual([
+        ['image', 'photo.png', 'image/png'],
+        ['document', 'chart.png', 'application/octet-stream'],
+        ['document', 'terms.pdf', 'application/octet-stream'],
+      ])
+      const served = await Promise.all(
+        list.data.map((m: any) => s.fetch(m.media.url, { headers: owner.headers() })),
+      )
+      expect(
+        served.map((r) => [
+          r.headers.get('content-type'),
+          r.headers.get('content-disposition')?.split(';')[0],
+        ]),
+      ).toEqual([
+        ['image/png', 'inline'],
+        ['application/octet-stream', 'attachment'],
+        ['application/octet-stream', 'attachment'],
       ])
     } finally {
       await files.close()

@@ -358,3 +358,67 @@ describe.skipIf(lacks('dovecot-imapd'))("a stranger's attachment names", () => {
     await other.logout()
   })
 })
+
+describe.skipIf(lacks('dovecot-imapd'))("a stranger's attachment types", () => {
+  it('are what the bytes are, not what the mail claims; a claim the bytes belie is a download', async () => {
+    const box = mailbox(w)
+    const other = await w.dovecot.client(box)
+    const part = (name: string, type: string, bytes: Buffer) =>
+      `--m\r\nContent-Type: ${type}; name="${name}"\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bytes.toString('base64')}\r\n`
+    const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')
+    const page = Buffer.from('<html><body><script>alert(document.cookie)</script></body></html>')
+    await other.append(
+      'INBOX',
+      [
+        'From: Eve <eve@stranger.example>',
+        `To: ${box.address}`,
+        'Subject: Your photos',
+        `Message-ID: <t${noise(8)}@stranger.example>`,
+        'MIME-Version: 1.0',
+        'Content-Type: multipart/mixed; boundary="m"',
+        '',
+        '--m\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nAttached.\r\n',
+        part('photo.png', 'text/html', png),
+        part('chart.png', 'image/png', page),
+        part('report.pdf', 'application/pdf', page),
+        part('page.html', 'text/html', page),
+        '--m--',
+        '',
+      ].join('\r\n'),
+    )
+    const ch = await connectMailbox(w, owner, box)
+    const message = await until(async () => {
+      const rows = await w.s.run(
+        Effect.flatMap(
+          SqlClient.SqlClient,
+          (sql) => sql<{ conversation_id: number }>`
+            SELECT m.conversation_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
+            WHERE c.channel_id = ${ch.id}`,
+        ),
+      )
+      return rows[0] ?? null
+    }, 15_000)
+    const res = await w.s.fetch(`/v1/interactions/${message.conversation_id}/messages`, {
+      headers: owner.headers(),
+    })
+    const [m] = ((await res.json()) as { data: Array<Record<string, any>> }).data
+    expect(m!.email.attachments.map((a: any) => [a.name, a.mime])).toEqual([
+      ['photo.png', 'image/png'],
+      ['chart.png', 'application/octet-stream'],
+      ['report.pdf', 'application/octet-stream'],
+      ['page.html', 'text/html'],
+    ])
+    const served = await Promise.all(
+      m!.email.attachments.map((a: any) => w.s.fetch(a.url, { headers: owner.headers() })),
+    )
+    expect(
+      served.map((r) => [r.headers.get('content-type'), r.headers.get('content-disposition')?.split(';')[0]]),
+    ).toEqual([
+      ['image/png', 'inline'],
+      ['application/octet-stream', 'attachment'],
+      ['application/octet-stream', 'attachment'],
+      ['text/html', 'attachment'],
+    ])
+    await other.logout()
+  })
+})

@@ -8,6 +8,7 @@ import {
 } from 'baileys'
 import { Effect } from 'effect'
 import * as BroadcastActivity from '../../actors/broadcasts/activity'
+import { typeByBytes } from '../../actors/channels/msgappMedia'
 import { publish, topics } from '../../actors/events'
 import { applyLabelRules, ConversationActor, type RemoteChange } from '../../actors/inbox/ConversationActor'
 import { receiveInbound } from '../../actors/inbox/inbound'
@@ -89,7 +90,8 @@ export const parse = (content: proto.IMessage): Parsed | null => {
         type,
         body: m.caption ?? '',
         payload: {},
-        media: { name: nameForType((m.fileName || `${type}.${ext}`).slice(0, 200), mime), mime },
+        // The name as given and the type as claimed: `downloadTo` stores what the bytes are.
+        media: { name: (m.fileName || `${type}.${ext}`).slice(0, 200), mime },
         quoted,
       }
     }
@@ -227,9 +229,12 @@ const downloadTo = (channel: ChannelRow, sock: MsgappSocket | null, m: WAMessage
       ),
     ).pipe(Effect.orElseSucceed(() => null))
     if (!bytes || bytes.length > MAX_MEDIA_BYTES) return null
+    const data = new Uint8Array(bytes)
+    // Stored as what its bytes are, not as the customer's app claimed (the one rule for strangers' files).
+    const mime = typeByBytes(data, media.name, media.mime)
     const file = yield* Files.save(
       channel.workspace_id,
-      { name: media.name, mime: media.mime, bytes: new Uint8Array(bytes) },
+      { name: nameForType(media.name, mime), mime, bytes: data },
       null,
     ).pipe(Effect.orDie)
     return file.id

@@ -270,7 +270,10 @@ describe('messaging-app events', () => {
 
   it('stickers arrive as type sticker with the file stored and reachable', async () => {
     const { sock, conv, ws, jid } = await chat('6281200000503', '6281399995003', 'Halo')
-    const webp = Buffer.concat([Buffer.from('RIFF\x1a\x00\x00\x00WEBPVP8L', 'latin1'), Buffer.alloc(14, 1)])
+    const webp = Buffer.concat([
+      Buffer.from('RIFF\x1a\x00\x00\x00WEBPVP8L\x0d\x00\x00\x00\x2f', 'latin1'),
+      Buffer.alloc(9, 1),
+    ])
     const enc = await encryptedStream(webp, 'sticker')
     files.set('/sticker.enc', { bytes: fs.readFileSync(enc.encFilePath), type: 'application/octet-stream' })
     sock.emit('messages.upsert', {

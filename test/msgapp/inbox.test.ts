@@ -151,7 +151,7 @@ describe('messaging-app inbox', () => {
     convWs.close()
   })
 
-  it("a customer's document is named after the type it is stored as", async () => {
+  it("a customer's document is named after, and stored as, the type its bytes are", async () => {
     const { ch, sock } = await linkedNumber(s, owner, '6281200000111')
     const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')
     const enc = await encryptedStream(png, 'document')
@@ -183,6 +183,46 @@ describe('messaging-app inbox', () => {
       return list.length > 0 && list
     })
     expect(m!.media).toMatchObject({ name: 'invoice.html.png', mime: 'image/png' })
+    // Stored as what the bytes are, not as the app claims: a page claimed as a picture is a
+    // download, and a picture claimed as a page is a picture.
+    const html = Buffer.from('<html><body><script>alert(1)</script></body></html>')
+    const send = async (path: string, bytes: Buffer, mimetype: string, fileName: string) => {
+      const e = await encryptedStream(bytes, 'document')
+      files.set(path, fs.readFileSync(e.encFilePath))
+      sock.emit('messages.upsert', {
+        type: 'notify',
+        messages: [
+          {
+            key: { remoteJid: '6281399990111@s.whatsapp.net', fromMe: false, id: waId() },
+            message: {
+              documentMessage: {
+                url: `${mediaUrl}${path}`,
+                mimetype,
+                fileName,
+                mediaKey: e.mediaKey,
+                fileEncSha256: e.fileEncSha256,
+                fileSha256: e.fileSha256,
+                fileLength: e.fileLength,
+              },
+            },
+            messageTimestamp: Math.floor(Date.now() / 1000),
+            pushName: 'Budi',
+          },
+        ],
+      })
+    }
+    await send('/fake.enc', html, 'image/png', 'photo.png')
+    await waitFor(async () => (await messagesOf(conv.id)).length === 2)
+    await send('/real.enc', png, 'text/html', 'page.html')
+    const list = await waitFor(async () => {
+      const l = await messagesOf(conv.id)
+      return l.length === 3 && l
+    })
+    const media = list.map((x) => x.media)
+    expect(media).toContainEqual(
+      expect.objectContaining({ name: 'photo.png', mime: 'application/octet-stream' }),
+    )
+    expect(media).toContainEqual(expect.objectContaining({ name: 'page.html.png', mime: 'image/png' }))
   })
 
   it('replies go out through the socket with initials; receipts and reactions update them; failures kept as failed; 429 beyond 30/min', async () => {

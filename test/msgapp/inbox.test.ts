@@ -154,38 +154,6 @@ describe('messaging-app inbox', () => {
   it("a customer's document is named after, and stored as, the type its bytes are", async () => {
     const { ch, sock } = await linkedNumber(s, owner, '6281200000111')
     const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')
-    const enc = await encryptedStream(png, 'document')
-    files.set('/doc.enc', fs.readFileSync(enc.encFilePath))
-    sock.emit('messages.upsert', {
-      type: 'notify',
-      messages: [
-        {
-          key: { remoteJid: '6281399990111@s.whatsapp.net', fromMe: false, id: waId() },
-          message: {
-            documentMessage: {
-              url: `${mediaUrl}/doc.enc`,
-              mimetype: 'image/png',
-              fileName: 'invoice.html',
-              mediaKey: enc.mediaKey,
-              fileEncSha256: enc.fileEncSha256,
-              fileSha256: enc.fileSha256,
-              fileLength: enc.fileLength,
-            },
-          },
-          messageTimestamp: Math.floor(Date.now() / 1000),
-          pushName: 'Budi',
-        },
-      ],
-    })
-    const conv = await waitFor(async () => (await conversationsOf(ch.id))[0])
-    const [m] = await waitFor(async () => {
-      const list = await messagesOf(conv.id)
-      return list.length > 0 && list
-    })
-    expect(m!.media).toMatchObject({ name: 'invoice.html.png', mime: 'image/png' })
-    // Stored as what the bytes are, not as the app claims: a page claimed as a picture is a
-    // download, and a picture claimed as a page is a picture.
-    const html = Buffer.from('<html><body><script>alert(1)</script></body></html>')
     const send = async (path: string, bytes: Buffer, mimetype: string, fileName: string) => {
       const e = await encryptedStream(bytes, 'document')
       files.set(path, fs.readFileSync(e.encFilePath))
@@ -211,6 +179,16 @@ describe('messaging-app inbox', () => {
         ],
       })
     }
+    await send('/doc.enc', png, 'image/png', 'invoice.html')
+    const conv = await waitFor(async () => (await conversationsOf(ch.id))[0])
+    const [m] = await waitFor(async () => {
+      const list = await messagesOf(conv.id)
+      return list.length > 0 && list
+    })
+    expect(m!.media).toMatchObject({ name: 'invoice.html.png', mime: 'image/png' })
+    // Stored as what the bytes are, not as the app claims: a page claimed as a picture is a
+    // download, and a picture claimed as a page is a picture.
+    const html = Buffer.from('<html><body><script>alert(1)</script></body></html>')
     await send('/fake.enc', html, 'image/png', 'photo.png')
     await waitFor(async () => (await messagesOf(conv.id)).length === 2)
     await send('/real.enc', png, 'text/html', 'page.html')

@@ -304,12 +304,34 @@ describe.skipIf(lacks('dovecot-imapd'))('a mail with huge HTML', () => {
   }, 150_000)
 })
 
+/** One base64 attachment of a `multipart/mixed; boundary="m"` mail. */
+const attachmentPart = (name: string, type: string, bytes: Buffer) =>
+  `--m\r\nContent-Type: ${type}; name="${name}"\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bytes.toString('base64')}\r\n`
+
+/** Connects the mailbox and answers the first message it files, as the API shows it. */
+const firstMessage = async (box: Parameters<typeof connectMailbox>[2]) => {
+  const ch = await connectMailbox(w, owner, box)
+  const message = await until(async () => {
+    const rows = await w.s.run(
+      Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql<{ conversation_id: number }>`
+          SELECT m.conversation_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
+          WHERE c.channel_id = ${ch.id}`,
+      ),
+    )
+    return rows[0] ?? null
+  }, 15_000)
+  const res = await w.s.fetch(`/v1/interactions/${message.conversation_id}/messages`, {
+    headers: owner.headers(),
+  })
+  return ((await res.json()) as { data: Array<Record<string, any>> }).data[0]
+}
+
 describe.skipIf(lacks('dovecot-imapd'))("a stranger's attachment names", () => {
   it('follow the type the attachment is stored as', async () => {
     const box = mailbox(w)
     const other = await w.dovecot.client(box)
-    const part = (name: string, type: string, bytes: Buffer) =>
-      `--m\r\nContent-Type: ${type}; name="${name}"\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bytes.toString('base64')}\r\n`
     const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')
     await other.append(
       'INBOX',
@@ -322,30 +344,15 @@ describe.skipIf(lacks('dovecot-imapd'))("a stranger's attachment names", () => {
         'Content-Type: multipart/mixed; boundary="m"',
         '',
         '--m\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nAttached.\r\n',
-        part('invoice.html', 'image/png', png),
-        part('terms', 'application/pdf', Buffer.from('%PDF-1.4\n')),
-        part('notes.txt', 'text/plain', Buffer.from('hello')),
-        part('tool.exe', 'application/octet-stream', Buffer.from('MZ')),
+        attachmentPart('invoice.html', 'image/png', png),
+        attachmentPart('terms', 'application/pdf', Buffer.from('%PDF-1.4\n')),
+        attachmentPart('notes.txt', 'text/plain', Buffer.from('hello')),
+        attachmentPart('tool.exe', 'application/octet-stream', Buffer.from('MZ')),
         '--m--',
         '',
       ].join('\r\n'),
     )
-    const ch = await connectMailbox(w, owner, box)
-    const message = await until(async () => {
-      const rows = await w.s.run(
-        Effect.flatMap(
-          SqlClient.SqlClient,
-          (sql) => sql<{ conversation_id: number }>`
-            SELECT m.conversation_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
-            WHERE c.channel_id = ${ch.id}`,
-        ),
-      )
-      return rows[0] ?? null
-    }, 15_000)
-    const res = await w.s.fetch(`/v1/interactions/${message.conversation_id}/messages`, {
-      headers: owner.headers(),
-    })
-    const [m] = ((await res.json()) as { data: Array<Record<string, any>> }).data
+    const m = await firstMessage(box)
     expect(m!.email.attachments.map((a: any) => [a.name, a.mime])).toEqual([
       ['invoice.html.png', 'image/png'],
       ['terms.pdf', 'application/pdf'],
@@ -363,8 +370,6 @@ describe.skipIf(lacks('dovecot-imapd'))("a stranger's attachment types", () => {
   it('are what the bytes are, not what the mail claims; a claim the bytes belie is a download', async () => {
     const box = mailbox(w)
     const other = await w.dovecot.client(box)
-    const part = (name: string, type: string, bytes: Buffer) =>
-      `--m\r\nContent-Type: ${type}; name="${name}"\r\nContent-Disposition: attachment; filename="${name}"\r\nContent-Transfer-Encoding: base64\r\n\r\n${bytes.toString('base64')}\r\n`
     const png = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex')
     const page = Buffer.from('<html><body><script>alert(document.cookie)</script></body></html>')
     await other.append(
@@ -378,30 +383,15 @@ describe.skipIf(lacks('dovecot-imapd'))("a stranger's attachment types", () => {
         'Content-Type: multipart/mixed; boundary="m"',
         '',
         '--m\r\nContent-Type: text/plain; charset=utf-8\r\n\r\nAttached.\r\n',
-        part('photo.png', 'text/html', png),
-        part('chart.png', 'image/png', page),
-        part('report.pdf', 'application/pdf', page),
-        part('page.html', 'text/html', page),
+        attachmentPart('photo.png', 'text/html', png),
+        attachmentPart('chart.png', 'image/png', page),
+        attachmentPart('report.pdf', 'application/pdf', page),
+        attachmentPart('page.html', 'text/html', page),
         '--m--',
         '',
       ].join('\r\n'),
     )
-    const ch = await connectMailbox(w, owner, box)
-    const message = await until(async () => {
-      const rows = await w.s.run(
-        Effect.flatMap(
-          SqlClient.SqlClient,
-          (sql) => sql<{ conversation_id: number }>`
-            SELECT m.conversation_id FROM messages m JOIN conversations c ON c.id = m.conversation_id
-            WHERE c.channel_id = ${ch.id}`,
-        ),
-      )
-      return rows[0] ?? null
-    }, 15_000)
-    const res = await w.s.fetch(`/v1/interactions/${message.conversation_id}/messages`, {
-      headers: owner.headers(),
-    })
-    const [m] = ((await res.json()) as { data: Array<Record<string, any>> }).data
+    const m = await firstMessage(box)
     expect(m!.email.attachments.map((a: any) => [a.name, a.mime])).toEqual([
       ['photo.png', 'image/png'],
       ['chart.png', 'application/octet-stream'],
